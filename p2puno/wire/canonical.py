@@ -1,0 +1,264 @@
+"""The one canonical encoding of everything p2puno signs or hashes.
+
+RFC 8785 (JSON Canonicalization Scheme, "JCS") restricted to a small value model:
+
+* ``dict`` with ``str`` keys, ``list``, ``str``, ``int``, ``bool`` and ``None``;
+* no floats at all (no fraction, no exponent, no NaN/Infinity);
+* integers bounded to the I-JSON safe range ``|n| <= 2**53 - 1``;
+* bytes travel as lowercase hex strings (:func:`b2h` / :func:`h2b`).
+
+Within that model JCS is simply: object members sorted by the UTF-16 code units of their
+names, no insignificant whitespace, integers in plain decimal, strings in UTF-8 with only
+``"``, ``\\`` and the C0 controls escaped (``\\b \\t \\n \\f \\r`` short forms, others as
+``\\u00xx`` with lowercase hex).
+
+:func:`decode` accepts exactly the bytes :func:`encode` produces and nothing else: every
+failure is an :class:`EncodingError` with a stable :class:`Code`, never another exception
+type, and the work is bounded by the size cap (linear parse, no recursion past the depth cap).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from typing import Final, TypeAlias
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_SIZE",
+    "MAX_SAFE_INT",
+    "Code",
+    "EncodingError",
+    "JSONValue",
+    "b2h",
+    "decode",
+    "encode",
+    "h2b",
+]
+
+JSONValue: TypeAlias = "bool | int | str | list[JSONValue] | dict[str, JSONValue] | None"
+
+MAX_SAFE_INT: Final = 2**53 - 1
+"""Largest integer magnitude allowed (I-JSON / RFC 7493 safe range)."""
+
+DEFAULT_MAX_SIZE: Final = 256 * 1024
+"""Default cap on one encoded value, in bytes (one log entry, one message)."""
+
+DEFAULT_MAX_DEPTH: Final = 32
+"""Default cap on nesting: at most this many lists/objects inside one another."""
+
+_MAX_INT_DIGITS: Final = len(str(MAX_SAFE_INT))  # 16
+_HEX_RE: Final = re.compile(r"[0-9a-f]*", re.ASCII)
+_INT_RE: Final = re.compile(r"-?(?:0|[1-9][0-9]*)", re.ASCII)
+_escape: Final = json.encoder.encode_basestring
+
+
+class Code(enum.Enum):
+    """Why an input was rejected: stable codes, used by the protocol's test vectors."""
+
+    TYPE = "type"  # a Python value outside the value model (encode) / not bytes (decode)
+    SIZE = "size"  # over the size cap
+    DEPTH = "depth"  # nested deeper than the cap
+    UTF8 = "utf8"  # not valid UTF-8 (or a lone surrogate)
+    SYNTAX = "syntax"  # not JSON at all
+    DUPLICATE_KEY = "duplicate_key"
+    FLOAT = "float"  # fraction, exponent, NaN or Infinity
+    INT_RANGE = "int_range"  # |n| > 2**53 - 1
+    NON_CANONICAL = "non_canonical"  # valid JSON, but not the canonical bytes of its value
+    HEX = "hex"  # a hex string that is not lowercase, even-length hex (h2b)
+
+
+class EncodingError(ValueError):
+    """The only exception :func:`encode`, :func:`decode` and :func:`h2b` raise."""
+
+    def __init__(self, code: Code, message: str) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+
+
+class _Reject(Exception):
+    """Raised inside json's hooks; turned into EncodingError by decode()."""
+
+    def __init__(self, code: Code, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _utf16_key(s: str) -> bytes:
+    return s.encode("utf-16-be", "surrogatepass")
+
+
+def _enc(value: object, out: list[str], depth: int, max_depth: int) -> None:
+    # bool before int: bool is a subclass of int.
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif type(value) is str:
+        out.append(_escape(value))
+    elif type(value) is int:
+        if not -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
+            raise EncodingError(Code.INT_RANGE, "integer outside +-(2**53-1)")
+        out.append(str(value))
+    elif type(value) is dict:
+        if depth >= max_depth:
+            raise EncodingError(Code.DEPTH, f"nesting deeper than {max_depth}")
+        for k in value:
+            if type(k) is not str:
+                raise EncodingError(Code.TYPE, f"object key of type {type(k).__name__}")
+        out.append("{")
+        first = True
+        for k in sorted(value, key=_utf16_key):
+            if not first:
+                out.append(",")
+            first = False
+            out.append(_escape(k))
+            out.append(":")
+            _enc(value[k], out, depth + 1, max_depth)
+        out.append("}")
+    elif type(value) is list:
+        if depth >= max_depth:
+            raise EncodingError(Code.DEPTH, f"nesting deeper than {max_depth}")
+        out.append("[")
+        first = True
+        for item in value:
+            if not first:
+                out.append(",")
+            first = False
+            _enc(item, out, depth + 1, max_depth)
+        out.append("]")
+    elif isinstance(value, float):
+        raise EncodingError(Code.FLOAT, "floats are not allowed")
+    else:
+        raise EncodingError(Code.TYPE, f"value of type {type(value).__name__} is not encodable")
+
+
+def encode(value: JSONValue, *, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes:
+    """The canonical (RFC 8785) bytes of ``value``; raises EncodingError outside the model.
+
+    Only exact ``dict``/``list``/``str``/``int``/``bool``/``None`` are accepted (no tuples,
+    no subclasses, no floats), so a value that encodes also round-trips through decode.
+    """
+    out: list[str] = []
+    try:
+        _enc(value, out, 0, max_depth)
+        return "".join(out).encode("utf-8")
+    except UnicodeEncodeError:
+        raise EncodingError(Code.UTF8, "string contains a lone surrogate") from None
+    except RecursionError:
+        raise EncodingError(Code.DEPTH, "nesting too deep") from None
+
+
+def _parse_int(s: str) -> int:
+    # Called by json with the literal text; check length before int() so work stays linear.
+    digits = len(s) - (s[0] == "-")
+    if digits > _MAX_INT_DIGITS:
+        raise _Reject(Code.INT_RANGE, "integer outside +-(2**53-1)")
+    if not _INT_RE.fullmatch(s):  # json already enforces this; belt and braces
+        raise _Reject(Code.SYNTAX, f"bad integer literal {s!r}")
+    n = int(s)
+    if not -MAX_SAFE_INT <= n <= MAX_SAFE_INT:
+        raise _Reject(Code.INT_RANGE, "integer outside +-(2**53-1)")
+    if s == "-0":
+        raise _Reject(Code.NON_CANONICAL, "-0 is not canonical")
+    return n
+
+
+def _parse_float(s: str) -> object:
+    raise _Reject(Code.FLOAT, "fractions and exponents are not allowed")
+
+
+def _parse_constant(s: str) -> object:
+    raise _Reject(Code.FLOAT, f"{s} is not allowed")
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _Reject(Code.DUPLICATE_KEY, f"duplicate key {k[:40]!r}")
+            seen.add(k)
+    return d
+
+
+_decoder: Final = json.JSONDecoder(
+    object_pairs_hook=_pairs,
+    parse_float=_parse_float,
+    parse_int=_parse_int,
+    parse_constant=_parse_constant,
+    strict=True,
+)
+
+
+def decode(
+    data: bytes, *, max_size: int = DEFAULT_MAX_SIZE, max_depth: int = DEFAULT_MAX_DEPTH
+) -> JSONValue:
+    """Parse canonical bytes; raise EncodingError for anything else.
+
+    Rejects: non-bytes input, more than ``max_size`` bytes, non-UTF-8 (including encoded
+    surrogates and a BOM), invalid JSON, duplicate keys, floats/exponents/NaN/Infinity,
+    integers outside the safe range, escaped lone surrogates, nesting deeper than
+    ``max_depth``, and any input that is not byte-for-byte the canonical encoding of its
+    value (whitespace, key order, optional escapes, ``-0``...).
+    """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise EncodingError(Code.TYPE, f"expected bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > max_size:
+        raise EncodingError(Code.SIZE, f"{len(data)} bytes is over the cap of {max_size}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise EncodingError(Code.UTF8, f"invalid UTF-8 at byte {e.start}") from None
+    try:
+        value, end = _decoder.raw_decode(text)
+    except _Reject as e:
+        raise EncodingError(e.code, str(e)) from None
+    except RecursionError:
+        raise EncodingError(Code.DEPTH, "nesting too deep") from None
+    except ValueError as e:  # json.JSONDecodeError and friends
+        if text[:1].isspace():
+            raise EncodingError(Code.NON_CANONICAL, "leading whitespace") from None
+        raise EncodingError(Code.SYNTAX, f"invalid JSON: {str(e)[:80]}") from None
+    if end != len(text):
+        if text[end:].isspace():
+            raise EncodingError(Code.NON_CANONICAL, "trailing whitespace")
+        raise EncodingError(Code.SYNTAX, f"extra data at character {end}")
+    result: JSONValue = value
+    again = encode(result, max_depth=max_depth)  # DEPTH / UTF8 (lone surrogate) raise here
+    if again != data:
+        raise EncodingError(Code.NON_CANONICAL, _first_difference(data, again))
+    return result
+
+
+def _first_difference(got: bytes, canonical: bytes) -> str:
+    i = 0
+    for a, b in zip(got, canonical, strict=False):
+        if a != b:
+            break
+        i += 1
+    return f"not the canonical encoding (first difference at byte {i})"
+
+
+def b2h(data: bytes) -> str:
+    """Bytes as lowercase hex: the one text form of bytes in the value model."""
+    return bytes(data).hex()
+
+
+def h2b(text: object, length: int | None = None) -> bytes:
+    """Lowercase, even-length hex back to bytes (of exactly ``length`` bytes if given).
+
+    Stricter than :meth:`bytes.fromhex`: no uppercase, no whitespace, no ``0x``.
+    """
+    if type(text) is not str:
+        raise EncodingError(Code.HEX, f"expected a hex string, got {type(text).__name__}")
+    if len(text) % 2 or not _HEX_RE.fullmatch(text):
+        raise EncodingError(Code.HEX, "not lowercase, even-length hex")
+    if length is not None and len(text) != 2 * length:
+        raise EncodingError(Code.HEX, f"expected {length} bytes, got {len(text) // 2}")
+    return bytes.fromhex(text)

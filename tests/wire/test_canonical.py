@@ -1,0 +1,238 @@
+"""The canonical encoding: RFC 8785 cases, every rejection, and a hostile-input fuzz."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from p2puno.wire import (
+    DEFAULT_MAX_DEPTH,
+    MAX_SAFE_INT,
+    Code,
+    EncodingError,
+    JSONValue,
+    b2h,
+    decode,
+    encode,
+    h2b,
+)
+
+# ---------------------------------------------------------------- encode
+
+
+def test_keys_sorted_by_utf16_code_units_not_code_points() -> None:
+    # U+1F600 is D83D DE00 in UTF-16, which sorts *before* U+FFFF (RFC 8785 section 3.2.3).
+    value: JSONValue = {"\uffff": 1, "\U0001f600": 2, "a": 3, "": 4, "B": 5}
+    assert encode(value) == '{"":4,"B":5,"a":3,"\U0001f600":2,"\uffff":1}'.encode()
+
+
+def test_rfc8785_string_escapes() -> None:
+    value = '\u20ac$\u000f\nA\'B"\\\\"/\x7f\u2028\x08\x0c\r\t'
+    assert (
+        encode(value) == b'"\xe2\x82\xac$\\u000f\\nA\'B\\"\\\\\\\\\\"/\x7f\xe2\x80\xa8\\b\\f\\r\\t"'
+    )
+
+
+def test_no_whitespace_and_nesting() -> None:
+    assert encode({"a": [1, -2, True, False, None, "x"], "b": {}}) == (
+        b'{"a":[1,-2,true,false,null,"x"],"b":{}}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "code"),
+    [
+        (1.0, Code.FLOAT),
+        (float("nan"), Code.FLOAT),
+        (MAX_SAFE_INT + 1, Code.INT_RANGE),
+        (-MAX_SAFE_INT - 1, Code.INT_RANGE),
+        ((1, 2), Code.TYPE),
+        (b"\x00", Code.TYPE),
+        ({1: 2}, Code.TYPE),
+        ("\ud800", Code.UTF8),
+        ({"a": "\udfff"}, Code.UTF8),
+    ],
+)
+def test_encode_rejects_values_outside_the_model(value: object, code: Code) -> None:
+    with pytest.raises(EncodingError) as e:
+        encode(value)  # type: ignore[arg-type]
+    assert e.value.code is code
+
+
+def test_int_bounds_are_inclusive() -> None:
+    assert decode(encode(MAX_SAFE_INT)) == MAX_SAFE_INT
+    assert decode(encode(-MAX_SAFE_INT)) == -MAX_SAFE_INT
+
+
+def test_encode_depth_cap() -> None:
+    v: JSONValue = 0
+    for _ in range(DEFAULT_MAX_DEPTH):
+        v = [v]
+    assert decode(encode(v)) == v
+    with pytest.raises(EncodingError) as e:
+        encode([v])
+    assert e.value.code is Code.DEPTH
+
+
+# ---------------------------------------------------------------- decode rejections
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b'{"a":1,"a":2}', Code.DUPLICATE_KEY),
+        (b'{"a":{"b":1,"b":1}}', Code.DUPLICATE_KEY),
+        (b"1.0", Code.FLOAT),
+        (b"1e3", Code.FLOAT),
+        (b"-1E-3", Code.FLOAT),
+        (b"NaN", Code.FLOAT),
+        (b"Infinity", Code.FLOAT),
+        (b"[-Infinity]", Code.FLOAT),
+        (b"9007199254740992", Code.INT_RANGE),
+        (b"-9007199254740992", Code.INT_RANGE),
+        (b"1" * 5000, Code.INT_RANGE),
+        (b"-0", Code.NON_CANONICAL),
+        (b"01", Code.SYNTAX),
+        (b"[01]", Code.SYNTAX),
+        (b" 1", Code.NON_CANONICAL),
+        (b"1\n", Code.NON_CANONICAL),
+        (b'{"a": 1}', Code.NON_CANONICAL),
+        (b'{"b":1,"a":2}', Code.NON_CANONICAL),
+        (b'"\\u0041"', Code.NON_CANONICAL),
+        (b'"\\/"', Code.NON_CANONICAL),
+        (b'"\\u001F"', Code.NON_CANONICAL),
+        (b'"\\ud800"', Code.UTF8),
+        (b'"\\udc00\\ud800"', Code.UTF8),
+        (b"\xff", Code.UTF8),
+        (b'"\xed\xa0\x80"', Code.UTF8),  # a surrogate encoded as UTF-8 (CESU)
+        (b"\xef\xbb\xbf1", Code.SYNTAX),  # BOM
+        (b"", Code.SYNTAX),
+        (b"[1,]", Code.SYNTAX),
+        (b'{"a"}', Code.SYNTAX),
+        (b'"\x01"', Code.SYNTAX),  # raw control character in a string
+        (b"1 2", Code.SYNTAX),
+        (b"[" * 100_000, Code.DEPTH),
+        (b"[" * 40 + b"]" * 40, Code.DEPTH),
+    ],
+)
+def test_decode_rejects(data: bytes, code: Code) -> None:
+    with pytest.raises(EncodingError) as e:
+        decode(data)
+    assert e.value.code is code, e.value
+
+
+def test_decode_size_cap() -> None:
+    data = encode("x" * 100)
+    assert decode(data, max_size=len(data)) == "x" * 100
+    with pytest.raises(EncodingError) as e:
+        decode(data, max_size=len(data) - 1)
+    assert e.value.code is Code.SIZE
+
+
+def test_decode_rejects_non_bytes() -> None:
+    with pytest.raises(EncodingError) as e:
+        decode("1")  # type: ignore[arg-type]
+    assert e.value.code is Code.TYPE
+
+
+def test_error_is_a_value_error_with_readable_message() -> None:
+    with pytest.raises(ValueError, match="duplicate_key: duplicate key 'a'"):
+        decode(b'{"a":1,"a":2}')
+
+
+# ---------------------------------------------------------------- hex
+
+
+def test_hex_helpers() -> None:
+    assert b2h(b"\x00\xab") == "00ab"
+    assert h2b("00ab") == b"\x00\xab"
+    assert h2b("00ab", 2) == b"\x00\xab"
+    for bad in ["00AB", "0", "0x00", "00 ab", "zz", "00\n", 5, None]:
+        with pytest.raises(EncodingError) as e:
+            h2b(bad)
+        assert e.value.code is Code.HEX
+    with pytest.raises(EncodingError):
+        h2b("00", 2)
+
+
+# ---------------------------------------------------------------- properties
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-MAX_SAFE_INT, max_value=MAX_SAFE_INT)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_round_trip(value: JSONValue) -> None:
+    data = encode(value)
+    assert decode(data) == value
+    # Agrees with the stdlib on the parsed value (only the byte form is stricter here).
+    assert json.loads(data) == value
+
+
+def _check_hostile(data: bytes) -> None:
+    start = time.perf_counter()
+    try:
+        value = decode(data)
+    except EncodingError:
+        pass
+    else:
+        assert encode(value) == data
+    assert time.perf_counter() - start < 1.0
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=300))
+def test_random_bytes_never_crash(data: bytes) -> None:
+    _check_hostile(data)
+
+
+@st.composite
+def mutated_encodings(draw: st.DrawFn) -> bytes:
+    data = bytearray(encode(draw(json_values)))
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["flip", "insert", "delete", "dup"]))
+        pos = draw(st.integers(0, max(len(data) - 1, 0)))
+        if op == "flip" and data:
+            data[pos] = draw(st.integers(0, 255))
+        elif op == "insert":
+            data[pos:pos] = draw(
+                st.sampled_from([b" ", b"\\", b'"', b"{", b"[", b",", b"0", b".5", b"e9", b"\xc3"])
+            )
+        elif op == "delete" and data:
+            del data[pos]
+        elif op == "dup" and data:
+            end = draw(st.integers(pos, len(data)))
+            data[end:end] = data[pos:end]
+    return bytes(data)
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_encodings())
+def test_mutated_encodings_never_crash(data: bytes) -> None:
+    _check_hostile(data)
+
+
+def test_worst_case_inputs_are_bounded() -> None:
+    # Big inputs near the cap: many keys, long strings, deep-ish nesting, huge int literal.
+    cases = [
+        encode({str(i): i for i in range(20_000)}),
+        b'"' + b"\\u0041" * 40_000 + b'"',
+        b"[" * 31 + b"0" + b"]" * 31,
+        b"9" * 250_000,
+        b"[" + b"0," * 120_000 + b"0]",
+    ]
+    for data in cases:
+        _check_hostile(data)
