@@ -1,0 +1,168 @@
+"""Actions and their text notation (what the signed log and the replay show).
+
+Every action names its actor's seat first, since some actions are taken out of turn::
+
+    0 r7#45        play the card in slot 45, a red 7
+    0 W#3:g        play a Wild, naming green
+    2 W+4#3:b!     play a Wild Draw Four naming blue, and call UNO with it
+    1 g7#9>2       Seven-O: play a 7 and swap hands with seat 2
+    1 jump g7#9    Jump-In: play an identical card out of turn
+    0 draw         draw a card
+    0 keep         keep the drawn card, ending the turn
+    0 take         accept a pending penalty (draw it and lose the turn)
+    1 challenge    challenge a Wild Draw Four
+    1 guilty       the challenger's verdict after seeing the hand (or ``innocent``)
+    2 uno          call UNO after the play, while the window is open
+    3 catch 2      catch seat 2, who did not call UNO
+    1 color g      name the color when a Wild is the start card
+
+A slot is a position in the round's jointly shuffled deck; the face written with it is the
+actor's claim, checked against the card once it is revealed. ``parse_action(str(a)) == a``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from p2puno.engine.cards import (
+    COLORS,
+    WILD,
+    WILD_CARD,
+    NotationError,
+    face_text,
+    parse_color,
+    parse_face,
+)
+
+
+class Kind(Enum):
+    PLAY = "play"
+    JUMP = "jump"
+    DRAW = "draw"
+    KEEP = "keep"
+    TAKE = "take"
+    CHALLENGE = "challenge"
+    GUILTY = "guilty"
+    INNOCENT = "innocent"
+    UNO = "uno"
+    CATCH = "catch"
+    COLOR = "color"
+
+
+_BARE = {k.value: k for k in (Kind.DRAW, Kind.KEEP, Kind.TAKE, Kind.CHALLENGE, Kind.UNO)}
+_BARE.update({Kind.GUILTY.value: Kind.GUILTY, Kind.INNOCENT.value: Kind.INNOCENT})
+
+MAX_SEATS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One player's action. Build with the helpers below or :func:`parse_action`.
+
+    ``color``/``rank`` are the face claimed for a played card; ``choose`` the color named for
+    a Wild (or by ``color``); ``target`` the seat swapped with (Seven-O) or caught.
+    """
+
+    seat: int
+    kind: Kind
+    slot: int = -1
+    color: int = WILD
+    rank: int = -1
+    choose: int = -1
+    target: int = -1
+    uno: bool = False
+
+    def __str__(self) -> str:
+        k = self.kind
+        if k is Kind.PLAY or k is Kind.JUMP:
+            body = f"{face_text(self.color, self.rank)}#{self.slot}"
+            if self.choose >= 0:
+                body += ":" + COLORS[self.choose]
+            if self.target >= 0:
+                body += f">{self.target}"
+            if self.uno:
+                body += "!"
+            return f"{self.seat} jump {body}" if k is Kind.JUMP else f"{self.seat} {body}"
+        if k is Kind.CATCH:
+            return f"{self.seat} catch {self.target}"
+        if k is Kind.COLOR:
+            return f"{self.seat} color {COLORS[self.choose]}"
+        return f"{self.seat} {k.value}"
+
+
+def play(
+    seat: int,
+    slot: int,
+    color: int,
+    rank: int,
+    *,
+    choose: int = -1,
+    target: int = -1,
+    uno: bool = False,
+    jump: bool = False,
+) -> Action:
+    return Action(seat, Kind.JUMP if jump else Kind.PLAY, slot, color, rank, choose, target, uno)
+
+
+def simple(seat: int, kind: Kind) -> Action:
+    return Action(seat, kind)
+
+
+def catch(seat: int, target: int) -> Action:
+    return Action(seat, Kind.CATCH, target=target)
+
+
+def choose_color(seat: int, color: int) -> Action:
+    return Action(seat, Kind.COLOR, choose=color)
+
+
+def _parse_int(text: str, what: str, limit: int) -> int:
+    if not text.isdigit() or (len(text) > 1 and text[0] == "0") or int(text) >= limit:
+        raise NotationError(f"bad {what}: {text!r}")
+    return int(text)
+
+
+def _parse_play(seat: int, body: str, jump: bool) -> Action:
+    uno = body.endswith("!")
+    if uno:
+        body = body[:-1]
+    target = -1
+    if ">" in body:
+        body, _, t = body.partition(">")
+        target = _parse_int(t, "seat", MAX_SEATS)
+    choose = -1
+    if ":" in body:
+        body, _, c = body.partition(":")
+        choose = parse_color(c)
+    face, sep, s = body.partition("#")
+    if not sep:
+        raise NotationError(f"a played card needs its slot, e.g. r7#45: {body!r}")
+    color, rank = parse_face(face)
+    slot = _parse_int(s, "slot", 1 << 16)
+    if (rank >= WILD_CARD) != (choose >= 0):
+        raise NotationError("a Wild names a color (W#3:g); other cards do not")
+    return play(seat, slot, color, rank, choose=choose, target=target, uno=uno, jump=jump)
+
+
+def parse_action(text: str) -> Action:
+    """Parse the notation above; raise NotationError with the reason on anything else."""
+    if not isinstance(text, str):
+        raise NotationError("an action is text")
+    parts = text.split(" ")
+    if len(parts) < 2 or len(parts) > 3:
+        raise NotationError(f"not an action: {text!r} (expected e.g. '0 r7#45' or '1 draw')")
+    seat = _parse_int(parts[0], "seat", MAX_SEATS)
+    word = parts[1]
+    if len(parts) == 3:
+        if word == "jump":
+            return _parse_play(seat, parts[2], jump=True)
+        if word == "catch":
+            return catch(seat, _parse_int(parts[2], "seat", MAX_SEATS))
+        if word == "color":
+            return choose_color(seat, parse_color(parts[2]))
+        raise NotationError(f"not an action: {text!r}")
+    kind = _BARE.get(word)
+    if kind is not None:
+        return simple(seat, kind)
+    return _parse_play(seat, word, jump=False)

@@ -1,0 +1,985 @@
+"""The UNO state machine. This file owns it: every rule of play lives here and nowhere else.
+
+Like h11's connection state, the engine does not know which role it plays: it never knows
+which seat is local. It takes three kinds of input and returns events:
+
+- :meth:`Game.apply` takes a player's :class:`Action`; an illegal one raises
+  :class:`IllegalAction` and leaves the state exactly as it was.
+- :meth:`Game.shuffle` answers :attr:`Game.need` when the game waits for a new deck order
+  (draw for dealer, each round's deal, a reshuffle, a Wild Draw Four returned at the start).
+  The engine has no randomness of its own: the order comes from outside (a seeded generator
+  in the simulator, the joint mental-poker shuffle on a node).
+- :meth:`Game.reveal` tells it the card in a slot. A slot is a position in the round's
+  shuffled deck; with full information every slot is known from the shuffle, while a node
+  knows only its own cards and what was shown to it. Some steps wait for public reveals
+  (the start card, the draw for dealer, the hands at the end of a round).
+
+What a partial view cannot check at once (a challenge verdict about a hand it never saw) is
+accepted and recorded in :attr:`Game.claims`; the end-of-round audit replays the same log with
+full information, where a false claim raises :class:`IllegalAction` naming its author.
+
+Rules cite the sheets in ``../shared/rules`` by file and section; decisions where the sheets
+are silent are in docs/rules.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from p2puno.engine.actions import Action, Kind, choose_color, play, simple
+from p2puno.engine.actions import catch as catch_action
+from p2puno.engine.cards import (
+    CARD_COLOR,
+    CARD_FACE,
+    CARD_POINTS,
+    CARD_RANK,
+    CARD_TEXT,
+    COLORS,
+    DECK_SIZE,
+    DRAW_TWO,
+    REVERSE,
+    SKIP,
+    WILD,
+    WILD_CARD,
+    WILD_DRAW_FOUR,
+    dealer_draw_value,
+    face_text,
+)
+from p2puno.engine.options import Options
+
+UNKNOWN = -1
+HAND_SIZE = 7  # 002 · Setup 2: "deals each player 7 cards"
+
+
+class Phase(Enum):
+    DEALER_DRAW = "dealer-draw"  # waiting for the draw-for-dealer shuffle or its reveals
+    SHUFFLE = "shuffle"  # waiting for a deck order (see Game.need)
+    REVEAL = "reveal"  # waiting for public reveals (see Game.need)
+    START_COLOR = "start-color"  # a Wild was turned up: the first player names the color
+    TURN = "turn"  # the player on turn plays or draws
+    DRAWN = "drawn"  # the player drew: play that card (if playable) or keep it
+    PENALTY = "penalty"  # a Draw Two / Wild Draw Four is pending on the player on turn
+    VERDICT = "verdict"  # the challenger saw the hand and must say guilty or innocent
+    GAME_OVER = "game-over"
+
+
+class IllegalAction(ValueError):
+    """An action the rules refuse. ``seat`` is the player to blame."""
+
+    def __init__(self, seat: int, reason: str) -> None:
+        super().__init__(f"seat {seat}: {reason}")
+        self.seat = seat
+        self.reason = reason
+
+
+class InputError(ValueError):
+    """A shuffle or reveal that contradicts what the engine already knows."""
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """What the game waits for before any player may act.
+
+    ``kind == "shuffle"``: a new order of ``count`` cards; ``sources`` are the slots whose cards
+    go into it (empty for a fresh 108-card deck). ``kind == "reveal"``: the cards in ``slots``
+    must be revealed to everyone.
+    """
+
+    kind: str
+    count: int = 0
+    sources: tuple[int, ...] = ()
+    slots: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, for the UI, the log viewer and the statistics.
+
+    ``kind`` names it; ``seat`` is the main player concerned (-1 if none); ``card`` a card id
+    (-1 if none); ``value`` a number (cards drawn, points, a color code...); ``other`` a second
+    seat. ``bluff`` is set on a Wild Draw Four only where the hand was known (full information).
+    """
+
+    kind: str
+    seat: int = -1
+    card: int = -1
+    value: int = 0
+    other: int = -1
+    bluff: bool | None = None
+
+    def __str__(self) -> str:  # a readable line for logs and the demo
+        c = CARD_TEXT[self.card] if self.card >= 0 else ""
+        k = self.kind
+        text = {
+            "dealer-card": f"P{self.seat} draws {c} for dealer",
+            "dealer": f"P{self.seat} deals",
+            "round": f"round {self.value} begins, P{self.seat} deals",
+            "start": f"start card {c}",
+            "returned": f"{c} turned up: returned to the deck by a new shuffle",
+            "play": f"P{self.seat} plays {c}",
+            "jump": f"P{self.seat} jumps in with {c}",
+            "color": f"color is now {COLORS[self.value]}",
+            "draw": f"P{self.seat} draws {self.value}",
+            "keep": f"P{self.seat} keeps the drawn card",
+            "pass": f"P{self.seat} has nothing to draw and passes",
+            "skip": f"P{self.seat} is skipped",
+            "reverse": "direction reverses",
+            "penalty": f"P{self.seat} takes {self.value} and loses the turn",
+            "stack": f"the stack on P{self.seat} is now {self.value}",
+            "uno": f"P{self.seat} calls UNO",
+            "caught": f"P{self.seat} caught by P{self.other} without UNO: draws 2",
+            "challenge": f"P{self.seat} challenges P{self.other}'s Wild Draw Four",
+            "guilty": f"challenge won: P{self.other} played a Wild Draw Four illegally",
+            "innocent": f"challenge lost: P{self.seat}'s challenge fails",
+            "swap": f"P{self.seat} swaps hands with P{self.other}",
+            "rotate": "all hands pass on in the direction of play",
+            "reshuffle": f"the discard pile is reshuffled into a new draw pile of {self.value}",
+            "out": f"P{self.seat} goes out",
+            "blocked": "no cards left to draw and nobody can play: the round is blocked",
+            "round-over": f"round over: P{self.seat} scores {self.value}",
+            "game-over": f"game over: P{self.seat} wins",
+        }.get(k, k)
+        if k == "play" and self.bluff:
+            text += " (a bluff)"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A statement the engine could not check when it was made (partial information)."""
+
+    seat: int  # who made it
+    kind: str  # "verdict"
+    offender: int
+    guilty: bool
+    slots: tuple[int, ...]  # the hand it is about, as it was when the card was played
+    color: int  # the color the Wild Draw Four was played on
+
+
+@dataclass
+class _Stats:
+    turns: int = 0
+    draws: int = 0
+    challenges_won: int = 0
+    challenges_lost: int = 0
+    uno_penalties: int = 0
+    reshuffles: int = 0
+
+
+@dataclass
+class Game:
+    """A whole game: draw for dealer, rounds, scores, until someone reaches the target.
+
+    Build one with ``Game(Options(...))``; then answer :attr:`need` and apply actions.
+    """
+
+    options: Options
+    # --- whole game
+    scores: list[int] = field(default_factory=list)
+    round_no: int = 0
+    dealer: int = -1
+    winners: tuple[int, ...] = ()
+    stats: _Stats = field(default_factory=_Stats)
+    # --- the current deck (the draw for dealer, then each round): slot -> card id or UNKNOWN
+    faces: list[int] = field(default_factory=list)
+    draw: list[int] = field(default_factory=list)  # slots, top of the pile last
+    discard: list[int] = field(default_factory=list)  # slots, top last
+    hands: list[list[int]] = field(default_factory=list)
+    # --- the draw for dealer
+    dd_contenders: list[int] = field(default_factory=list)
+    dd_slots: list[int] = field(default_factory=list)  # slot drawn by each contender
+    # --- play
+    phase: Phase = Phase.DEALER_DRAW
+    turn: int = -1
+    direction: int = 1  # +1 = to the left (seat order), -1 = to the right
+    color: int = WILD  # the color in play
+    pending: int = 0  # cards the player on turn must take (Draw Two / Wild Draw Four)
+    pending_rank: int = -1  # DRAW_TWO or WILD_DRAW_FOUR while pending
+    top_played: bool = False  # the top card was played by a player (not turned up)
+    window: bool = False  # the moment after a play, before the next turn action
+    vulnerable: set[int] = field(default_factory=set)  # seats that may be caught (no UNO)
+    before: tuple[int, int, int] = (1, 0, -1)  # (direction, pending, pending_rank) pre-play
+    offender: int = -1  # who played the Wild Draw Four that may be challenged
+    wd4_hand: tuple[int, ...] = ()  # the offender's hand (slots) when it was played
+    wd4_color: int = WILD  # the color it was played on
+    drawn: int = -1  # the slot drawn this turn
+    passes: int = 0  # consecutive turns ending with nothing to draw
+    out: int = -1  # who went out (-1: nobody yet / blocked)
+    ending: bool = False  # the round is over once owed cards are drawn
+    owed: list[list[int]] = field(default_factory=list)  # [seat, count] still to draw
+    turn_draw: bool = False  # the owed card is the player's own turn draw
+    resume: Phase = Phase.TURN  # phase to return to after a reshuffle
+    need: Need | None = None
+    claims: list[Claim] = field(default_factory=list)
+    card_slot: list[int] = field(default_factory=list)  # card id -> live slot, or UNKNOWN
+
+    def __post_init__(self) -> None:
+        n = self.options.players
+        if not self.scores:
+            self.scores = [0] * n
+        self.hands = [[] for _ in range(n)]
+        self.card_slot = [UNKNOWN] * DECK_SIZE
+        # 002 · Setup 1: "Each player draws a card; the player that draws the highest number
+        # deals". A fresh jointly shuffled deck; each seat turns one card.
+        self.dd_contenders = list(range(n))
+        self.need = Need("shuffle", count=DECK_SIZE)
+
+    # ------------------------------------------------------------------ small helpers
+    @property
+    def players(self) -> int:
+        return self.options.players
+
+    def next_seat(self, seat: int, steps: int = 1) -> int:
+        return (seat + self.direction * steps) % self.options.players
+
+    @property
+    def top(self) -> int:
+        """The card id on top of the discard pile (-1 if none)."""
+        return self.faces[self.discard[-1]] if self.discard else UNKNOWN
+
+    def hand_cards(self, seat: int) -> list[int]:
+        """The card ids in a hand, UNKNOWN where this view does not know them."""
+        faces = self.faces
+        return [faces[s] for s in self.hands[seat]]
+
+    def hand_points(self, seat: int) -> int:
+        return sum(CARD_POINTS[self.faces[s]] for s in self.hands[seat])
+
+    def playable(self, card: int) -> bool:
+        """002 · Let's Play: match "by number, color or symbol"; a Wild matches anything."""
+        if CARD_COLOR[card] == WILD:
+            return True
+        if CARD_COLOR[card] == self.color:
+            return True
+        top = self.top
+        return top >= 0 and CARD_RANK[top] == CARD_RANK[card] and CARD_RANK[card] < WILD_CARD
+
+    # ------------------------------------------------------------------ external inputs
+    def shuffle(self, order: Sequence[int] | None = None) -> list[Event]:
+        """Answer a ``shuffle`` need with the new order of its cards.
+
+        ``order`` lists the card ids of the new pile from its first card dealt to its last;
+        pass ``None`` on a node that does not know the order (faces stay unknown).
+        """
+        need = self.need
+        if need is None or need.kind != "shuffle":
+            raise InputError("no shuffle is due")
+        if order is not None:
+            order = list(order)
+            if len(order) != need.count:
+                raise InputError(f"the shuffle must hold {need.count} cards, got {len(order)}")
+            if not need.sources:
+                expected = list(range(DECK_SIZE))
+            else:
+                expected = [self.faces[s] for s in need.sources]
+            if UNKNOWN not in expected and sorted(order) != sorted(expected):
+                raise InputError("the shuffle does not hold exactly the cards it should")
+        events: list[Event] = []
+        if self.phase is Phase.DEALER_DRAW:
+            self._new_deck(order)
+            self._dealer_draw_turn()
+            return self._check_need()
+        if not need.sources:  # a fresh deck for a new round
+            self._new_deck(order)
+            return self._deal(events)
+        # a reshuffle of existing cards into a new draw pile
+        for s in need.sources:
+            c = self.faces[s]
+            if c >= 0:
+                self.card_slot[c] = UNKNOWN
+        base = len(self.faces)
+        if order is None:
+            self.faces.extend([UNKNOWN] * need.count)
+        else:
+            self.faces.extend(order)
+            for i, c in enumerate(order):
+                self.card_slot[c] = base + i
+        self.draw = list(range(base + need.count - 1, base - 1, -1))
+        self.need = None
+        self.stats.reshuffles += 1
+        if self.phase is Phase.REVEAL:  # a Wild Draw Four turned up went back into the deck
+            return self._turn_up(events)
+        self.discard = self.discard[-1:]
+        events.append(Event("reshuffle", value=need.count))
+        self.phase = self.resume
+        return self._settle(events)
+
+    def reveal(self, slot: int, card: int) -> list[Event]:
+        """Learn that ``slot`` holds ``card``. Returns events if it completes a public need."""
+        if not 0 <= slot < len(self.faces):
+            raise InputError(f"no slot {slot} in this deck")
+        if not 0 <= card < DECK_SIZE:
+            raise InputError(f"no card {card}")
+        known = self.faces[slot]
+        if known != UNKNOWN:
+            if known != card:
+                raise InputError(f"slot {slot} already holds a different card")
+            return self._check_need()
+        other = self.card_slot[card]
+        if other != UNKNOWN and other != slot:
+            raise InputError(f"card {CARD_TEXT[card]} is already in slot {other}")
+        self.faces[slot] = card
+        self.card_slot[card] = slot
+        return self._check_need()
+
+    def _check_need(self) -> list[Event]:
+        need = self.need
+        if need is None or need.kind != "reveal":
+            return []
+        if any(self.faces[s] == UNKNOWN for s in need.slots):
+            return []
+        self.need = None
+        events: list[Event] = []
+        if self.phase is Phase.DEALER_DRAW:
+            return self._dealer_draw_done(events)
+        if self.ending:
+            return self._score(events)
+        return self._start_card(events)
+
+    # ------------------------------------------------------------------ dealer and deal
+    def _new_deck(self, order: list[int] | None) -> None:
+        self.faces = [UNKNOWN] * DECK_SIZE if order is None else list(order)
+        self.card_slot = [UNKNOWN] * DECK_SIZE
+        if order is not None:
+            for slot, c in enumerate(order):
+                self.card_slot[c] = slot
+        self.draw = list(range(DECK_SIZE - 1, -1, -1))
+        self.discard = []
+        self.hands = [[] for _ in range(self.players)]
+        self.need = None
+
+    def _dealer_draw_turn(self) -> None:
+        # Each contender turns the next card; decision (docs/rules.md): ties draw again.
+        self.dd_slots = []
+        for _ in self.dd_contenders:
+            if not self.draw:  # cannot happen with 108 cards and <= 10 players in practice
+                break
+            self.dd_slots.append(self.draw.pop())
+        self.need = Need("reveal", slots=tuple(self.dd_slots))
+
+    def _dealer_draw_done(self, events: list[Event]) -> list[Event]:
+        best = -1
+        tied: list[int] = []
+        for seat, slot in zip(self.dd_contenders, self.dd_slots, strict=False):
+            card = self.faces[slot]
+            events.append(Event("dealer-card", seat=seat, card=card))
+            v = dealer_draw_value(card)
+            if v > best:
+                best, tied = v, [seat]
+            elif v == best:
+                tied.append(seat)
+        if len(tied) > 1 and len(self.draw) >= len(tied):
+            self.dd_contenders = tied
+            self._dealer_draw_turn()
+            return events + self._check_need()
+        self.dealer = tied[0]
+        events.append(Event("dealer", seat=self.dealer))
+        return self._next_round(events)
+
+    def _next_round(self, events: list[Event]) -> list[Event]:
+        self.round_no += 1
+        events.append(Event("round", seat=self.dealer, value=self.round_no))
+        self.phase = Phase.SHUFFLE
+        self.need = Need("shuffle", count=DECK_SIZE)
+        self.claims = []
+        return events
+
+    def _deal(self, events: list[Event]) -> list[Event]:
+        n = self.players
+        # 002 · Setup 2-4: 7 cards each, one at a time starting left of the dealer.
+        first = (self.dealer + 1) % n
+        for _ in range(HAND_SIZE):
+            for i in range(n):
+                self.hands[(first + i) % n].append(self.draw.pop())
+        self.direction = 1
+        self.out = -1
+        self.ending = False
+        self.owed = []
+        self.passes = 0
+        self.pending = 0
+        self.pending_rank = -1
+        self.vulnerable = set()
+        self.window = False
+        self.offender = -1
+        return self._turn_up(events)
+
+    def _turn_up(self, events: list[Event]) -> list[Event]:
+        # 002 · Setup 4: "The top card of the DRAW pile is turned over to begin a DISCARD pile."
+        self.discard.append(self.draw.pop())
+        self.phase = Phase.REVEAL
+        self.need = Need("reveal", slots=(self.discard[-1],))
+        return events + self._check_need()
+
+    def _start_card(self, events: list[Event]) -> list[Event]:
+        n = self.players
+        card = self.top
+        rank = CARD_RANK[card]
+        first = (self.dealer + 1) % n
+        self.top_played = False
+        self.color = CARD_COLOR[card]
+        if rank == WILD_DRAW_FOUR:
+            # 002 · Wild Draw Four: "If turned up at the beginning of play, return this card to
+            # the deck and pick another card." A new joint shuffle: nobody learns where it went.
+            events.append(Event("returned", card=card))
+            sources = (*self.draw[::-1], self.discard[-1])
+            self.discard = []
+            self.card_slot[card] = UNKNOWN
+            self.need = Need("shuffle", count=len(sources), sources=sources)
+            return events
+        events.append(Event("start", card=card))
+        self.phase = Phase.TURN
+        self.turn = first
+        if rank == WILD_CARD:
+            # 002 · Wild: "the person to the left of the dealer chooses the color".
+            self.phase = Phase.START_COLOR
+        elif rank == DRAW_TWO:
+            # 002 · Draw Two: "If turned up at the beginning of play, the same rule applies."
+            self.phase = Phase.PENALTY
+            self.pending, self.pending_rank = 2, DRAW_TWO
+        elif rank == SKIP:
+            # 002 · Skip: "the player to the left of the dealer is skipped".
+            events.append(Event("skip", seat=first))
+            self.turn = (first + 1) % n
+        elif rank == REVERSE:
+            # 002 · Reverse: "the dealer goes first, then play moves to the right".
+            self.direction = -1
+            self.turn = self.dealer
+            events.append(Event("reverse"))
+        return events
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now that this view can name.
+
+        Cards whose faces this view does not know are left out: a node lists its own
+        actions, and the simulator and the audit see everything.
+        """
+        acts: list[Action] = []
+        phase = self.phase
+        if self.need is not None or phase is Phase.GAME_OVER or not 0 <= seat < self.players:
+            return acts
+        hand = self.hands[seat]
+        faces = self.faces
+        if self.window:
+            if seat in self.vulnerable:
+                acts.append(simple(seat, Kind.UNO))
+            for t in sorted(self.vulnerable):
+                if t != seat:
+                    acts.append(catch_action(seat, t))
+            if self.options.jump_in and self.top_played:
+                top_face = CARD_FACE[self.top]
+                for slot in hand:
+                    c = faces[slot]
+                    if c >= 0 and CARD_FACE[c] == top_face:
+                        self._play_variants(acts, seat, slot, c, jump=True)
+        if seat != self.turn:
+            return acts
+        if phase is Phase.TURN:
+            for slot in hand:
+                c = faces[slot]
+                if c >= 0 and self.playable(c):
+                    self._play_variants(acts, seat, slot, c, jump=False)
+            acts.append(simple(seat, Kind.DRAW))
+        elif phase is Phase.DRAWN:
+            c = faces[self.drawn]
+            if c >= 0 and self.playable(c):
+                self._play_variants(acts, seat, self.drawn, c, jump=False)
+            acts.append(simple(seat, Kind.KEEP))
+        elif phase is Phase.PENALTY:
+            acts.append(simple(seat, Kind.TAKE))
+            if self.pending_rank == WILD_DRAW_FOUR:
+                acts.append(simple(seat, Kind.CHALLENGE))
+            if self.options.progressive:
+                for slot in hand:
+                    c = faces[slot]
+                    if c >= 0 and CARD_RANK[c] == self.pending_rank:
+                        self._play_variants(acts, seat, slot, c, jump=False)
+        elif phase is Phase.START_COLOR:
+            acts.extend(choose_color(seat, col) for col in range(4))
+        elif phase is Phase.VERDICT:
+            truth = self._wd4_illegal()
+            if truth is not False:
+                acts.append(simple(seat, Kind.GUILTY))
+            if truth is not True:
+                acts.append(simple(seat, Kind.INNOCENT))
+        return acts
+
+    def _play_variants(self, acts: list[Action], seat: int, slot: int, c: int, jump: bool) -> None:
+        color, rank = CARD_COLOR[c], CARD_RANK[c]
+        left = len(self.hands[seat]) - 1
+        unos = (False, True) if left == 1 else (False,)
+        chooses: Sequence[int] = range(4) if color == WILD else (-1,)
+        targets: Sequence[int] = (-1,)
+        if self.options.seven_o and rank == 7 and left > 0:
+            targets = [t for t in range(self.players) if t != seat]
+        for ch in chooses:
+            for t in targets:
+                for u in unos:
+                    acts.append(
+                        play(seat, slot, color, rank, choose=ch, target=t, uno=u, jump=jump)
+                    )
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action: Action) -> list[Event]:
+        """Apply one action; raise IllegalAction (state untouched) if the rules refuse it."""
+        self._check(action)
+        return self._do(action)
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self._check(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def _check(self, a: Action) -> None:
+        """Every refusal happens here, before anything changes."""
+        seat = a.seat
+        if not isinstance(a, Action) or not 0 <= seat < self.players:
+            raise IllegalAction(seat if isinstance(seat, int) else -1, "no such seat")
+        if self.phase is Phase.GAME_OVER:
+            raise IllegalAction(seat, "the game is over")
+        if self.need is not None:
+            raise IllegalAction(seat, f"the game is waiting for a {self.need.kind}")
+        k = a.kind
+        on_turn = seat == self.turn
+        phase = self.phase
+        if k is Kind.JUMP:
+            if not self.options.jump_in:
+                raise IllegalAction(seat, "Jump-In is not in play")
+            if not (self.window and self.top_played):
+                raise IllegalAction(seat, "a jump-in must follow a card just played")
+            c = self._check_card(a)
+            if CARD_FACE[c] != CARD_FACE[self.top]:
+                raise IllegalAction(seat, "a jump-in needs a card identical to the top card")
+            return
+        if k is Kind.PLAY:
+            if not on_turn:
+                raise IllegalAction(seat, "not your turn")
+            if phase is Phase.TURN:
+                c = self._check_card(a)
+                if not self.playable(c):
+                    raise IllegalAction(seat, f"{CARD_TEXT[c]} does not match the top card")
+            elif phase is Phase.DRAWN:
+                if a.slot != self.drawn:
+                    raise IllegalAction(seat, "after drawing, only the drawn card may be played")
+                c = self._check_card(a)
+                if not self.playable(c):
+                    raise IllegalAction(seat, f"the drawn {CARD_TEXT[c]} is not playable")
+            elif phase is Phase.PENALTY:
+                if not self.options.progressive:
+                    raise IllegalAction(seat, "take the penalty (or challenge a Wild Draw Four)")
+                c = self._check_card(a)
+                if CARD_RANK[c] != self.pending_rank:
+                    what = face_text(WILD, self.pending_rank).lstrip("-")
+                    raise IllegalAction(seat, f"only a {what} can be stacked on the pending one")
+            else:
+                raise IllegalAction(seat, f"no card may be played now ({phase.value})")
+            return
+        if k is Kind.DRAW:
+            if not (on_turn and phase is Phase.TURN):
+                raise IllegalAction(seat, "you may draw only at the start of your turn")
+            return
+        if k is Kind.KEEP:
+            if not (on_turn and phase is Phase.DRAWN):
+                raise IllegalAction(seat, "nothing drawn to keep")
+            return
+        if k is Kind.TAKE:
+            if not (on_turn and phase is Phase.PENALTY):
+                raise IllegalAction(seat, "no penalty to take")
+            return
+        if k is Kind.CHALLENGE:
+            if not (on_turn and phase is Phase.PENALTY and self.pending_rank == WILD_DRAW_FOUR):
+                raise IllegalAction(seat, "no Wild Draw Four to challenge")
+            return
+        if k is Kind.GUILTY or k is Kind.INNOCENT:
+            if not (on_turn and phase is Phase.VERDICT):
+                raise IllegalAction(seat, "no challenge awaits your verdict")
+            truth = self._wd4_illegal()
+            if truth is not None and truth != (k is Kind.GUILTY):
+                raise IllegalAction(seat, f"false verdict: the hand shows {k.value} is untrue")
+            return
+        if k is Kind.UNO:
+            if not (self.window and seat in self.vulnerable):
+                raise IllegalAction(
+                    seat, "UNO can be called only right after your next-to-last card"
+                )
+            return
+        if k is Kind.CATCH:
+            t = a.target
+            if not (self.window and t in self.vulnerable and t != seat):
+                raise IllegalAction(seat, f"seat {t} cannot be caught now")
+            return
+        if k is Kind.COLOR:
+            if not (on_turn and phase is Phase.START_COLOR):
+                raise IllegalAction(seat, "no color to name now")
+            if not 0 <= a.choose < 4:
+                raise IllegalAction(seat, "name one of r, y, g, b")
+            return
+        raise IllegalAction(seat, "unknown action")
+
+    def _check_card(self, a: Action) -> int:
+        """Check a played card's slot, face and options; return its card id."""
+        seat = a.seat
+        if a.slot not in self.hands[seat]:
+            raise IllegalAction(seat, f"slot {a.slot} is not in your hand")
+        c = self.faces[a.slot]
+        if c == UNKNOWN:
+            raise IllegalAction(seat, f"slot {a.slot} was played without being revealed")
+        if CARD_COLOR[c] != a.color or CARD_RANK[c] != a.rank:
+            raise IllegalAction(seat, f"slot {a.slot} holds {CARD_TEXT[c]}, not the card named")
+        if CARD_COLOR[c] == WILD:
+            if not 0 <= a.choose < 4:
+                raise IllegalAction(seat, "a Wild must name a color")
+        elif a.choose != -1:
+            raise IllegalAction(seat, "only a Wild names a color")
+        left = len(self.hands[seat]) - 1
+        if self.options.seven_o and CARD_RANK[c] == 7 and left > 0:
+            t = a.target
+            if not (0 <= t < self.players and t != seat):
+                raise IllegalAction(seat, "a 7 must name another player to swap hands with")
+        elif a.target != -1:
+            raise IllegalAction(seat, "only a 7 under Seven-O names a player")
+        if a.uno and left != 1:
+            raise IllegalAction(seat, "UNO is called with the next-to-last card")
+        return c
+
+    def _wd4_illegal(self) -> bool | None:
+        """Was the challenged Wild Draw Four illegal? None if this view cannot see the hand.
+
+        002 · Wild Draw Four: "You may only play this card when you do NOT have another card in
+        your hand that matches the COLOR on the DISCARD pile".
+        """
+        faces = self.faces
+        cards = [faces[s] for s in self.wd4_hand]
+        if UNKNOWN in cards:
+            return None
+        return any(CARD_COLOR[c] == self.wd4_color for c in cards)
+
+    # ------------------------------------------------------------------ effects
+    def _close_window(self) -> None:
+        # 002 · Going Out: caught "before the next player begins their turn".
+        self.window = False
+        self.vulnerable.clear()
+
+    def _do(self, a: Action) -> list[Event]:
+        k = a.kind
+        seat = a.seat
+        events: list[Event] = []
+        if k is Kind.PLAY:
+            self._close_window()
+            self.stats.turns += 1
+            return self._play(a, events, jump=False)
+        if k is Kind.JUMP:
+            # 001 · JUMP-IN: a Skip/Reverse/Draw Two/Wild Draw Four jumped on "cancels out the
+            # first": undo its effect, then play on from the jumper.
+            if CARD_RANK[self.top] in (SKIP, REVERSE, DRAW_TWO, WILD_DRAW_FOUR):
+                self.direction, self.pending, self.pending_rank = self.before
+                if self.pending == 0:
+                    self.pending_rank = -1
+            self.turn = seat
+            return self._play(a, events, jump=True)
+        if k is Kind.DRAW:
+            self._close_window()
+            self.stats.turns += 1
+            self.turn_draw = True
+            self.owed.append([seat, 1])
+            return self._settle(events)
+        if k is Kind.KEEP:
+            events.append(Event("keep", seat=seat))
+            return self._end_turn(events, seat)
+        if k is Kind.TAKE:
+            self._close_window()
+            self.stats.turns += 1
+            n = self.pending
+            events.append(Event("penalty", seat=seat, value=n))
+            self.pending, self.pending_rank = 0, -1
+            self.offender = -1
+            self.owed.append([seat, n])
+            self.turn = self.next_seat(seat)
+            self.phase = Phase.TURN
+            return self._settle(events)
+        if k is Kind.CHALLENGE:
+            self._close_window()
+            self.stats.turns += 1
+            events.append(Event("challenge", seat=seat, other=self.offender))
+            self.phase = Phase.VERDICT
+            return events
+        if k is Kind.GUILTY or k is Kind.INNOCENT:
+            return self._verdict(seat, k is Kind.GUILTY, events)
+        if k is Kind.UNO:
+            self.vulnerable.discard(seat)
+            events.append(Event("uno", seat=seat))
+            return events
+        if k is Kind.CATCH:
+            # 002 · Going Out: "If you don't yell UNO and you are caught ... draw two cards."
+            t = a.target
+            self.vulnerable.discard(t)
+            self.stats.uno_penalties += 1
+            events.append(Event("caught", seat=t, other=seat))
+            self.owed.append([t, 2])
+            return self._settle(events)
+        # Kind.COLOR
+        self._close_window()
+        self.color = a.choose
+        events.append(Event("color", seat=seat, value=a.choose))
+        self.phase = Phase.TURN
+        return events
+
+    def _verdict(self, seat: int, guilty: bool, events: list[Event]) -> list[Event]:
+        truth = self._wd4_illegal()
+        if truth is None:
+            self.claims.append(
+                Claim(seat, "verdict", self.offender, guilty, self.wd4_hand, self.wd4_color)
+            )
+        n = self.pending
+        self.pending, self.pending_rank = 0, -1
+        self.phase = Phase.TURN
+        if guilty:
+            # 002 · Wild Draw Four NOTE: "If guilty, the challenged player must draw the 4 cards
+            # instead of you." Decision: the challenger then plays their turn.
+            events.append(Event("guilty", seat=seat, other=self.offender, value=n))
+            self.stats.challenges_won += 1
+            self.owed.append([self.offender, n])
+            self.turn = seat
+        else:
+            # "... you must draw the 4 cards PLUS an additional 2 cards (6 total)!"
+            events.append(Event("innocent", seat=seat, other=self.offender, value=n + 2))
+            self.stats.challenges_lost += 1
+            self.owed.append([seat, n + 2])
+            self.turn = self.next_seat(seat)
+        self.offender = -1
+        return self._settle(events)
+
+    def _play(self, a: Action, events: list[Event], jump: bool) -> list[Event]:
+        seat = a.seat
+        hand = self.hands[seat]
+        before_size = len(hand)
+        hand.remove(a.slot)
+        self.discard.append(a.slot)
+        c = self.faces[a.slot]
+        rank = CARD_RANK[c]
+        n = self.players
+        wild = CARD_COLOR[c] == WILD
+        prev_color = self.color
+        self.color = a.choose if wild else CARD_COLOR[c]
+        self.top_played = True
+        self.window = True
+        self.passes = 0
+        self.before = (self.direction, self.pending, self.pending_rank)
+        bluff: bool | None = None
+        if rank == WILD_DRAW_FOUR:
+            self.offender = seat
+            self.wd4_hand = tuple(hand)
+            self.wd4_color = prev_color
+            bluff = self._wd4_illegal()
+        events.append(Event("jump" if jump else "play", seat=seat, card=c, bluff=bluff))
+        if wild:
+            events.append(Event("color", seat=seat, value=self.color))
+        if a.uno:
+            events.append(Event("uno", seat=seat))
+        if not hand:
+            events.append(Event("out", seat=seat))
+            self.out = seat
+            self.ending = True
+            self._close_window()
+            if rank in (DRAW_TWO, WILD_DRAW_FOUR):
+                # 002 · Going Out: "the next player must draw the 2 or 4 cards respectively".
+                victim = self.next_seat(seat)
+                total = self.pending + (2 if rank == DRAW_TWO else 4)
+                if not self.options.progressive:
+                    total = 2 if rank == DRAW_TWO else 4
+                events.append(Event("penalty", seat=victim, value=total))
+                self.owed.append([victim, total])
+                self.pending, self.pending_rank = 0, -1
+            return self._settle(events)
+        if self.options.seven_o and rank in (0, 7):
+            self.vulnerable.clear()
+            if rank == 7:
+                # 001 · SEVEN-O 2: "must trade their hand with another player of their choice".
+                t = a.target
+                self.hands[seat], self.hands[t] = self.hands[t], self.hands[seat]
+                events.append(Event("swap", seat=seat, other=t))
+            else:
+                # 001 · SEVEN-O 1: "all players pass their hands to the next player in
+                # direction of play".
+                old = self.hands
+                self.hands = [old[(i - self.direction) % n] for i in range(n)]
+                events.append(Event("rotate", seat=seat))
+        if before_size == 2 and not a.uno and len(self.hands[seat]) == 1:
+            self.vulnerable.add(seat)
+        # Effects of the card, from the player's seat.
+        self.phase = Phase.TURN
+        if rank == SKIP or (rank == REVERSE and n == 2):
+            # 002 · Skip; decision: with two players a Reverse acts as a Skip.
+            skipped = self.next_seat(seat)
+            events.append(Event("skip", seat=skipped))
+            if rank == REVERSE:
+                self.direction = -self.direction
+                events.append(Event("reverse"))
+                skipped = seat
+            self.turn = self.next_seat(skipped) if rank == SKIP else seat
+        elif rank == REVERSE:
+            self.direction = -self.direction
+            events.append(Event("reverse"))
+            self.turn = self.next_seat(seat)
+        elif rank in (DRAW_TWO, WILD_DRAW_FOUR):
+            add = 2 if rank == DRAW_TWO else 4
+            victim = self.next_seat(seat)
+            if self.options.progressive and self.pending_rank == rank:
+                self.pending += add  # 001 · PROGRESSIVE UNO 1-3: the stack grows
+            else:
+                self.pending = add
+            self.pending_rank = rank
+            self.turn = victim
+            self.phase = Phase.PENALTY
+            if self.pending > add:
+                events.append(Event("stack", seat=victim, value=self.pending))
+        else:
+            self.turn = self.next_seat(seat)
+        return events
+
+    def _end_turn(self, events: list[Event], seat: int) -> list[Event]:
+        self.turn = self.next_seat(seat)
+        self.phase = Phase.TURN
+        self.drawn = -1
+        return events
+
+    def _settle(self, events: list[Event]) -> list[Event]:
+        """Draw every owed card; stop for a reshuffle when the draw pile runs out."""
+        draw = self.draw
+        while self.owed:
+            entry = self.owed[0]
+            seat, count = entry
+            got = 0
+            while count > 0:
+                if not draw:
+                    if len(self.discard) > 1:
+                        # 002 · Going Out: "If no player is out of cards by the time the DRAW
+                        # pile is depleted, the DISCARD pile is reshuffled and play continues."
+                        entry[1] = count
+                        if got:
+                            events.append(Event("draw", seat=seat, value=got))
+                        sources = tuple(self.discard[:-1])
+                        self.resume = self.phase
+                        self.phase = Phase.SHUFFLE
+                        self.need = Need("shuffle", count=len(sources), sources=sources)
+                        return events
+                    count = 0  # decision: both piles exhausted, the rest is forgiven
+                    break
+                slot = draw.pop()
+                self.hands[seat].append(slot)
+                got += 1
+                count -= 1
+            self.owed.pop(0)
+            self.stats.draws += got
+            if self.turn_draw:
+                self.turn_draw = False
+                if got:
+                    events.append(Event("draw", seat=seat, value=1))
+                    self.drawn = self.hands[seat][-1]
+                    self.phase = Phase.DRAWN
+                    self.passes = 0
+                else:
+                    events.append(Event("pass", seat=seat))
+                    self.passes += 1
+                    self._end_turn(events, seat)
+                    if self.passes >= self.players:
+                        events.append(Event("blocked"))
+                        self.ending = True
+            elif got:
+                events.append(Event("draw", seat=seat, value=got))
+        if self.ending:
+            return self._finish_round(events)
+        return events
+
+    # ------------------------------------------------------------------ scoring
+    def _finish_round(self, events: list[Event]) -> list[Event]:
+        self._close_window()
+        hidden = tuple(s for h in self.hands for s in h if self.faces[s] == UNKNOWN)
+        self.phase = Phase.REVEAL
+        self.need = Need("reveal", slots=hidden)
+        return events + self._check_need()
+
+    def _score(self, events: list[Event]) -> list[Event]:
+        n = self.players
+        target = self.options.target
+        w = self.out
+        winners: tuple[int, ...]
+        if self.options.scoring == "standard":
+            # 002 · Scoring: the winner scores the cards left in the opponents' hands.
+            points = sum(self.hand_points(s) for s in range(n) if s != w) if w >= 0 else 0
+            if w >= 0:
+                self.scores[w] += points
+            events.append(Event("round-over", seat=w, value=points))
+            done = w >= 0 and self.scores[w] >= target
+            winners = (w,) if done else ()
+        else:
+            # 002 · Alternative Scoring: "keep a running tally of the points each player is left
+            # with ... When one player reaches 500 points, the player with the lowest points is
+            # the winner."
+            for s in range(n):
+                self.scores[s] += self.hand_points(s)
+            events.append(Event("round-over", seat=w, value=0))
+            done = max(self.scores) >= target
+            low = min(self.scores)
+            winners = tuple(s for s in range(n) if self.scores[s] == low) if done else ()
+        self.ending = False
+        if done:
+            self.winners = winners
+            self.phase = Phase.GAME_OVER
+            self.need = None
+            events.extend(Event("game-over", seat=s) for s in winners)
+            return events
+        # Decision: the deal passes to the left.
+        self.dealer = (self.dealer + 1) % n
+        return self._next_round(events)
+
+    # ------------------------------------------------------------------ public state
+    def public_state(self) -> dict[str, Any]:
+        """Everything every node knows, in plain values (no faces a node may not see)."""
+        faces = self.faces
+        return {
+            "phase": self.phase.value,
+            "round": self.round_no,
+            "dealer": self.dealer,
+            "scores": list(self.scores),
+            "winners": list(self.winners),
+            "turn": self.turn,
+            "direction": self.direction,
+            "color": self.color,
+            "pending": [self.pending, self.pending_rank],
+            "draw": list(self.draw),
+            "discard": [[s, faces[s]] for s in self.discard],
+            "hands": [list(h) for h in self.hands],
+            "window": self.window,
+            "top_played": self.top_played,
+            "vulnerable": sorted(self.vulnerable),
+            "before": list(self.before),
+            "challenge": [self.offender, list(self.wd4_hand), self.wd4_color],
+            "drawn": self.drawn,
+            "passes": self.passes,
+            "out": self.out,
+            "owed": [list(o) for o in self.owed],
+            "need": None
+            if self.need is None
+            else [self.need.kind, self.need.count, list(self.need.sources), list(self.need.slots)],
+            "dealer_draw": [list(self.dd_contenders), [[s, faces[s]] for s in self.dd_slots]],
+            "claims": [[c.seat, c.offender, c.guilty, list(c.slots), c.color] for c in self.claims],
+        }
+
+    def digest(self) -> bytes:
+        """SHA-256 of the canonical public state: equal on every node that saw the same log."""
+        body = json.dumps(self.public_state(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(b"p2puno/v1/state\x00" + body.encode()).digest()
+
+    def card_census(self) -> list[int]:
+        """Every card id in the deck (draw pile, discard pile, hands): for conservation checks."""
+        faces = self.faces
+        slots = [*self.draw, *self.discard, *(s for h in self.hands for s in h)]
+        return [faces[s] for s in slots]
