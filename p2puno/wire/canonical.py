@@ -111,7 +111,9 @@ def _enc(value: object, out: list[str], depth: int, max_depth: int) -> None:
                 raise EncodingError(Code.TYPE, f"object key of type {type(k).__name__}")
         out.append("{")
         first = True
-        for k in sorted(value, key=_utf16_key):
+        # Code-point order equals UTF-16 order unless non-ASCII keys are involved.
+        keys = sorted(value) if "".join(value).isascii() else sorted(value, key=_utf16_key)
+        for k in keys:
             if not first:
                 out.append(",")
             first = False
@@ -230,10 +232,42 @@ def decode(
             raise EncodingError(Code.NON_CANONICAL, "trailing whitespace")
         raise EncodingError(Code.SYNTAX, f"extra data at character {end}")
     result: JSONValue = value
+    if data.isascii() and _fast_canonical(result, text, max_depth):
+        return result
     again = encode(result, max_depth=max_depth)  # DEPTH / UTF8 (lone surrogate) raise here
     if again != data:
         raise EncodingError(Code.NON_CANONICAL, _first_difference(data, again))
     return result
+
+
+def _fast_canonical(value: JSONValue, text: str, max_depth: int) -> bool:
+    """Accept-only fast path for ASCII input (where code-point order is UTF-16 order).
+
+    The value came from our own parser (types and integer range already checked), so the C
+    encoder with sorted keys reproduces the canonical form. Any mismatch falls back to the
+    exact Python encoder, which also picks the precise error code.
+    """
+    stack: list[tuple[JSONValue, int]] = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if type(v) is dict:
+            if d > max_depth:
+                return False
+            stack.extend((c, d + 1) for c in v.values())
+        elif type(v) is list:
+            if d > max_depth:
+                return False
+            stack.extend((c, d + 1) for c in v)
+    try:
+        again = _fast_dumps(value)
+    except (ValueError, RecursionError):
+        return False
+    return again == text
+
+
+_fast_dumps: Final = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+).encode
 
 
 def _first_difference(got: bytes, canonical: bytes) -> str:

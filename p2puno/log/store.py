@@ -1,0 +1,279 @@
+"""Files: the append-only log (one canonical entry per line) and the 0600 secrets file.
+
+Log file format: each entry's canonical bytes followed by one ``\\n`` (canonical JSON never
+contains a raw newline, so lines and entries coincide). Lines appear in the order the node
+accepted them: parents before children. A second entry for a taken slot (equivocation
+evidence) is appended too, so a reloaded log still holds the evidence.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from p2puno.log.entry import MAX_ENTRY_SIZE, LogError, Reason
+from p2puno.log.identity import Identity
+from p2puno.log.log import Log, SigCheck, Status, verify_batch
+from p2puno.wire import EncodingError, JSONValue, b2h, decode, encode, h2b
+
+__all__ = [
+    "LogFileError",
+    "NodeSecrets",
+    "VerifyReport",
+    "append_entry",
+    "iter_log_file",
+    "load_log",
+    "read_secrets",
+    "verify_log_file",
+    "write_secrets",
+]
+
+SECRETS_KIND: Final = "p2puno-node-secrets"
+
+
+class LogFileError(LogError):
+    """A log file failed verification at entry ``index`` (0-based; line ``index + 1``)."""
+
+    def __init__(self, index: int, cause: LogError) -> None:
+        super().__init__(
+            cause.reason,
+            f"entry {index} (line {index + 1}): {cause.message}",
+            author=cause.author,
+            detail=cause.detail,
+            evidence=cause.evidence,
+        )
+        self.index = index
+
+
+def append_entry(path: str | os.PathLike[str], raw: bytes, *, fsync: bool = True) -> None:
+    """Append one entry's canonical bytes as a line (creating the file if needed)."""
+    if b"\n" in raw:
+        raise ValueError("canonical entries never contain a newline")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, raw + b"\n")
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def iter_log_file(
+    path: str | os.PathLike[str], *, allow_torn_tail: bool = False
+) -> Iterator[tuple[int, bytes]]:
+    """(index, raw entry) per line. A last line without ``\\n`` is an error unless
+    ``allow_torn_tail`` (resuming after a crash mid-append), when it is skipped."""
+    data = Path(path).read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    yield from enumerate(lines)
+    if tail and not allow_torn_tail:
+        raise LogFileError(
+            len(lines),
+            LogError(Reason.ENCODING, "last line has no newline (torn write?)", detail="torn"),
+        )
+
+
+def load_log(
+    path: str | os.PathLike[str],
+    *,
+    game_id: bytes | None = None,
+    expected_proposer: Callable[[int], int | None] | None = None,
+    allow_torn_tail: bool = False,
+) -> Log:
+    """Rebuild and fully verify a Log from its file; LogFileError names the first bad entry.
+
+    ``expected_proposer(seq)``, if given, is asked for each proposal (the engine's view).
+    Equivocation evidence in the file is kept in ``log.evidence``, not treated as damage.
+    """
+    log = Log(game_id=game_id)
+    raw_lines = list(iter_log_file(path, allow_torn_tail=allow_torn_tail))
+    for index, raw in raw_lines:
+        _add_line(log, index, raw, expected_proposer, None, len(raw_lines))
+    return log
+
+
+def _add_line(
+    log: Log,
+    index: int,
+    raw: bytes,
+    expected_proposer: Callable[[int], int | None] | None,
+    deferred: list[SigCheck] | None,
+    total: int,
+) -> None:
+    try:
+        exp = None
+        if expected_proposer is not None:
+            exp = _proposer_hint(log, raw, expected_proposer)
+        result = log._add(raw, exp, deferred, index)
+    except LogError as e:
+        if e.reason is Reason.EQUIVOCATION:
+            return  # evidence: kept in log.evidence
+        raise LogFileError(index, e) from None
+    if result.status is Status.MISSING_PARENTS:
+        raise LogFileError(
+            index, LogError(Reason.MISSING_PARENTS, "an entry before its parents", author=None)
+        )
+    if result.status is Status.DUPLICATE:
+        raise LogFileError(index, LogError(Reason.MALFORMED, "the same entry twice"))
+
+
+def _proposer_hint(log: Log, raw: bytes, expected: Callable[[int], int | None]) -> int | None:
+    # Only proposals need the hint; peek at seq cheaply (the full checks follow in add).
+    try:
+        obj = decode(raw, max_size=MAX_ENTRY_SIZE)
+    except EncodingError:
+        return None
+    if type(obj) is dict and obj.get("role") == "proposal" and type(obj.get("seq")) is int:
+        seq = obj["seq"]
+        assert isinstance(seq, int)
+        return expected(seq) if seq > 0 else None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    entries: int  # lines in the file (chain + evidence)
+    chain: int  # entries in the verified chain
+    evidence: int  # equivocations found
+    steps: int  # proposals (seq 0..head)
+    seconds: float
+    threads: int
+
+    @property
+    def entries_per_second(self) -> float:
+        return self.entries / self.seconds if self.seconds > 0 else float("inf")
+
+
+_CHUNK: Final = 512
+
+
+def verify_log_file(
+    path: str | os.PathLike[str], *, game_id: bytes | None = None, threads: int | None = None
+) -> tuple[Log, VerifyReport]:
+    """The replay fast path: verify a whole file, signatures checked in parallel batches.
+
+    Structure is checked in one pass while signature checks run in worker threads (pyca
+    releases the GIL in Ed25519 verify). The error is exactly the one :func:`load_log` would
+    raise: the first bad entry in file order.
+    """
+    n_threads = threads if threads is not None else min(8, os.cpu_count() or 1)
+    start = time.perf_counter()
+    log = Log(game_id=game_id)
+    lines = list(iter_log_file(path))
+    deferred: list[SigCheck] = []
+    failure: LogFileError | None = None
+    futures = []
+    with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
+        for index, raw in lines:
+            try:
+                _add_line(log, index, raw, None, deferred, len(lines))
+            except LogFileError as e:
+                failure = e
+                break
+            if len(deferred) >= _CHUNK:
+                futures.append(pool.submit(verify_batch, deferred))
+                deferred = []
+        futures.append(pool.submit(verify_batch, deferred))
+        bad = [i for f in futures if (i := f.result()) is not None]
+    if bad and (failure is None or min(bad) <= failure.index):
+        raise LogFileError(min(bad), LogError(Reason.BAD_SIGNATURE, "signature does not verify"))
+    if failure is not None:
+        raise failure
+    seconds = time.perf_counter() - start
+    report = VerifyReport(
+        entries=len(lines),
+        chain=len(log),
+        evidence=len(log.evidence),
+        steps=log.head + 1,
+        seconds=seconds,
+        threads=n_threads,
+    )
+    return log, report
+
+
+# ---------------------------------------------------------------------- secrets
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSecrets:
+    """What a node needs to resume: its identity, seat, game, and the crypto layer's secrets
+    (``extra``: an opaque JSON object). ``repr`` shows no secret."""
+
+    identity: Identity
+    game_id: bytes | None = None
+    seat: int | None = None
+    extra: dict[str, JSONValue] = field(default_factory=dict, repr=False)
+
+    def to_obj(self) -> dict[str, JSONValue]:
+        obj: dict[str, JSONValue] = {
+            "v": 1,
+            "kind": SECRETS_KIND,
+            "game": b2h(self.game_id) if self.game_id is not None else None,
+            "seat": self.seat,
+            "extra": self.extra,
+        }
+        obj.update(self.identity.export_secrets())
+        return obj
+
+    @classmethod
+    def from_obj(cls, obj: JSONValue) -> NodeSecrets:
+        keys = {"v", "kind", "game", "seat", "extra", "sign_sk", "dh_sk"}
+        if type(obj) is not dict or obj.keys() != keys:
+            raise ValueError("secrets file: unexpected fields")
+        if obj["v"] != 1 or obj["kind"] != SECRETS_KIND:
+            raise ValueError("secrets file: not a p2puno v1 secrets file")
+        seat, extra, game = obj["seat"], obj["extra"], obj["game"]
+        if seat is not None and type(seat) is not int:
+            raise ValueError("secrets file: bad seat")
+        if type(extra) is not dict:
+            raise ValueError("secrets file: bad extra")
+        try:
+            identity = Identity.from_secret_bytes(h2b(obj["sign_sk"], 32), h2b(obj["dh_sk"], 32))
+            game_id = h2b(game, 32) if game is not None else None
+        except (EncodingError, ValueError):
+            raise ValueError("secrets file: bad key material") from None  # no bytes echoed
+        return cls(identity=identity, game_id=game_id, seat=seat, extra=extra)
+
+
+def write_secrets(path: str | os.PathLike[str], secrets: NodeSecrets) -> None:
+    """Atomically (re)write the secrets file with mode 0600: temp file, fsync, rename."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    data = encode(secrets.to_obj()) + b"\n"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # umask cannot widen it, but be explicit
+        os.write(fd, data)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    os.replace(tmp, target)
+    dir_fd = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def read_secrets(path: str | os.PathLike[str]) -> NodeSecrets:
+    """Read a secrets file; refuse one that group or others could read."""
+    st = os.stat(path)
+    if st.st_mode & 0o077:
+        raise PermissionError(f"{path}: secrets file must be mode 0600, is {st.st_mode & 0o777:o}")
+    data = Path(path).read_bytes()
+    if not data.endswith(b"\n"):
+        raise ValueError("secrets file: truncated")
+    try:
+        obj = decode(data[:-1])
+    except EncodingError as e:
+        raise ValueError(f"secrets file: {e.code.value}") from None
+    return NodeSecrets.from_obj(obj)
