@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import sys
+import time
+
 import typer
 
 from p2puno import __version__
+from p2puno.bots import BOTS, make_bot
+from p2puno.engine.cards import NotationError
+from p2puno.engine.options import Options, parse_house
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="UNO, peer to peer.")
 
@@ -18,6 +25,82 @@ def _root() -> None:
 def version() -> None:
     """Print the version."""
     typer.echo(__version__)
+
+
+def _options(players: int, house: str, scoring: str, target: int) -> Options:
+    try:
+        return Options(players=players, scoring=scoring, target=target, **parse_house(house))  # type: ignore[arg-type]
+    except (ValueError, NotationError) as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+def _lineup(bots: str) -> list[str]:
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    bad = [b for b in names if b not in BOTS]
+    if not names or bad:
+        raise typer.BadParameter(
+            f"unknown bot {', '.join(bad) or '(none)'}; choose from {', '.join(BOTS)}",
+            param_hint="--bots",
+        )
+    return names
+
+
+@app.command()
+def simulate(
+    players: int = typer.Option(4, "--players", "-p", help="players per game, 2..10"),
+    games: int = typer.Option(100, "--games", "-g", min=1, max=10_000_000, help="games to play"),
+    seed: int = typer.Option(0, "--seed", "-s", help="seed: same seed, same output"),
+    house: str = typer.Option("", help="house rules: progressive,seven-o,jump-in"),
+    scoring: str = typer.Option("standard", help="standard | lowest"),
+    target: int = typer.Option(500, help="points that end the game"),
+    bots: str = typer.Option(
+        "heuristic,random", help="bots by seat, repeated; the lineup rotates one seat per game"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Play whole games between bots and print what a player of UNO would want to know."""
+    from p2puno.sim.runner import play_game
+    from p2puno.sim.stats import Summary
+
+    options = _options(players, house, scoring, target)
+    names = _lineup(bots)
+    summary = Summary(options, names, seed)
+    show_progress = games >= 20 and sys.stderr.isatty()
+    start = time.perf_counter()
+    last = start
+    for i in range(games):
+        lineup = [names[(s + i) % len(names)] for s in range(players)]
+        seat_bots = [make_bot(name, f"{seed}:{i}:{s}") for s, name in enumerate(lineup)]
+        summary.add(play_game(options, seat_bots, f"{seed}:{i}"), lineup)
+        now = time.perf_counter()
+        if show_progress and (now - last > 0.5 or i + 1 == games):
+            last = now
+            sys.stderr.write(f"\r{i + 1}/{games} games, {summary.rounds} rounds")
+            sys.stderr.flush()
+    seconds = time.perf_counter() - start
+    if show_progress:
+        sys.stderr.write("\n")
+    if as_json:
+        typer.echo(json.dumps(summary.to_json(seconds), sort_keys=True))
+    else:
+        typer.echo(summary.text(seconds))
+
+
+@app.command()
+def demo(
+    players: int = typer.Option(4, "--players", "-p", help="players, 2..10"),
+    seed: int = typer.Option(2026, "--seed", "-s"),
+    house: str = typer.Option("", help="house rules: progressive,seven-o,jump-in"),
+    scoring: str = typer.Option("standard", help="standard | lowest"),
+    target: int = typer.Option(500, help="points that end the game"),
+    delay: float = typer.Option(0.0, help="seconds to pause after each shown line"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="show every action"),
+) -> None:
+    """Play a full game between bots on this machine and narrate it."""
+    from p2puno.demo import run_demo
+
+    options = _options(players, house, scoring, target)
+    run_demo(options, seed, delay=delay, verbose=verbose)
 
 
 def main() -> None:

@@ -27,6 +27,8 @@ WILD_DRAW_FOUR: Final = 14
 
 RANK_TEXT: Final = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "S", "R", "+2", "W", "W+4")
 DECK_SIZE: Final = 108
+UNKNOWN_CARD: Final = -1
+"""A slot whose card this view does not know."""
 
 
 def _build() -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -44,6 +44,7 @@ from p2puno.engine.cards import (
     DRAW_TWO,
     REVERSE,
     SKIP,
+    UNKNOWN_CARD,
     WILD,
     WILD_CARD,
     WILD_DRAW_FOUR,
@@ -52,7 +53,7 @@ from p2puno.engine.cards import (
 )
 from p2puno.engine.options import Options
 
-UNKNOWN = -1
+UNKNOWN = UNKNOWN_CARD
 HAND_SIZE = 7  # 002 · Setup 2: "deals each player 7 cards"
 
 
@@ -113,40 +114,48 @@ class Event:
     bluff: bool | None = None
 
     def __str__(self) -> str:  # a readable line for logs and the demo
-        c = CARD_TEXT[self.card] if self.card >= 0 else ""
-        k = self.kind
-        text = {
-            "dealer-card": f"P{self.seat} draws {c} for dealer",
-            "dealer": f"P{self.seat} deals",
-            "round": f"round {self.value} begins, P{self.seat} deals",
-            "start": f"start card {c}",
-            "returned": f"{c} turned up: returned to the deck by a new shuffle",
-            "play": f"P{self.seat} plays {c}",
-            "jump": f"P{self.seat} jumps in with {c}",
-            "color": f"color is now {COLORS[self.value]}",
-            "draw": f"P{self.seat} draws {self.value}",
-            "keep": f"P{self.seat} keeps the drawn card",
-            "pass": f"P{self.seat} has nothing to draw and passes",
-            "skip": f"P{self.seat} is skipped",
-            "reverse": "direction reverses",
-            "penalty": f"P{self.seat} takes {self.value} and loses the turn",
-            "stack": f"the stack on P{self.seat} is now {self.value}",
-            "uno": f"P{self.seat} calls UNO",
-            "caught": f"P{self.seat} caught by P{self.other} without UNO: draws 2",
-            "challenge": f"P{self.seat} challenges P{self.other}'s Wild Draw Four",
-            "guilty": f"challenge won: P{self.other} played a Wild Draw Four illegally",
-            "innocent": f"challenge lost: P{self.seat}'s challenge fails",
-            "swap": f"P{self.seat} swaps hands with P{self.other}",
-            "rotate": "all hands pass on in the direction of play",
-            "reshuffle": f"the discard pile is reshuffled into a new draw pile of {self.value}",
-            "out": f"P{self.seat} goes out",
-            "blocked": "no cards left to draw and nobody can play: the round is blocked",
-            "round-over": f"round over: P{self.seat} scores {self.value}",
-            "game-over": f"game over: P{self.seat} wins",
-        }.get(k, k)
-        if k == "play" and self.bluff:
+        template = _EVENT_TEXT.get(self.kind, self.kind)
+        text = template.format(
+            seat=self.seat,
+            other=self.other,
+            value=self.value,
+            card=CARD_TEXT[self.card] if self.card >= 0 else "",
+            color=COLORS[self.value] if 0 <= self.value < 4 else "?",
+        )
+        if self.kind == "play" and self.bluff:
             text += " (a bluff)"
         return text
+
+
+_EVENT_TEXT = {
+    "dealer-card": "P{seat} draws {card} for dealer",
+    "dealer": "P{seat} deals",
+    "round": "round {value} begins, P{seat} deals",
+    "start": "start card {card}",
+    "returned": "{card} turned up: returned to the deck by a new shuffle",
+    "play": "P{seat} plays {card}",
+    "jump": "P{seat} jumps in with {card}",
+    "color": "color is now {color}",
+    "draw": "P{seat} draws {value}",
+    "keep": "P{seat} keeps the drawn card",
+    "pass": "P{seat} has nothing to draw and passes",
+    "skip": "P{seat} is skipped",
+    "reverse": "direction reverses",
+    "penalty": "P{seat} takes {value} and loses the turn",
+    "stack": "the stack on P{seat} is now {value}",
+    "uno": "P{seat} calls UNO",
+    "caught": "P{seat} caught by P{other} without UNO: draws 2",
+    "challenge": "P{seat} challenges P{other}'s Wild Draw Four",
+    "guilty": "challenge won: P{other} played the Wild Draw Four illegally and draws {value}",
+    "innocent": "challenge lost: P{seat} draws {value}",
+    "swap": "P{seat} swaps hands with P{other}",
+    "rotate": "all hands pass on in the direction of play",
+    "reshuffle": "the discard pile is reshuffled into a new draw pile of {value}",
+    "out": "P{seat} goes out",
+    "blocked": "no cards left to draw and nobody plays: the round is blocked",
+    "round-over": "round over: P{seat} scores {value}",
+    "game-over": "game over: P{seat} wins",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,26 +468,35 @@ class Game:
         Cards whose faces this view does not know are left out: a node lists its own
         actions, and the simulator and the audit see everything.
         """
+        return self.reactions(seat) + self.turn_actions(seat)
+
+    def reactions(self, seat: int) -> list[Action]:
+        """The out-of-turn part of :meth:`legal_actions`: call UNO, catch, jump in."""
+        acts: list[Action] = []
+        if not self.window or self.need is not None or not 0 <= seat < self.players:
+            return acts
+        if seat in self.vulnerable:
+            acts.append(simple(seat, Kind.UNO))
+        for t in sorted(self.vulnerable):
+            if t != seat:
+                acts.append(catch_action(seat, t))
+        if self.options.jump_in and self.top_played:
+            faces = self.faces
+            top_face = CARD_FACE[self.top]
+            for slot in self.hands[seat]:
+                c = faces[slot]
+                if c >= 0 and CARD_FACE[c] == top_face:
+                    self._play_variants(acts, seat, slot, c, jump=True)
+        return acts
+
+    def turn_actions(self, seat: int) -> list[Action]:
+        """The on-turn part of :meth:`legal_actions` (empty unless ``seat`` is on turn)."""
         acts: list[Action] = []
         phase = self.phase
-        if self.need is not None or phase is Phase.GAME_OVER or not 0 <= seat < self.players:
+        if seat != self.turn or self.need is not None or phase is Phase.GAME_OVER:
             return acts
         hand = self.hands[seat]
         faces = self.faces
-        if self.window:
-            if seat in self.vulnerable:
-                acts.append(simple(seat, Kind.UNO))
-            for t in sorted(self.vulnerable):
-                if t != seat:
-                    acts.append(catch_action(seat, t))
-            if self.options.jump_in and self.top_played:
-                top_face = CARD_FACE[self.top]
-                for slot in hand:
-                    c = faces[slot]
-                    if c >= 0 and CARD_FACE[c] == top_face:
-                        self._play_variants(acts, seat, slot, c, jump=True)
-        if seat != self.turn:
-            return acts
         if phase is Phase.TURN:
             for slot in hand:
                 c = faces[slot]
