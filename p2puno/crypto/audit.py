@@ -1,0 +1,206 @@
+"""Whole-shuffle verification and deterministic blame, from the public record plus reveals."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from ._group import ORDER, InvalidPointError, card_point, encrypt_all, encrypt_each, inverse
+from .errors import Fault, Verdict
+from .messages import KeyCommitment, KeyRelease, SecretReveal, ShuffleRecord
+from .shuffle import commitment_digest, decrypt_show, release_opens
+
+__all__ = ["Audit", "audit"]
+
+# (phase, scalar(s), input deck, permutation) -> expected output, or the bad input index
+_Task = tuple[int, int | tuple[int, ...], tuple[bytes, ...], tuple[int, ...]]
+
+
+def _replay(task: _Task) -> tuple[bytes, ...] | int:
+    phase, scalars, deck, perm = task
+    try:
+        if phase == 1:
+            assert isinstance(scalars, int)
+            enc = encrypt_all(scalars, deck)
+            return tuple(enc[j] for j in perm)
+        assert isinstance(scalars, tuple)
+        return tuple(encrypt_each(scalars, deck))
+    except InvalidPointError as err:
+        return err.index
+
+
+@dataclass(frozen=True)
+class Audit:
+    """The outcome of :func:`audit`.
+
+    ``faults`` lists every fault found, in a fixed order (public faults in protocol order, then
+    reveals by seat, then shuffle steps in protocol order, then show-to-one messages); ``verdict``
+    is the first. ``faces`` gives the card id at every final position when the shuffle is
+    complete and clean, else ``None``.
+    """
+
+    faults: tuple[Verdict, ...]
+    faces: tuple[int, ...] | None
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return self.faults[0] if self.faults else None
+
+    @property
+    def ok(self) -> bool:
+        return not self.faults
+
+
+def _check_reveal(
+    record: ShuffleRecord, commitment: KeyCommitment | None, r: SecretReveal
+) -> str | None:
+    spec = record.spec
+    if r.shuffle_id != spec.shuffle_id or len(r.keys) != spec.size:
+        return "secrets do not fit the shuffle"
+    if commitment is None:
+        return None  # never committed: nothing to hold the keys to (phase 2 never ran)
+    bad = None
+    for i, (k, s) in enumerate(zip(r.keys, r.salts, strict=True)):
+        digest = commitment_digest(spec.shuffle_id, r.player, i, k, s)
+        if not hmac.compare_digest(digest, commitment.commitments[i]) and bad is None:
+            bad = i
+    if bad is not None:
+        return f"revealed key for position {bad} does not open its commitment"
+    try:
+        pub = X25519PrivateKey.from_private_bytes(r.x25519_private).public_key()
+    except ValueError:
+        return "revealed X25519 key is invalid"
+    if not hmac.compare_digest(pub.public_bytes_raw(), commitment.x25519_public):
+        return "revealed X25519 key does not match the committed public key"
+    return None
+
+
+def audit(
+    record: ShuffleRecord,
+    reveals: Mapping[int, SecretReveal] | Sequence[SecretReveal],
+    *,
+    accuser: int | None = None,
+    executor: Executor | None = None,
+) -> Audit:
+    """Verify one shuffle completely and name whoever is at fault, deterministically.
+
+    Checks every step against its author's revealed secrets (each step judged only on its own
+    public input and output, so an honest player is never blamed for another's step), every
+    published key and every revealed key against the commitments, every show-to-one message
+    (decrypted with the recipient's revealed X25519 key), and yields the face of every
+    position. ``accuser``: the player who opened a dispute; blamed with
+    ``FALSE_ACCUSATION`` if nothing is found. ``executor``: e.g. a ``ProcessPoolExecutor`` to
+    replay the steps on several cores.
+    """
+    spec = record.spec
+    n, m = spec.players, spec.size
+    if not isinstance(reveals, Mapping):
+        reveals = {r.player: r for r in reveals}
+    faults: list[Verdict] = []
+    commitments = {c.player: c for c in record.commitments}
+
+    # 1. Public checks, in protocol order.
+    for com in record.commitments:
+        if len(com.commitments) != m:
+            faults.append(Verdict(com.player, Fault.MALFORMED_MESSAGE, "commitment of wrong size"))
+    steps = []
+    for idx, step in enumerate(record.steps):
+        if step.phase == 2 and len(commitments) != n:
+            break  # phase 2 never legitimately started; nothing more to judge
+        if len(step.deck) != m:
+            faults.append(Verdict(step.player, Fault.MALFORMED_MESSAGE, f"step {idx}: wrong size"))
+            break
+        if len(set(step.deck)) != m:
+            detail = f"step {idx} (phase {step.phase}) repeats an entry"
+            faults.append(Verdict(step.player, Fault.MALFORMED_STEP, detail))
+            break
+        steps.append(step)
+    for rel in record.releases:
+        owner_c = commitments.get(rel.owner)
+        if owner_c is None or not release_opens(owner_c, rel):
+            detail = f"published key for position {rel.position} does not open its commitment"
+            faults.append(Verdict(rel.owner, Fault.KEY_COMMITMENT, detail))
+
+    # 2. Reveals, by seat.
+    good: dict[int, SecretReveal] = {}
+    for p in range(n):
+        r = reveals.get(p)
+        if r is None:
+            faults.append(Verdict(p, Fault.MISSING_REVEAL, "no secrets revealed"))
+            continue
+        if r.player != p:
+            faults.append(Verdict(p, Fault.BAD_REVEAL, "secrets of another seat"))
+            continue
+        problem = _check_reveal(record, commitments.get(p), r)
+        if problem is not None:
+            faults.append(Verdict(p, Fault.BAD_REVEAL, problem))
+        else:
+            good[p] = r
+
+    # 3. Replay every step whose author revealed, each on its own published input.
+    initial = tuple(card_point(c) for c in spec.cards)
+    tasks: list[_Task] = []
+    judged: list[int] = []
+    for idx, step in enumerate(steps):
+        r = good.get(step.player)
+        if r is None:
+            continue
+        deck = steps[idx - 1].deck if idx else initial
+        if step.phase == 1:
+            tasks.append((1, r.phase1_key, deck, r.permutation))
+        else:
+            inv = inverse(r.phase1_key)
+            tasks.append((2, tuple(k * inv % ORDER for k in r.keys), deck, ()))
+        judged.append(idx)
+    results = list(executor.map(_replay, tasks)) if executor else [_replay(t) for t in tasks]
+    replay_ok = True
+    for idx, result in zip(judged, results, strict=True):
+        step = steps[idx]
+        if isinstance(result, int):
+            prev = steps[idx - 1]
+            detail = f"step {idx - 1}: entry {result} is not a curve point"
+            faults.append(Verdict(prev.player, Fault.MALFORMED_STEP, detail))
+            replay_ok = False
+        elif result != step.deck:
+            first = next(i for i in range(m) if result[i] != step.deck[i])
+            detail = (
+                f"step {idx} (phase {step.phase}) is not what its revealed secrets produce "
+                f"(first at position {first}): a false shuffle or a false reveal"
+            )
+            faults.append(Verdict(step.player, Fault.BAD_SHUFFLE, detail))
+            replay_ok = False
+
+    # 4. Show-to-one messages, opened with the recipient's revealed X25519 key.
+    for show in record.shows:
+        rr = good.get(show.recipient)
+        sender_c = commitments.get(show.sender)
+        if rr is None or sender_c is None:
+            continue
+        entries = decrypt_show(show, rr.x25519_private)
+        if entries is None:
+            faults.append(Verdict(show.sender, Fault.BAD_SHOW, "show does not decrypt"))
+            continue
+        for pos, (k, s) in zip(show.positions, entries, strict=True):
+            if pos >= m or not release_opens(
+                sender_c, KeyRelease(spec.shuffle_id, show.sender, pos, k, s)
+            ):
+                detail = f"show to player {show.recipient}: wrong key for position {pos}"
+                faults.append(Verdict(show.sender, Fault.BAD_SHOW, detail))
+                break
+
+    # 5. Faces: every step verified from the card points, so the permutations place the cards.
+    faces = None
+    if replay_ok and len(steps) == 2 * n and len(good) == n:
+        idx_map = list(range(m))
+        for step in steps[:n]:
+            perm = good[step.player].permutation
+            idx_map = [idx_map[perm[j]] for j in range(m)]
+        faces = tuple(spec.cards[i] for i in idx_map)
+
+    if not faults and accuser is not None:
+        faults.append(Verdict(accuser, Fault.FALSE_ACCUSATION, "no fault found"))
+    return Audit(tuple(faults), faces)

@@ -1,0 +1,563 @@
+"""The joint shuffle: per-player secrets and a node's view of one shuffle.
+
+Scheme (SRA-style commutative encryption on P-256, see docs/security.md):
+
+* input: the points of the public cards, in ``spec.cards`` order;
+* phase 1, seats ``0..n-1`` in turn: encrypt every entry with one key ``a_j`` and permute;
+* phase 2, same order: remove ``a_j`` and put on one key per position ``b_{j,i}`` (one layer
+  with scalar ``b_{j,i} / a_j``); before phase 2 every player has published a hiding, binding
+  commitment to each ``b_{j,i}``;
+* position ``i`` then holds ``(prod_j b_{j,i}) * P_card``: whoever holds every ``b_{j,i}``
+  strips all layers with one multiplication by the inverse of their product.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable, Mapping, Sequence
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from ._group import (
+    ORDER,
+    InvalidPointError,
+    card_point,
+    card_table,
+    encrypt_all,
+    encrypt_each,
+    encrypt_one,
+    inverse,
+    is_point,
+    random_scalar,
+)
+from .errors import CryptoFormatError, CryptoStateError, Fault, Verdict, VerificationError
+from .messages import (
+    KEY_LEN,
+    SALT_LEN,
+    SHOW_ENTRY_LEN,
+    KeyCommitment,
+    KeyRelease,
+    SecretReveal,
+    ShowMessage,
+    ShuffleRecord,
+    ShuffleSpec,
+    ShuffleStep,
+)
+from .rng import Rng, SystemRng
+
+__all__ = ["ShuffleSecrets", "ShuffleView", "commitment_digest"]
+
+_COMMIT_DOMAIN = b"p2puno/v1/key-commitment\0"
+_SHOW_DOMAIN = b"p2puno/v1/show\0"
+_NONCE = bytes(12)  # every show uses a fresh ephemeral key, hence a fresh AEAD key
+
+
+def commitment_digest(shuffle_id: bytes, owner: int, position: int, key: int, salt: bytes) -> bytes:
+    """SHA-256 commitment to a per-position key: hiding (random 16-byte salt), binding."""
+    return hashlib.sha256(
+        _COMMIT_DOMAIN
+        + shuffle_id
+        + bytes([owner])
+        + position.to_bytes(2, "big")
+        + salt
+        + key.to_bytes(KEY_LEN, "big")
+    ).digest()
+
+
+def release_opens(commitment: KeyCommitment, release: KeyRelease) -> bool:
+    """Constant-time check that ``release`` opens ``commitment`` at its position."""
+    if release.position >= len(commitment.commitments) or release.owner != commitment.player:
+        return False
+    digest = commitment_digest(
+        release.shuffle_id, release.owner, release.position, release.key, release.salt
+    )
+    ok = hmac.compare_digest(digest, commitment.commitments[release.position])
+    return ok and release.shuffle_id == commitment.shuffle_id
+
+
+def _show_aead(shared: bytes, ephemeral: bytes, recipient_public: bytes, header: bytes) -> bytes:
+    info = _SHOW_DOMAIN + ephemeral + recipient_public + hashlib.sha256(header).digest()
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(shared)
+
+
+def decrypt_show(show: ShowMessage, x25519_private: bytes) -> list[tuple[int, bytes]] | None:
+    """``[(key, salt)]`` for ``show.positions``, or ``None`` if it does not decrypt."""
+    try:
+        priv = X25519PrivateKey.from_private_bytes(x25519_private)
+        shared = priv.exchange(X25519PublicKey.from_public_bytes(show.ephemeral))
+        own_public = priv.public_key().public_bytes_raw()
+        key = _show_aead(shared, show.ephemeral, own_public, show.header_bytes())
+        plain = ChaCha20Poly1305(key).decrypt(_NONCE, show.ciphertext, show.header_bytes())
+    except (InvalidTag, ValueError):
+        return None
+    out = []
+    for i in range(len(show.positions)):
+        entry = plain[i * SHOW_ENTRY_LEN : (i + 1) * SHOW_ENTRY_LEN]
+        k = int.from_bytes(entry[:KEY_LEN], "big")
+        if not 1 <= k < ORDER:
+            return None
+        out.append((k, entry[KEY_LEN:]))
+    return out
+
+
+def _permutation(rng: Rng, m: int) -> tuple[int, ...]:
+    perm = list(range(m))
+    for i in range(m - 1, 0, -1):  # Fisher-Yates
+        j = rng.randbelow(i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
+    return tuple(perm)
+
+
+class ShuffleSecrets:
+    """One player's secrets for one shuffle. Never printed, never in an exception message.
+
+    Make one with :meth:`generate` (fresh, from an injected RNG) or :meth:`from_reveal`
+    (resuming from the node's private store).
+    """
+
+    __slots__ = (
+        "_commitment",
+        "_k1",
+        "_keys",
+        "_perm",
+        "_player",
+        "_rng",
+        "_salts",
+        "_spec",
+        "_x25519",
+    )
+
+    def __init__(
+        self,
+        spec: ShuffleSpec,
+        player: int,
+        phase1_key: int,
+        permutation: Sequence[int],
+        keys: Sequence[int],
+        salts: Sequence[bytes],
+        x25519_private: bytes,
+        rng: Rng,
+    ) -> None:
+        reveal = SecretReveal(
+            spec.shuffle_id,
+            player,
+            phase1_key,
+            tuple(permutation),
+            tuple(keys),
+            tuple(salts),
+            x25519_private,
+        )  # validates every field
+        if player >= spec.players or len(reveal.keys) != spec.size:
+            raise CryptoFormatError("secrets do not fit the shuffle")
+        self._spec = spec
+        self._player = player
+        self._k1 = reveal.phase1_key
+        self._perm = reveal.permutation
+        self._keys = reveal.keys
+        self._salts = reveal.salts
+        self._rng = rng
+        self._x25519 = x25519_private
+        self._commitment = KeyCommitment(
+            spec.shuffle_id,
+            player,
+            X25519PrivateKey.from_private_bytes(x25519_private).public_key().public_bytes_raw(),
+            tuple(
+                commitment_digest(spec.shuffle_id, player, i, k, s)
+                for i, (k, s) in enumerate(zip(self._keys, self._salts, strict=True))
+            ),
+        )
+
+    @classmethod
+    def generate(cls, spec: ShuffleSpec, player: int, rng: Rng | None = None) -> ShuffleSecrets:
+        """Fresh secrets for seat ``player``; all randomness from ``rng`` (default: the OS)."""
+        rng = SystemRng() if rng is None else rng
+        m = spec.size
+        k1 = random_scalar(rng)
+        perm = _permutation(rng, m)
+        keys = []
+        salts = []
+        for _ in range(m):
+            keys.append(random_scalar(rng))
+            salts.append(rng.token_bytes(SALT_LEN))
+        x_priv = rng.token_bytes(32)
+        return cls(spec, player, k1, perm, keys, salts, x_priv, rng)
+
+    @classmethod
+    def from_reveal(
+        cls, spec: ShuffleSpec, reveal: SecretReveal, rng: Rng | None = None
+    ) -> ShuffleSecrets:
+        """Rebuild from the :class:`SecretReveal` form (e.g. the node's own secrets file)."""
+        if reveal.shuffle_id != spec.shuffle_id:
+            raise CryptoFormatError("reveal is for another shuffle")
+        return cls(
+            spec,
+            reveal.player,
+            reveal.phase1_key,
+            reveal.permutation,
+            reveal.keys,
+            reveal.salts,
+            reveal.x25519_private,
+            SystemRng() if rng is None else rng,
+        )
+
+    def __repr__(self) -> str:
+        return f"<ShuffleSecrets player={self._player} shuffle={self._spec.shuffle_id.hex()[:16]}>"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> str | tuple[object, ...]:
+        raise TypeError("ShuffleSecrets cannot be pickled; persist reveal() instead")
+
+    @property
+    def player(self) -> int:
+        return self._player
+
+    @property
+    def spec(self) -> ShuffleSpec:
+        return self._spec
+
+    def commitment(self) -> KeyCommitment:
+        """The public commitment message (publish before any phase-2 step)."""
+        return self._commitment
+
+    def _input(self, view: ShuffleView, phase: int) -> list[bytes]:
+        if view.spec != self._spec:
+            raise CryptoStateError("view is for another shuffle")
+        if view.next_step != (phase, self._player):
+            raise CryptoStateError(f"not player {self._player}'s phase-{phase} turn")
+        return list(view.deck)
+
+    def _blame_input(self, view: ShuffleView, err: InvalidPointError) -> VerificationError:
+        prev = view.steps[-1].player if view.steps else -1
+        detail = f"entry {err.index} of the last step is not a curve point"
+        return VerificationError(detail, Verdict(prev, Fault.MALFORMED_STEP, detail))
+
+    def phase1(self, view: ShuffleView) -> ShuffleStep:
+        """This player's phase-1 step: encrypt the current deck with one key, then permute.
+
+        Every input entry is validated as a point on the way (blamed on the previous author).
+        """
+        deck = self._input(view, 1)
+        try:
+            enc = encrypt_all(self._k1, deck)
+        except InvalidPointError as err:
+            raise self._blame_input(view, err) from None
+        return ShuffleStep(
+            self._spec.shuffle_id, self._player, 1, tuple(enc[j] for j in self._perm)
+        )
+
+    def phase2(self, view: ShuffleView) -> ShuffleStep:
+        """This player's phase-2 step: swap its phase-1 key for its per-position keys."""
+        deck = self._input(view, 2)
+        inv = inverse(self._k1)
+        try:
+            enc = encrypt_each([k * inv % ORDER for k in self._keys], deck)
+        except InvalidPointError as err:
+            raise self._blame_input(view, err) from None
+        return ShuffleStep(self._spec.shuffle_id, self._player, 2, tuple(enc))
+
+    def release(self, position: int) -> KeyRelease:
+        """The public release of this player's key for ``position`` (deal or reveal)."""
+        if not 0 <= position < self._spec.size:
+            raise CryptoStateError("position out of range")
+        return KeyRelease(
+            self._spec.shuffle_id,
+            self._player,
+            position,
+            self._keys[position],
+            self._salts[position],
+        )
+
+    def show(
+        self, recipient_public: bytes, recipient: int, positions: Iterable[int]
+    ) -> ShowMessage:
+        """Encrypt this player's keys for ``positions`` to ``recipient`` alone.
+
+        ``recipient_public`` is the X25519 key from the recipient's :class:`KeyCommitment`.
+        """
+        pos = tuple(sorted(set(positions)))
+        if not pos or pos[-1] >= self._spec.size or pos[0] < 0:
+            raise CryptoStateError("positions out of range")
+        if not 0 <= recipient < self._spec.players or recipient == self._player:
+            raise CryptoStateError("bad recipient")
+        eph_priv = X25519PrivateKey.from_private_bytes(self._rng.token_bytes(32))
+        eph = eph_priv.public_key().public_bytes_raw()
+        shared = eph_priv.exchange(X25519PublicKey.from_public_bytes(recipient_public))
+        placeholder = ShowMessage(
+            self._spec.shuffle_id,
+            self._player,
+            recipient,
+            pos,
+            eph,
+            bytes(SHOW_ENTRY_LEN * len(pos) + 16),
+        )
+        header = placeholder.header_bytes()
+        aead = ChaCha20Poly1305(_show_aead(shared, eph, recipient_public, header))
+        plain = b"".join(self._keys[p].to_bytes(KEY_LEN, "big") + self._salts[p] for p in pos)
+        return ShowMessage(
+            self._spec.shuffle_id,
+            self._player,
+            recipient,
+            pos,
+            eph,
+            aead.encrypt(_NONCE, plain, header),
+        )
+
+    def reveal(self) -> SecretReveal:
+        """Every secret of this shuffle, for the end of the round or a dispute."""
+        return SecretReveal(
+            self._spec.shuffle_id,
+            self._player,
+            self._k1,
+            self._perm,
+            self._keys,
+            self._salts,
+            self._x25519,
+        )
+
+    def _open_show(self, show: ShowMessage) -> list[tuple[int, bytes]] | None:
+        return decrypt_show(show, self._x25519)
+
+
+class ShuffleView:
+    """What one node knows of one shuffle; checks every message the moment it arrives.
+
+    Sans-IO: feed it the messages (its own included) in protocol order; it raises
+    :class:`VerificationError` when a check fails (with a ``verdict`` when the public messages
+    alone prove who is at fault, else ``None``: open a dispute and :func:`audit`) and
+    :class:`CryptoStateError` when used out of order. The session must make sure each message
+    was signed by the player it names (``player``/``owner``/``sender``).
+    """
+
+    def __init__(self, spec: ShuffleSpec) -> None:
+        self._spec = spec
+        self._table = card_table(spec.cards)
+        self._initial = tuple(card_point(c) for c in spec.cards)
+        self._commitments: dict[int, KeyCommitment] = {}
+        self._steps: list[ShuffleStep] = []
+        self._releases: dict[tuple[int, int], KeyRelease] = {}
+        self._shows: list[ShowMessage] = []
+        self._shown: dict[tuple[int, int], KeyRelease] = {}
+        self._faces: dict[int, int] = {}
+        self._where: dict[int, int] = {}
+
+    def __repr__(self) -> str:
+        return (
+            f"<ShuffleView shuffle={self._spec.shuffle_id.hex()[:16]} "
+            f"steps={len(self._steps)}/{2 * self._spec.players}>"
+        )
+
+    # -- state -----------------------------------------------------------------------------
+
+    @property
+    def spec(self) -> ShuffleSpec:
+        return self._spec
+
+    @property
+    def steps(self) -> tuple[ShuffleStep, ...]:
+        return tuple(self._steps)
+
+    @property
+    def deck(self) -> tuple[bytes, ...]:
+        """The current deck: the last step's output (the card points before any step)."""
+        return self._steps[-1].deck if self._steps else self._initial
+
+    @property
+    def next_step(self) -> tuple[int, int] | None:
+        """``(phase, player)`` of the step expected next, or ``None`` once shuffled."""
+        i, n = len(self._steps), self._spec.players
+        return None if i == 2 * n else (1 + i // n, i % n)
+
+    @property
+    def complete(self) -> bool:
+        return self.next_step is None
+
+    def commitment(self, player: int) -> KeyCommitment:
+        try:
+            return self._commitments[player]
+        except KeyError:
+            raise CryptoStateError(f"no commitment from player {player} yet") from None
+
+    def released(self, position: int) -> frozenset[int]:
+        """Owners whose key for ``position`` has been published."""
+        return frozenset(o for (p, o) in self._releases if p == position)
+
+    @property
+    def faces(self) -> Mapping[int, int]:
+        """Position -> card id, for every position this node has opened or seen revealed."""
+        return dict(self._faces)
+
+    def record(self) -> ShuffleRecord:
+        """The public transcript so far (what :func:`audit` verifies)."""
+        return ShuffleRecord(
+            self._spec,
+            tuple(self._commitments[p] for p in sorted(self._commitments)),
+            tuple(self._steps),
+            tuple(self._releases[k] for k in sorted(self._releases)),
+            tuple(self._shows),
+        )
+
+    # -- incoming messages -----------------------------------------------------------------
+
+    def _malformed(self, player: int, detail: str, fault: Fault = Fault.MALFORMED_MESSAGE) -> None:
+        raise VerificationError(detail, Verdict(player, fault, detail))
+
+    def add_commitment(self, c: KeyCommitment) -> None:
+        spec = self._spec
+        if c.shuffle_id != spec.shuffle_id or c.player >= spec.players:
+            self._malformed(c.player, f"commitment of player {c.player} does not fit the shuffle")
+        if len(c.commitments) != spec.size:
+            self._malformed(c.player, f"commitment of player {c.player} has the wrong size")
+        old = self._commitments.get(c.player)
+        if old is not None and old != c:
+            self._malformed(c.player, f"player {c.player} sent two different commitments")
+        self._commitments[c.player] = c
+
+    def add_step(self, step: ShuffleStep, *, check_points: bool = False) -> None:
+        """Structural checks of a step: its turn, its size, no duplicate entry.
+
+        Whether each entry is a curve point is checked by the next shuffler as it works (and for
+        the final deck when a position is opened); ``check_points=True`` checks it here too.
+        """
+        spec = self._spec
+        if step.shuffle_id != spec.shuffle_id:
+            self._malformed(step.player, f"step of player {step.player} is for another shuffle")
+        if self.next_step != (step.phase, step.player):
+            self._malformed(step.player, f"step of player {step.player} out of turn")
+        if step.phase == 2 and len(self._commitments) != spec.players:
+            raise CryptoStateError("phase 2 needs every player's commitment first")
+        if len(step.deck) != spec.size:
+            self._malformed(step.player, f"step of player {step.player} has the wrong size")
+        if len(set(step.deck)) != len(step.deck):
+            self._malformed(
+                step.player, f"step of player {step.player} repeats an entry", Fault.MALFORMED_STEP
+            )
+        if check_points:
+            for i, x in enumerate(step.deck):
+                if not is_point(x):
+                    self._malformed(
+                        step.player,
+                        f"entry {i} of player {step.player}'s step is not a curve point",
+                        Fault.MALFORMED_STEP,
+                    )
+        self._steps.append(step)
+
+    def add_release(self, release: KeyRelease) -> None:
+        """Accept a published key after checking it against its owner's commitment."""
+        if not self.complete:
+            raise CryptoStateError("keys are released only after the shuffle")
+        spec = self._spec
+        if release.shuffle_id != spec.shuffle_id or release.owner >= spec.players:
+            self._malformed(release.owner, f"key of player {release.owner} does not fit")
+        if release.position >= spec.size:
+            self._malformed(release.owner, f"key of player {release.owner}: bad position")
+        if not release_opens(self.commitment(release.owner), release):
+            detail = (
+                f"key of player {release.owner} for position {release.position} "
+                "does not open its commitment"
+            )
+            raise VerificationError(detail, Verdict(release.owner, Fault.KEY_COMMITMENT, detail))
+        self._releases[(release.position, release.owner)] = release
+
+    def add_show(self, show: ShowMessage) -> None:
+        """Record a show-to-one message (every node logs it; only the recipient can open it)."""
+        spec = self._spec
+        if (
+            show.shuffle_id != spec.shuffle_id
+            or max(show.sender, show.recipient) >= spec.players
+            or show.positions[-1] >= spec.size
+        ):
+            self._malformed(show.sender, f"show of player {show.sender} does not fit")
+        if show not in self._shows:
+            self._shows.append(show)
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def _key(self, position: int, owner: int, me: ShuffleSecrets | None) -> int:
+        if me is not None and owner == me.player:
+            return me._keys[position]
+        rel = self._releases.get((position, owner)) or self._shown.get((position, owner))
+        if rel is None:
+            raise CryptoStateError(f"key of player {owner} for position {position} not known")
+        return rel.key
+
+    def _open(self, position: int, me: ShuffleSecrets | None) -> int:
+        if not self.complete:
+            raise CryptoStateError("the shuffle is not complete")
+        if not 0 <= position < self._spec.size:
+            raise CryptoStateError("position out of range")
+        product = 1
+        for owner in range(self._spec.players):
+            product = product * self._key(position, owner, me) % ORDER
+        final = self._steps[-1]
+        try:
+            x = encrypt_one(inverse(product), final.deck[position])
+        except InvalidPointError:
+            detail = f"entry {position} of the final deck is not a curve point"
+            raise VerificationError(
+                detail, Verdict(final.player, Fault.MALFORMED_STEP, detail)
+            ) from None
+        card = self._table.get(x)
+        if card is None:
+            raise VerificationError(f"position {position} decrypts to no card")
+        other = self._where.get(card)
+        if other is not None and other != position:
+            raise VerificationError(f"position {position} repeats the card at position {other}")
+        self._faces[position] = card
+        self._where[card] = position
+        return card
+
+    def open(self, position: int, me: ShuffleSecrets) -> int:
+        """Privately open a position dealt to ``me``: every other key must have been released.
+
+        All layers come off at once, with the inverse of the product of the keys.
+        """
+        return self._open(position, me)
+
+    def reveal(self, position: int) -> int:
+        """Open a position revealed to all: every player's key must have been released."""
+        return self._open(position, None)
+
+    def open_show(self, show: ShowMessage, me: ShuffleSecrets) -> dict[int, int]:
+        """As the recipient, decrypt a show-to-one and check each key against its commitment.
+
+        Returns position -> card for every shown position whose other keys are known. The keys
+        stay with this node (see :meth:`shown_release`), never in the public record.
+        """
+        if show.recipient != me.player:
+            raise CryptoStateError("this show is for another player")
+        self.add_show(show)
+        entries = me._open_show(show)
+        if entries is None:
+            raise VerificationError(f"show from player {show.sender} does not decrypt")
+        commitment = self.commitment(show.sender)
+        got = []
+        for pos, (key, salt) in zip(show.positions, entries, strict=True):
+            rel = KeyRelease(self._spec.shuffle_id, show.sender, pos, key, salt)
+            if not release_opens(commitment, rel):
+                raise VerificationError(
+                    f"show from player {show.sender}: key for position {pos} "
+                    "does not open its commitment"
+                )
+            got.append(rel)
+        for rel in got:
+            self._shown[(rel.position, rel.owner)] = rel
+        cards = {}
+        for pos in show.positions:
+            try:
+                cards[pos] = self._open(pos, me)
+            except CryptoStateError:
+                continue
+        return cards
+
+    def shown_release(self, position: int, owner: int) -> KeyRelease:
+        """A key this node learned from a show-to-one, to publish later (e.g. Seven-O)."""
+        try:
+            return self._shown[(position, owner)]
+        except KeyError:
+            raise CryptoStateError("no such shown key") from None
