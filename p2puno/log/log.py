@@ -119,6 +119,10 @@ class Equivocation:
     first: bytes  # raw canonical bytes of the entry accepted first
     second: bytes  # raw canonical bytes of the conflicting entry
 
+    def slot_key(self) -> tuple[int, int, Role]:
+        """The (seq, author, role) slot both entries claim."""
+        return (self.seq, self.author, self.role)
+
     def to_obj(self) -> dict[str, JSONValue]:
         return {
             "author": self.author,

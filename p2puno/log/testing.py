@@ -13,11 +13,11 @@ from p2puno.log.identity import Identity
 from p2puno.log.log import Log, make_genesis
 from p2puno.wire import JSONValue
 
-__all__ = ["TestGame", "build_game"]
+__all__ = ["SampleGame", "build_game"]
 
 
 @dataclass
-class TestGame:
+class SampleGame:
     identities: list[Identity]
     log: Log
     entries: list[bytes] = field(default_factory=list)  # in acceptance order
@@ -37,12 +37,12 @@ class TestGame:
 
 def build_game(
     players: int, steps: int = 0, *, seed: bytes = b"p2puno test", host: int = 0
-) -> TestGame:
+) -> SampleGame:
     """Genesis by ``host``, every accept, then ``steps`` steps proposed in seat order."""
     ids = [Identity.from_test_seed(seed + b"/seat/" + str(i).encode()) for i in range(players)]
     roster = [ident.player(f"player{i}") for i, ident in enumerate(ids)]
     nonce = hashlib.sha256(b"test nonce\x00" + seed).digest()
-    game = TestGame(ids, Log())
+    game = SampleGame(ids, Log())
     game.add(make_genesis(ids[host], host, roster, {"rules": "test"}, nonce))
     for seat, ident in enumerate(ids):
         if seat != host:

@@ -1,0 +1,349 @@
+"""The log: roster, step rules, signatures, equivocation, blame, and no state change on error."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from p2puno.log import (
+    GAME_ID_DOMAIN,
+    Entry,
+    Equivocation,
+    Genesis,
+    Identity,
+    Log,
+    LogError,
+    Reason,
+    Role,
+    Status,
+    entry_hash,
+    make_genesis,
+    sign_entry,
+)
+from p2puno.log.testing import SampleGame, build_game
+from p2puno.wire import JSONValue, decode, encode
+
+
+def _state(log: Log) -> tuple[object, ...]:
+    return (
+        list(log),
+        log.head,
+        len(log.evidence),
+        log.game_id,
+        [log.responses(s) for s in range(log.head + 1)],
+    )
+
+
+def _reject(log: Log, raw: bytes, reason: Reason, author: int | None, **kw: int) -> LogError:
+    before = _state(log)
+    with pytest.raises(LogError) as e:
+        log.add(raw, **kw)  # type: ignore[arg-type]
+    assert e.value.reason is reason, e.value
+    assert e.value.author == author, e.value
+    if reason is not Reason.EQUIVOCATION:
+        assert _state(log) == before
+    return e.value
+
+
+def _resign(ident: Identity, obj: dict[str, JSONValue]) -> bytes:
+    entry = Entry.from_obj(obj)
+    return sign_entry(
+        ident,
+        game=entry.game,
+        seq=entry.seq,
+        author=entry.author,
+        role=entry.role,
+        kind=entry.kind,
+        prev=entry.prev,
+        body=entry.body,
+    )
+
+
+@pytest.fixture
+def game() -> SampleGame:
+    return build_game(3, 2)
+
+
+def test_build_and_query(game: SampleGame) -> None:
+    log = game.log
+    assert log.head == 2 and len(log) == 3 * 3
+    assert [p.name for p in log.players] == ["player0", "player1", "player2"]
+    assert log.step_complete(2) and log.missing_responders(2) == []
+    h, p = log.proposal(1) or (b"", None)
+    assert p is not None and p.kind == "play" and p.author == 1 and h == entry_hash(log.raw(h))
+    assert sorted(log.responses(1)) == [0, 2]
+    assert log.genesis is not None and log.game_id == log.genesis.game_id
+
+
+def test_signing_bytes_fast_path_matches_reencoding(game: SampleGame) -> None:
+    from p2puno.log.log import _signing_bytes
+
+    for raw in game.entries:
+        e = Entry.from_obj(decode(raw))
+        assert _signing_bytes(raw, e) == e.signing_bytes()
+        assert e.encode() == raw
+
+
+def test_duplicate_is_harmless(game: SampleGame) -> None:
+    before = _state(game.log)
+    assert game.log.add(game.entries[4]).status is Status.DUPLICATE
+    assert _state(game.log) == before
+
+
+def test_missing_parents_reported_not_stored() -> None:
+    full = build_game(3, 2)
+    fresh = Log()
+    # Nothing before the genesis can be checked: ask for the parents.
+    r = fresh.add(full.entries[3])
+    assert r.status is Status.MISSING_PARENTS and r.missing
+    for raw in full.entries[:3]:
+        fresh.add(raw)
+    r = fresh.add(full.entries[6])  # step 2 proposal before all of step 1
+    assert r.status is Status.MISSING_PARENTS and len(r.missing) == 3
+    assert fresh.head == 0
+    for raw in full.entries[3:]:
+        assert fresh.add(raw).status is Status.ADDED
+    assert list(fresh) == list(full.log)
+
+
+def test_forged_signature(game: SampleGame) -> None:
+    obj = decode(game.entries[-1])
+    assert isinstance(obj, dict)
+    obj["body"] = {"cheat": True}
+    # Signed by someone else's key while claiming seat 2's authorship.
+    raw = _resign(game.identities[0], obj)
+    log = build_game(3, 2).log
+    _reject(log, raw, Reason.BAD_SIGNATURE, None)  # not attributable: nobody blamed
+
+
+def test_reused_signature_from_another_entry(game: SampleGame) -> None:
+    victim = decode(game.entries[-1])
+    donor = decode(game.entries[-2])
+    assert isinstance(victim, dict) and isinstance(donor, dict)
+    victim["sig"] = donor["sig"]
+    log = build_game(3, 2).log
+    log_entries_before = len(log)
+    _reject(log, encode(victim), Reason.BAD_SIGNATURE, None)
+    assert len(log) == log_entries_before
+
+
+def test_tampered_body_breaks_signature(game: SampleGame) -> None:
+    obj = decode(game.entries[-1])
+    assert isinstance(obj, dict)
+    obj["body"] = {"n": 99}
+    _reject(build_game(3, 2).log, encode(obj), Reason.BAD_SIGNATURE, None)
+
+
+def test_malleated_signature_rejected(game: SampleGame) -> None:
+    # S + L is the classic Ed25519 malleation: strict verifiers must refuse it.
+    order = 2**252 + 27742317777372353535851937790883648493
+    obj = decode(game.entries[-1])
+    assert isinstance(obj, dict) and isinstance(obj["sig"], str)
+    sig = bytes.fromhex(obj["sig"])
+    s = int.from_bytes(sig[32:], "little") + order
+    obj["sig"] = (sig[:32] + s.to_bytes(32, "little")).hex()
+    _reject(build_game(3, 2).log, encode(obj), Reason.BAD_SIGNATURE, None)
+
+
+def test_equivocation_is_detected_kept_and_verifiable(game: SampleGame) -> None:
+    log = game.log
+    seat = 1
+    twin = sign_entry(
+        game.identities[seat],
+        game=log.game_id or b"",
+        seq=2,
+        author=seat,
+        role=Role.RESPONSE,
+        kind="ack",
+        prev=[log.proposal(2)[0]],  # type: ignore[index]
+        body={"different": True},
+    )
+    err = _reject(log, twin, Reason.EQUIVOCATION, seat)
+    assert isinstance(err.evidence, Equivocation)
+    assert log.evidence == (err.evidence,)
+    ev = err.evidence
+    assert ev.author == seat and ev.seq == 2 and ev.role is Role.RESPONSE
+    ev.verify(log.players[seat].sign_pk, log.game_id or b"")
+    # Offline, the evidence fails against anyone else's key.
+    with pytest.raises(LogError):
+        ev.verify(log.players[0].sign_pk, log.game_id or b"")
+    # The chain is unchanged, and the twin is now a known duplicate.
+    orig = next(r for r in game.entries if Entry.from_obj(decode(r)).slot == ev.slot_key())
+    assert log.responses(2)[seat][0] == entry_hash(orig) and ev.first == orig
+    assert log.add(twin).status is Status.DUPLICATE
+    # An entry built on the equivocated twin is a fork, not blamed on its author.
+    fork = sign_entry(
+        game.identities[0],
+        game=log.game_id or b"",
+        seq=3,
+        author=0,
+        role=Role.PROPOSAL,
+        kind="play",
+        prev=[log.proposal(2)[0], log.responses(2)[0][0], entry_hash(twin)],  # type: ignore[index]
+        body={},
+    )
+    _reject(log, fork, Reason.FORK, None)
+
+
+def test_proposal_equivocation(game: SampleGame) -> None:
+    log = game.log
+    _, p2 = log.proposal(2)  # type: ignore[misc]
+    twin = sign_entry(
+        game.identities[p2.author],
+        game=p2.game,
+        seq=2,
+        author=p2.author,
+        role=Role.PROPOSAL,
+        kind="play",
+        prev=p2.prev,
+        body={"n": "other"},
+    )
+    _reject(log, twin, Reason.EQUIVOCATION, p2.author)
+
+
+def test_wrong_game_and_version(game: SampleGame) -> None:
+    other = build_game(3, 2, seed=b"another game")
+    _reject(game.log, other.entries[-1], Reason.WRONG_GAME, None)
+    obj = decode(game.entries[-1])
+    assert isinstance(obj, dict)
+    obj["v"] = 2
+    _reject(game.log, encode(obj), Reason.BAD_VERSION, None)
+
+
+def test_broken_chain(game: SampleGame) -> None:
+    log = game.log
+    ids = game.identities
+    gid = log.game_id or b""
+    prev = log.next_prev()
+    # Proposal naming responses in the wrong order.
+    bad = [prev[0], prev[2], prev[1]]
+    raw = sign_entry(
+        ids[0], game=gid, seq=3, author=0, role=Role.PROPOSAL, kind="play", prev=bad, body={}
+    )
+    _reject(log, raw, Reason.BAD_PREV, 0)
+    # Proposal skipping a response.
+    raw = sign_entry(
+        ids[0], game=gid, seq=3, author=0, role=Role.PROPOSAL, kind="play", prev=prev[:2], body={}
+    )
+    _reject(log, raw, Reason.BAD_PREV, 0)
+    # Proposal at the wrong seq (prev fine, seq skips ahead).
+    raw = sign_entry(
+        ids[0], game=gid, seq=4, author=0, role=Role.PROPOSAL, kind="play", prev=prev, body={}
+    )
+    _reject(log, raw, Reason.BAD_PREV, 0)
+    # Response pointing at an older proposal.
+    old = log.proposal(1)[0]  # type: ignore[index]
+    raw = sign_entry(
+        ids[0], game=gid, seq=2, author=0, role=Role.RESPONSE, kind="ack", prev=[old], body={}
+    )
+    _reject(log, raw, Reason.EQUIVOCATION, 0)  # slot (2, 0, response) is taken: still blamed
+    # A proposer answering its own proposal.
+    log.add(log.propose(ids[0], 0, "play", {}))
+    raw = log.respond(ids[0], 0, "ack", {})
+    _reject(log, raw, Reason.BAD_SLOT, 0)
+    # A second proposal for the same seq by another seat.
+    raw = sign_entry(
+        ids[1], game=gid, seq=3, author=1, role=Role.PROPOSAL, kind="play", prev=prev, body={}
+    )
+    _reject(log, raw, Reason.BAD_SLOT, 1)
+
+
+def test_expected_proposer_hook(game: SampleGame) -> None:
+    raw = game.log.propose(game.identities[2], 2, "play", {})
+    _reject(game.log, raw, Reason.WRONG_PROPOSER, 2, expected_proposer=1)
+    assert game.log.add(raw, expected_proposer=2).status is Status.ADDED
+
+
+def test_reserved_kinds(game: SampleGame) -> None:
+    with pytest.raises(LogError) as e:
+        game.log.add(game.log.propose(game.identities[0], 0, "genesis", {}))
+    assert e.value.reason is Reason.BAD_SLOT and e.value.author == 0
+    game.log.add(game.log.propose(game.identities[0], 0, "play", {}))
+    _reject(game.log, game.log.respond(game.identities[1], 1, "accept", {}), Reason.BAD_SLOT, 1)
+
+
+def test_unknown_author() -> None:
+    g = build_game(2, 1)
+    outsider = Identity.from_test_seed(b"outsider")
+    raw = sign_entry(
+        outsider,
+        game=g.log.game_id or b"",
+        seq=2,
+        author=5,
+        role=Role.PROPOSAL,
+        kind="play",
+        prev=g.log.next_prev(),
+        body={},
+    )
+    _reject(g.log, raw, Reason.UNKNOWN_AUTHOR, None)
+
+
+def test_genesis_rules() -> None:
+    ids = [Identity.from_test_seed(bytes([i])) for i in range(3)]
+    roster = [ident.player(f"p{i}") for i, ident in enumerate(ids)]
+    good = make_genesis(ids[1], 1, roster, {}, b"\x01" * 32)
+    log = Log()
+    assert log.add(good).status is Status.ADDED
+    assert (
+        log.genesis is not None
+        and log.genesis.game_id
+        == Genesis.from_obj(
+            decode(good)["body"]  # type: ignore[index, call-overload]
+        ).game_id
+    )
+    # Pinned game id: another game's genesis is refused.
+    other = make_genesis(ids[1], 1, roster, {}, b"\x02" * 32)
+    _reject(Log(game_id=log.game_id), other, Reason.WRONG_GAME, None)
+    # Game id not derived from the body.
+    obj = decode(good)
+    assert isinstance(obj, dict) and isinstance(obj["body"], dict)
+    obj2 = copy.deepcopy(obj)
+    obj2["game"] = "00" * 32
+    _reject(Log(), _resign(ids[1], obj2), Reason.BAD_GENESIS, None)
+
+    # Roster problems, with the game id honestly derived from the bad body.
+    def one_player(b: dict[str, Any]) -> None:
+        del b["players"][1:]
+
+    mutations: list[Callable[[dict[str, Any]], None]] = [
+        one_player,
+        lambda b: b["players"].append(b["players"][0]),  # a key twice
+        lambda b: b.update(nonce="00"),
+        lambda b: b.update(extra=1),
+        lambda b: b["players"][0].update(name=""),
+        lambda b: b["players"][0].update(sign="AB" * 32),
+        lambda b: b.update(options=[]),
+    ]
+    for mutate in mutations:
+        o = copy.deepcopy(obj)
+        mutate(o["body"])  # type: ignore[arg-type]
+        o["game"] = hashlib.sha256(GAME_ID_DOMAIN + encode(o["body"])).hexdigest()
+        _reject(Log(), _resign(ids[1], o), Reason.BAD_GENESIS, None)
+
+
+def test_step0_requires_every_accept() -> None:
+    g = build_game(3, 0)
+    log = Log()
+    log.add(g.entries[0])
+    log.add(g.entries[1])
+    assert not log.step_complete(0) and log.missing_responders(0) == [2]
+    with pytest.raises(ValueError):
+        log.propose(g.identities[1], 1, "play", {})
+
+
+def test_identity_never_shows_secrets(tmp_path: object) -> None:
+    ident = Identity.from_test_seed(b"secret")
+    secrets = ident.export_secrets()
+    for text in (repr(ident), str(ident), f"{ident}", repr([ident])):
+        for hx in secrets.values():
+            assert hx not in text
+    with pytest.raises(TypeError):
+        import pickle
+
+        pickle.dumps(ident)
+    sig = ident.sign(b"m")
+    ident.player("x").verifier().verify(sig, b"m")
