@@ -300,7 +300,9 @@ class Log:
         if not isinstance(data, bytes):
             raise LogError(Reason.ENCODING, "entry must be bytes")
         if len(data) > self._max_size:
-            raise LogError(Reason.ENCODING, f"{len(data)} bytes is over the entry cap")
+            raise LogError(
+                Reason.ENCODING, f"{len(data)} bytes is over the entry cap", detail="size"
+            )
         try:
             obj = decode(data, max_size=self._max_size)
         except EncodingError as e:
