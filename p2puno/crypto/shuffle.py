@@ -54,6 +54,7 @@ __all__ = ["ShuffleSecrets", "ShuffleView", "commitment_digest"]
 
 _COMMIT_DOMAIN = b"p2puno/v1/key-commitment\0"
 _SHOW_DOMAIN = b"p2puno/v1/show\0"
+_WIDE = 48  # bytes drawn per per-position key (384 bits for a 256-bit order)
 _NONCE = bytes(12)  # every show uses a fresh ephemeral key, hence a fresh AEAD key
 
 
@@ -179,11 +180,15 @@ class ShuffleSecrets:
         m = spec.size
         k1 = random_scalar(rng)
         perm = _permutation(rng, m)
+        # One draw for all per-position keys and salts: each key is 1 + (a 384-bit number mod
+        # ORDER - 1), a bias below 2**-128; far fewer calls into the RNG than m randbelow.
+        blob = rng.token_bytes(m * (_WIDE + SALT_LEN))
         keys = []
         salts = []
-        for _ in range(m):
-            keys.append(random_scalar(rng))
-            salts.append(rng.token_bytes(SALT_LEN))
+        for i in range(m):
+            at = i * (_WIDE + SALT_LEN)
+            keys.append(1 + int.from_bytes(blob[at : at + _WIDE], "big") % (ORDER - 1))
+            salts.append(blob[at + _WIDE : at + _WIDE + SALT_LEN])
         x_priv = rng.token_bytes(32)
         return cls(spec, player, k1, perm, keys, salts, x_priv, rng)
 

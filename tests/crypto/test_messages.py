@@ -89,7 +89,7 @@ def test_transcript_is_reproducible_byte_for_byte() -> None:
     assert DeterministicRng(b"vector").token_bytes(8).hex() == "bb7fbf129eb496bc"
     assert (
         hashlib.sha256(a).hexdigest()
-        == "909b916f144a763373510fa6c39d2f760789d05583d8cae762f32309f821fff9"
+        == "4a797b6422774932c4b7e744649ef8aa469b9607fcf4b0da6a938e7bc4d85e68"
     )
 
 
