@@ -1,0 +1,280 @@
+"""Rounds/s and actions/s of p2puno's rules engine, next to RLCard's UNO, in one run.
+
+Run it through ``scripts/bench_engine`` (which makes ./.venv-bench with rlcard); ``--help``
+lists the options. What is measured is printed with the table and written up in
+docs/benchmarks.md ("Engine vs RLCard").
+
+The p2puno policy mirrors what RLCard's random play can do, so that rounds are comparable:
+
+- on turn: a random playable card if there is one (a Wild names a random color, a Seven-O 7 a
+  random seat, UNO always called with the next-to-last card), else draw;
+- after drawing: play the drawn card if it is playable, else keep it;
+- under a pending Draw Two / Wild Draw Four: take it, or challenge a Wild Draw Four at 50%
+  (no stacking); a verdict is the truthful one (the only one the engine offers here);
+- a Wild turned up at the start: a random color;
+- reactions, polled for every seat while the window after a play is open: call UNO and
+  catch when offered; never jump in.
+
+Every ``Game.apply`` call counts as an action; ``round-over`` events count rounds; games to
+500 are played one after another until the time is up. Shuffles (the engine takes its deck
+orders from outside) use ``random.Random(seed)`` and are timed too, like RLCard's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import os
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_rlcard
+from bench_rlcard import Result
+
+from p2puno.engine import Game, Kind, Options, Phase
+from p2puno.engine.cards import DECK_SIZE
+
+PLAY, DRAW, KEEP, TAKE = Kind.PLAY, Kind.DRAW, Kind.KEEP, Kind.TAKE
+CHALLENGE, UNO, CATCH = Kind.CHALLENGE, Kind.UNO, Kind.CATCH
+TURN, DRAWN, PENALTY, GAME_OVER = Phase.TURN, Phase.DRAWN, Phase.PENALTY, Phase.GAME_OVER
+
+POLICY = (
+    "p2puno policy: on turn a random playable card (Wild: random color; 7 under Seven-O: random "
+    "seat; UNO always called with it), else draw; after a draw play the drawn card if playable, "
+    "else keep; a pending +2/+4 is taken (a +4 challenged at 50%), no stacking; verdicts are "
+    "truthful; reactions: call UNO and catch when offered, never jump in."
+)
+
+
+def _pick_play(acts: list, rng: random.Random):  # type: ignore[no-untyped-def]
+    """A random card among the plays, then a random variant of it, with UNO when offered.
+
+    ``turn_actions`` lists each card's variants (colors, seats, UNO) one after another.
+    """
+    groups: list[list] = []  # type: ignore[type-arg]
+    last = -2
+    for a in acts:
+        if a.kind is not PLAY:
+            continue
+        if a.slot != last:
+            last = a.slot
+            groups.append([a])
+        else:
+            groups[-1].append(a)
+    if not groups:
+        return None
+    variants = groups[0] if len(groups) == 1 else rng.choice(groups)
+    if len(variants) == 1:
+        return variants[0]
+    with_uno = [a for a in variants if a.uno]
+    if with_uno:
+        variants = with_uno
+    return variants[0] if len(variants) == 1 else rng.choice(variants)
+
+
+def _first(acts: list, kind: Kind):  # type: ignore[no-untyped-def]
+    for a in acts:
+        if a.kind is kind:
+            return a
+    return None
+
+
+def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: int = 0) -> Result:
+    opts = Options(players=players, progressive=full, seven_o=full, jump_in=full)
+    rng = random.Random(seed)
+    shuffle, rand = rng.shuffle, rng.random
+    perf = time.perf_counter
+    rounds = actions = games = 0
+    seats = range(players)
+    deck = list(range(DECK_SIZE))
+    t0 = perf()
+    done = False
+    while not done:
+        g = Game(opts)
+        games += 1
+        while g.phase is not GAME_OVER:
+            need = g.need
+            if need is not None:
+                cards = deck[:] if not need.sources else [g.faces[s] for s in need.sources]
+                shuffle(cards)
+                events = g.shuffle(cards)
+            else:
+                seat = g.turn
+                acts = g.turn_actions(seat)
+                phase = g.phase
+                if phase is TURN or phase is DRAWN:
+                    a = _pick_play(acts, rng)
+                    if a is None:  # only draw (TURN) or keep (DRAWN) is left
+                        a = acts[-1]
+                elif phase is PENALTY:  # take, or challenge a +4 at 50%; never stack
+                    a = _first(acts, TAKE)
+                    if len(acts) > 1 and rand() < 0.5:
+                        a = _first(acts, CHALLENGE) or a
+                else:  # START_COLOR (4 colors) or VERDICT (the truthful one only)
+                    a = rng.choice(acts) if len(acts) > 1 else acts[0]
+                events = g.apply(a)
+                actions += 1
+                # Reactions exist only while the window after a play is open.
+                while g.window and g.need is None:
+                    r = None
+                    for s in seats:
+                        for x in g.reactions(s):
+                            if x.kind is UNO or x.kind is CATCH:
+                                r = x
+                                break
+                        if r is not None:
+                            break
+                    if r is None:
+                        break
+                    events += g.apply(r)
+                    actions += 1
+            for e in events:
+                if e.kind == "round-over":
+                    rounds += 1
+                    done = rounds >= max_rounds if max_rounds else perf() - t0 >= seconds
+            if done:
+                break
+    elapsed = perf() - t0
+    return Result(rounds, actions, elapsed, 0, players)
+
+
+def _measure(fn: Callable[[], Result]) -> Result:
+    gc.collect()
+    c0 = time.process_time()
+    r = fn()
+    r.cpu = time.process_time() - c0  # cpu% well under 100: the machine was busy, rerun
+    return r
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=5.0, help="time per configuration (5)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of every generator (1)")
+    ap.add_argument("--rounds", type=int, default=0, help="a fixed number of rounds instead")
+    ap.add_argument("--only", choices=["p2puno", "rlcard"], help="measure one side only")
+    ap.add_argument(
+        "--profile", action="store_true", help="then profile p2puno full rules 4p (pyinstrument)"
+    )
+    ap.add_argument("--profile-seconds", type=float, default=10.0)
+    args = ap.parse_args()
+    secs, seed, nr = args.seconds, args.seed, args.rounds
+
+    import numpy
+    import rlcard
+
+    print(
+        f"date {datetime.date.today()}  nproc {os.cpu_count()}"
+        f"  python {platform.python_version()}  rlcard {rlcard.__version__}"
+        f"  numpy {numpy.__version__}"
+    )
+    print(
+        f"each configuration: {f'{nr} rounds' if nr else f'{secs:.1f} s'}, seed {seed}, "
+        "time.perf_counter, one process, one after another"
+    )
+    print(POLICY)
+    print(
+        "RLCard core: UnoGame(num_players=N), init_game..is_over = 1 round, uniform random "
+        "legal action per step (from the returned state). RLCard env.run: rlcard.make('uno') "
+        "+ RandomAgent x2 (uniform among legal actions, as RLCard's own examples), always 2p."
+    )
+    print()
+
+    # warm-up (imports, caches): a few rounds each, not counted
+    if args.only != "rlcard":
+        run_p2puno(4, True, 0, seed, max_rounds=20)
+    if args.only != "p2puno":
+        bench_rlcard.run_core(4, 0, seed, max_rounds=20)
+
+    rows: list[tuple[str, int, Result]] = []
+    if args.only != "rlcard":
+        for full in (True, False):
+            for n in (2, 4):
+                name = "p2puno full rules" if full else "p2puno official rules"
+                r = _measure(lambda n=n, full=full: run_p2puno(n, full, secs, seed, nr))
+                rows.append((name, n, r))
+                _row(name, n, r, header=len(rows) == 1)
+    if args.only != "p2puno":
+        for n in (2, 4):
+            r = _measure(lambda n=n: bench_rlcard.run_core(n, secs, seed, nr))
+            rows.append(("RLCard UnoGame core", n, r))
+            _row("RLCard UnoGame core", n, r, header=len(rows) == 1)
+        r = _measure(lambda: bench_rlcard.run_env(secs, seed, nr))
+        rows.append(("RLCard env.run", r.seats_seen, r))
+        _row("RLCard env.run", r.seats_seen, r, header=len(rows) == 1)
+
+    print(
+        "cpu% = process CPU time / wall time: well under 100 means the machine was busy "
+        "(it is shared); rerun."
+    )
+    rate = {(name, n): r.rounds / r.seconds for name, n, r in rows}
+    cpu_rate = {(name, n): r.rounds / max(r.cpu, 1e-9) for name, n, r in rows}
+    for name, n, r in rows:
+        if r.aborted:
+            print(f"note: {name} {n}p: {r.aborted} rounds raised inside RLCard (not counted)")
+        if name == "RLCard UnoGame core" and r.seats_seen != n:
+            print(f"note: RLCard core at {n}p: only {r.seats_seen} seats ever acted")
+    if ("RLCard UnoGame core", 4) in rate:
+        print(
+            "RLCard UnoGame(num_players=4) does deal 4 hands and rotate turns over 4 seats in "
+            "rlcard 1.2.0 (checked above); only get_payoffs() assumes 2 players."
+        )
+    if args.only is None:
+        print()
+        print("ratio p2puno / RLCard UnoGame core, rounds/s (target >= 2.00x):")
+        for name in ("p2puno full rules", "p2puno official rules"):
+            parts = []
+            for n in (2, 4):
+                x = rate[(name, n)] / rate[("RLCard UnoGame core", n)]
+                y = cpu_rate[(name, n)] / cpu_rate[("RLCard UnoGame core", n)]
+                verdict = "met" if x >= 2 else "NOT met"
+                parts.append(f"{n}p {x:5.2f}x {verdict:<7} (per CPU-second {y:4.2f}x)")
+            print(f"  {name:<22} " + "   ".join(parts))
+        env2 = rate[("RLCard env.run", 2)]
+        print(
+            "ratio p2puno / RLCard env.run (2p), rounds/s: "
+            f"full {rate[('p2puno full rules', 2)] / env2:.2f}x, "
+            f"official {rate[('p2puno official rules', 2)] / env2:.2f}x"
+        )
+
+    if args.profile:
+        _profile(args.profile_seconds, seed)
+
+
+def _row(name: str, n: int, r: Result, header: bool) -> None:
+    if header:
+        print(
+            f"{'configuration':<24}{'players':>8}{'rounds':>9}{'actions':>10}{'seconds':>9}"
+            f"{'rounds/s':>11}{'actions/s':>12}{'actions/round':>15}{'cpu%':>6}"
+        )
+    print(
+        f"{name:<24}{n:>8}{r.rounds:>9}{r.actions:>10}{r.seconds:>9.2f}"
+        f"{r.rounds / r.seconds:>11.1f}{r.actions / r.seconds:>12.0f}"
+        f"{r.actions / max(r.rounds, 1):>15.1f}{100 * r.cpu / r.seconds:>6.0f}",
+        flush=True,
+    )
+
+
+def _profile(seconds: float, seed: int) -> None:
+    from pyinstrument import Profiler
+
+    print()
+    print(
+        f"profile: p2puno full rules, 4 players, {seconds:.0f} s (pyinstrument; the bench's "
+        "own policy code is in the picture too)"
+    )
+    prof = Profiler(interval=0.0005)
+    prof.start()
+    run_p2puno(4, True, seconds, seed)
+    prof.stop()
+    print(prof.output_text(unicode=False, color=False, show_all=False))
+
+
+if __name__ == "__main__":
+    main()
