@@ -750,11 +750,11 @@ class Game:
         return events
 
     def _verdict(self, seat: int, guilty: bool, events: list[Event]) -> list[Event]:
-        truth = self._wd4_illegal()
-        if truth is None:
-            self.claims.append(
-                Claim(seat, "verdict", self.offender, guilty, self.wd4_hand, self.wd4_color)
-            )
+        # Every verdict is recorded, checked or not, so the public state is the same on every
+        # node whatever it could see; the audit re-checks them all with full information.
+        self.claims.append(
+            Claim(seat, "verdict", self.offender, guilty, self.wd4_hand, self.wd4_color)
+        )
         n = self.pending
         self.pending, self.pending_rank = 0, -1
         self.phase = Phase.TURN
@@ -957,6 +957,18 @@ class Game:
         # Decision: the deal passes to the left.
         self.dealer = (self.dealer + 1) % n
         return self._next_round(events)
+
+    # ------------------------------------------------------------------ who may see what
+    def visible_to(self, seat: int) -> list[int]:
+        """The slots whose cards ``seat`` is entitled to see now: its own hand, the discard
+        pile, the draw for dealer, the challenged hand while it gives its verdict, and every
+        hand once the round is over. A node's crypto layer opens exactly these for it."""
+        slots = [*self.hands[seat], *self.discard, *self.dd_slots]
+        if self.phase is Phase.VERDICT and seat == self.turn:
+            slots.extend(self.wd4_hand)
+        if self.need is not None and self.need.kind == "reveal":
+            slots.extend(self.need.slots)
+        return slots
 
     # ------------------------------------------------------------------ public state
     def public_state(self) -> dict[str, Any]:
