@@ -22,8 +22,8 @@ actor's claim, checked against the card once it is revealed. ``parse_action(str(
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from p2puno.engine.cards import (
     COLORS,
@@ -56,12 +56,12 @@ _BARE.update({Kind.GUILTY.value: Kind.GUILTY, Kind.INNOCENT.value: Kind.INNOCENT
 MAX_SEATS = 10
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(NamedTuple):
     """One player's action. Build with the helpers below or :func:`parse_action`.
 
     ``color``/``rank`` are the face claimed for a played card; ``choose`` the color named for
     a Wild (or by ``color``); ``target`` the seat swapped with (Seven-O) or caught.
+    A NamedTuple: immutable, hashable, and cheap to build in the engine's hot paths.
     """
 
     seat: int
@@ -105,8 +105,12 @@ def play(
     return Action(seat, Kind.JUMP if jump else Kind.PLAY, slot, color, rank, choose, target, uno)
 
 
+_SIMPLE = {(seat, kind): Action(seat, kind) for seat in range(MAX_SEATS) for kind in Kind}
+
+
 def simple(seat: int, kind: Kind) -> Action:
-    return Action(seat, kind)
+    """An action with no card (draw, keep, take, challenge, a verdict, uno): built once."""
+    return _SIMPLE.get((seat, kind)) or Action(seat, kind)
 
 
 def catch(seat: int, target: int) -> Action:

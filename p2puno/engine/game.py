@@ -29,9 +29,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
-from p2puno.engine.actions import Action, Kind, choose_color, play, simple
+from p2puno.engine.actions import Action, Kind, choose_color, simple
 from p2puno.engine.actions import catch as catch_action
 from p2puno.engine.cards import (
     CARD_COLOR,
@@ -54,6 +54,7 @@ from p2puno.engine.cards import (
 from p2puno.engine.options import Options
 
 UNKNOWN = UNKNOWN_CARD
+_new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths)
 HAND_SIZE = 7  # 002 · Setup 2: "deals each player 7 cards"
 
 
@@ -97,8 +98,7 @@ class Need:
     slots: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """Something that happened, for the UI, the log viewer and the statistics.
 
     ``kind`` names it; ``seat`` is the main player concerned (-1 if none); ``card`` a card id
@@ -473,20 +473,22 @@ class Game:
     def reactions(self, seat: int) -> list[Action]:
         """The out-of-turn part of :meth:`legal_actions`: call UNO, catch, jump in."""
         acts: list[Action] = []
-        if not self.window or self.need is not None or not 0 <= seat < self.players:
+        if not self.window or self.need is not None or not 0 <= seat < self.options.players:
             return acts
-        if seat in self.vulnerable:
-            acts.append(simple(seat, Kind.UNO))
-        for t in sorted(self.vulnerable):
-            if t != seat:
-                acts.append(catch_action(seat, t))
+        vulnerable = self.vulnerable
+        if vulnerable:
+            if seat in vulnerable:
+                acts.append(simple(seat, Kind.UNO))
+            for t in sorted(vulnerable):
+                if t != seat:
+                    acts.append(catch_action(seat, t))
         if self.options.jump_in and self.top_played:
             faces = self.faces
-            top_face = CARD_FACE[self.top]
+            top_face = CARD_FACE[faces[self.discard[-1]]]
             for slot in self.hands[seat]:
                 c = faces[slot]
                 if c >= 0 and CARD_FACE[c] == top_face:
-                    self._play_variants(acts, seat, slot, c, jump=True)
+                    self._play_variants(acts, seat, slot, c, Kind.JUMP)
         return acts
 
     def turn_actions(self, seat: int) -> list[Action]:
@@ -498,15 +500,23 @@ class Game:
         hand = self.hands[seat]
         faces = self.faces
         if phase is Phase.TURN:
+            # playable(), inlined: this loop is the engine's hottest.
+            color = self.color
+            top_rank = CARD_RANK[faces[self.discard[-1]]]
+            if top_rank >= WILD_CARD:
+                top_rank = -2
+            variants = self._play_variants
             for slot in hand:
                 c = faces[slot]
-                if c >= 0 and self.playable(c):
-                    self._play_variants(acts, seat, slot, c, jump=False)
+                if c >= 0:
+                    cc = CARD_COLOR[c]
+                    if cc in (WILD, color) or CARD_RANK[c] == top_rank:
+                        variants(acts, seat, slot, c, Kind.PLAY)
             acts.append(simple(seat, Kind.DRAW))
         elif phase is Phase.DRAWN:
             c = faces[self.drawn]
             if c >= 0 and self.playable(c):
-                self._play_variants(acts, seat, self.drawn, c, jump=False)
+                self._play_variants(acts, seat, self.drawn, c, Kind.PLAY)
             acts.append(simple(seat, Kind.KEEP))
         elif phase is Phase.PENALTY:
             acts.append(simple(seat, Kind.TAKE))
@@ -516,7 +526,7 @@ class Game:
                 for slot in hand:
                     c = faces[slot]
                     if c >= 0 and CARD_RANK[c] == self.pending_rank:
-                        self._play_variants(acts, seat, slot, c, jump=False)
+                        self._play_variants(acts, seat, slot, c, Kind.PLAY)
         elif phase is Phase.START_COLOR:
             acts.extend(choose_color(seat, col) for col in range(4))
         elif phase is Phase.VERDICT:
@@ -527,20 +537,22 @@ class Game:
                 acts.append(simple(seat, Kind.INNOCENT))
         return acts
 
-    def _play_variants(self, acts: list[Action], seat: int, slot: int, c: int, jump: bool) -> None:
+    def _play_variants(self, acts: list[Action], seat: int, slot: int, c: int, kind: Kind) -> None:
         color, rank = CARD_COLOR[c], CARD_RANK[c]
         left = len(self.hands[seat]) - 1
+        seven = rank == 7 and left > 0 and self.options.seven_o
+        if color != WILD and left != 1 and not seven:  # the common case: one variant
+            acts.append(_new(Action, (seat, kind, slot, color, rank, -1, -1, False)))
+            return
         unos = (False, True) if left == 1 else (False,)
         chooses: Sequence[int] = range(4) if color == WILD else (-1,)
         targets: Sequence[int] = (-1,)
-        if self.options.seven_o and rank == 7 and left > 0:
-            targets = [t for t in range(self.players) if t != seat]
+        if seven:
+            targets = [t for t in range(self.options.players) if t != seat]
         for ch in chooses:
             for t in targets:
                 for u in unos:
-                    acts.append(
-                        play(seat, slot, color, rank, choose=ch, target=t, uno=u, jump=jump)
-                    )
+                    acts.append(_new(Action, (seat, kind, slot, color, rank, ch, t, u)))
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: Action) -> list[Event]:
@@ -557,9 +569,11 @@ class Game:
 
     def _check(self, a: Action) -> None:
         """Every refusal happens here, before anything changes."""
+        if not isinstance(a, Action) or type(a.seat) is not int or type(a.kind) is not Kind:
+            raise IllegalAction(-1, "not an action")
         seat = a.seat
-        if not isinstance(a, Action) or not 0 <= seat < self.players:
-            raise IllegalAction(seat if isinstance(seat, int) else -1, "no such seat")
+        if not 0 <= seat < self.options.players:
+            raise IllegalAction(seat, "no such seat")
         if self.phase is Phase.GAME_OVER:
             raise IllegalAction(seat, "the game is over")
         if self.need is not None:
