@@ -16,7 +16,7 @@ Parameters and messages (frozen dataclasses; ``to_obj()`` / strict ``from_obj()`
 
 * :class:`ShuffleSpec`: shuffle id (32 bytes), number of players (2..10), public card ids.
 * :class:`KeyCommitment`: a player's commitments to its per-position keys + X25519 public key.
-* :class:`ShuffleStep`: one player's output deck for phase 1 or 2.
+* :class:`ShuffleStep`: one player's output deck for phase 1 or 2 (order: :func:`step_order`).
 * :class:`KeyRelease`: one per-position key and its salt (opens one commitment).
 * :class:`ShowMessage`: a player's keys for some positions, encrypted to one player alone.
 * :class:`SecretReveal`: all of a player's secrets for a shuffle (round end, dispute, storage).
@@ -25,7 +25,7 @@ Parameters and messages (frozen dataclasses; ``to_obj()`` / strict ``from_obj()`
 Actors:
 
 * :class:`ShuffleSecrets`: one player's secrets for one shuffle (``generate``,
-  ``from_reveal``, ``commitment``, ``phase1``, ``phase2``, ``release``, ``show``, ``reveal``).
+  ``from_reveal``, ``commitment``, ``step``, ``release``, ``show``, ``reveal``).
 * :class:`ShuffleView`: one node's view of a shuffle; checks each message on arrival
   (``add_commitment``, ``add_step``, ``add_release``, ``add_show``), opens positions
   (``open`` for a card dealt to you, ``reveal`` for a card shown to all, ``open_show``),
@@ -66,6 +66,7 @@ from .messages import (
     ShuffleRecord,
     ShuffleSpec,
     ShuffleStep,
+    step_order,
 )
 from .rng import DeterministicRng, Rng, SystemRng
 from .shuffle import ShuffleSecrets, ShuffleView
@@ -96,6 +97,7 @@ __all__ = [
     "audit",
     "card_of_point",
     "card_point",
+    "step_order",
 ]
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from .rng import Rng
@@ -32,8 +33,45 @@ class InvalidPointError(Exception):
         self.index = index
 
 
+def _public_api_load(curve: ec.EllipticCurve, data: bytes) -> ec.EllipticCurvePublicKey:
+    return ec.EllipticCurvePublicKey.from_encoded_point(curve, data)
+
+
+_load_point: Callable[[ec.EllipticCurve, bytes], ec.EllipticCurvePublicKey] = _public_api_load
+_derive: Callable[[int, ec.EllipticCurve], ec.EllipticCurvePrivateKey] = ec.derive_private_key
+
+
+def _use_rust_entry_points() -> None:
+    """Call pyca's Rust functions behind ``from_encoded_point``/``derive_private_key`` directly.
+
+    They skip only argument checks that this module already guarantees (bytes of the right
+    form, a positive int) and save a few microseconds per layer. A self-check against the public
+    API guards against another pyca version; on any doubt the public API stays in use.
+    """
+    global _load_point, _derive
+    try:
+        from cryptography.hazmat.bindings._rust import openssl as rust
+
+        load = rust.ec.from_public_bytes
+        derive = rust.ec.derive_private_key
+        x = (
+            derive(7, CURVE)
+            .public_key()
+            .public_bytes(serialization.Encoding.X962, serialization.PublicFormat.CompressedPoint)
+        )
+        want = ec.derive_private_key(11, CURVE).exchange(_ECDH, _public_api_load(CURVE, x))
+        if derive(11, CURVE).exchange(_ECDH, load(CURVE, x)) != want:
+            return
+    except Exception:  # pragma: no cover - another pyca layout: keep the public API
+        return
+    _load_point, _derive = load, derive
+
+
+_use_rust_entry_points()
+
+
 def scalar_key(k: int) -> ec.EllipticCurvePrivateKey:
-    return ec.derive_private_key(k, CURVE)
+    return _derive(k, CURVE)
 
 
 def random_scalar(rng: Rng) -> int:
@@ -45,54 +83,53 @@ def inverse(k: int) -> int:
     return pow(k, -1, ORDER)
 
 
-def _load(x: bytes) -> ec.EllipticCurvePublicKey:
-    return ec.EllipticCurvePublicKey.from_encoded_point(CURVE, b"\x02" + x)
-
-
 def is_point(x: bytes) -> bool:
     if len(x) != 32 or int.from_bytes(x, "big") >= FIELD_P:
         return False
     try:
-        _load(x)
+        _public_api_load(CURVE, b"\x02" + x)
     except ValueError:
         return False
     return True
 
 
+def _first_invalid(xs: Sequence[bytes], err: ValueError) -> InvalidPointError:
+    bad = next((i for i, x in enumerate(xs) if not is_point(x)), None)
+    if bad is None:
+        raise err  # not an input problem
+    return InvalidPointError(bad)
+
+
 def encrypt_all(k: int, xs: Sequence[bytes]) -> list[bytes]:
     """``[x(k*P) for P in xs]`` with one key object; raises :class:`InvalidPointError`."""
-    key = scalar_key(k)
-    exchange = key.exchange
-    load = ec.EllipticCurvePublicKey.from_encoded_point
-    out = []
-    for i, x in enumerate(xs):
-        try:
-            out.append(exchange(_ECDH, load(CURVE, b"\x02" + x)))
-        except ValueError:
-            raise InvalidPointError(i) from None
-    return out
+    exchange = _derive(k, CURVE).exchange
+    load, curve, ecdh = _load_point, CURVE, _ECDH
+    try:
+        return [exchange(ecdh, load(curve, b"\x02" + x)) for x in xs]
+    except ValueError as err:
+        raise _first_invalid(xs, err) from None
 
 
 def encrypt_each(ks: Sequence[int], xs: Sequence[bytes]) -> list[bytes]:
     """``[x(k_i*P_i)]``, one scalar per entry; raises :class:`InvalidPointError`."""
-    derive = ec.derive_private_key
-    load = ec.EllipticCurvePublicKey.from_encoded_point
-    out = []
-    for i, (k, x) in enumerate(zip(ks, xs, strict=True)):
-        try:
-            point = load(CURVE, b"\x02" + x)
-        except ValueError:
-            raise InvalidPointError(i) from None
-        out.append(derive(k, CURVE).exchange(_ECDH, point))
-    return out
+    if len(ks) != len(xs):
+        raise ValueError("one scalar per entry")
+    load, derive, curve, ecdh = _load_point, _derive, CURVE, _ECDH
+    try:
+        return [
+            derive(k, curve).exchange(ecdh, load(curve, b"\x02" + x))
+            for k, x in zip(ks, xs, strict=True)
+        ]
+    except ValueError as err:
+        raise _first_invalid(xs, err) from None
 
 
 def encrypt_one(k: int, x: bytes) -> bytes:
     try:
-        point = _load(x)
+        point = _load_point(CURVE, b"\x02" + x)
     except ValueError:
         raise InvalidPointError(0) from None
-    return scalar_key(k).exchange(_ECDH, point)
+    return _derive(k, CURVE).exchange(_ECDH, point)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -152,6 +152,8 @@ def audit(
         deck = steps[idx - 1].deck if idx else initial
         if step.phase == 1:
             tasks.append((1, r.phase1_key, deck, r.permutation))
+        elif step.player == n - 1:  # the merged step: permute, then per-position keys
+            tasks.append((2, r.keys, tuple(deck[j] for j in r.permutation), r.permutation))
         else:
             inv = inverse(r.phase1_key)
             tasks.append((2, tuple(k * inv % ORDER for k in r.keys), deck, ()))
@@ -162,7 +164,9 @@ def audit(
         step = steps[idx]
         if isinstance(result, int):
             prev = steps[idx - 1]
-            detail = f"step {idx - 1}: entry {result} is not a curve point"
+            _, _, _, perm = tasks[judged.index(idx)]
+            entry = perm[result] if step.phase == 2 and perm else result
+            detail = f"step {idx - 1}: entry {entry} is not a curve point"
             faults.append(Verdict(prev.player, Fault.MALFORMED_STEP, detail))
             replay_ok = False
         elif result != step.deck:
@@ -194,9 +198,9 @@ def audit(
 
     # 5. Faces: every step verified from the card points, so the permutations place the cards.
     faces = None
-    if replay_ok and len(steps) == 2 * n and len(good) == n:
+    if replay_ok and len(steps) == 2 * n - 1 and len(good) == n:
         idx_map = list(range(m))
-        for step in steps[:n]:
+        for step in steps[:n]:  # phase 1 by seats 0..n-2, then the last seat's merged step
             perm = good[step.player].permutation
             idx_map = [idx_map[perm[j]] for j in range(m)]
         faces = tuple(spec.cards[i] for i in idx_map)

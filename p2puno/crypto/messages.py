@@ -43,6 +43,17 @@ AEAD_TAG_LEN = 16
 _M = TypeVar("_M", bound="_Message")
 
 
+def step_order(players: int) -> list[tuple[int, int]]:
+    """``(phase, seat)`` of every shuffle step, in protocol order.
+
+    Phase 1 by seats ``0..n-2``; then the last seat's merged step (phase 2: it permutes and puts
+    on its per-position keys in one pass, no uniform key of its own is needed); then phase 2 by
+    seats ``n-2..0``.
+    """
+    n = players
+    return [(1, p) for p in range(n - 1)] + [(2, p) for p in range(n - 1, -1, -1)]
+
+
 def _canonical(obj: object) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -210,7 +221,8 @@ class KeyCommitment(_Message):
 
 @dataclass(frozen=True)
 class ShuffleStep(_Message):
-    """One player's output deck for one phase (1: encrypt and permute; 2: re-key per position).
+    """One player's output deck for one phase (1: encrypt and permute; 2: re-key per position;
+    the last seat's phase-2 step also permutes, see :func:`step_order`).
 
     ``deck`` holds 32-byte x-coordinates. Only the range of each value is checked on decoding;
     whether it is on the curve is checked where it is used (and blamed on the author).
@@ -374,7 +386,8 @@ class ShowMessage(_Message):
 class SecretReveal(_Message):
     """All of one player's secrets for one shuffle, published at round end or in a dispute.
 
-    ``permutation[j]`` is the input index that the player's phase-1 output ``j`` came from.
+    ``permutation[j]`` is the input index that the player's permuting step's output ``j`` came
+    from. The last seat never uses ``phase1_key`` (its single step is the merged phase 2).
     Also the form in which a node persists its own secrets (keep that file private).
     """
 
@@ -454,8 +467,8 @@ class SecretReveal(_Message):
 class ShuffleRecord(_Message):
     """The public transcript of one shuffle: what every node holds, in order.
 
-    ``steps`` are in protocol order (phase 1 by seats ``0..n-1``, then phase 2 by the same seats)
-    and may stop early (a dispute in mid-shuffle). ``releases`` are sorted by (position, owner).
+    ``steps`` are in protocol order (:func:`step_order`) and may stop early (a dispute in
+    mid-shuffle). ``releases`` are sorted by (position, owner).
     """
 
     TYPE: ClassVar[str] = "shuffle-record"
@@ -469,7 +482,8 @@ class ShuffleRecord(_Message):
         spec = self.spec
         if not isinstance(spec, ShuffleSpec):
             raise CryptoFormatError("record: spec")
-        if len(self.commitments) > spec.players or len(self.steps) > 2 * spec.players:
+        order = step_order(spec.players)
+        if len(self.commitments) > spec.players or len(self.steps) > len(order):
             raise CryptoFormatError("record: too many entries")
         players = [c.player for c in self.commitments]
         if any(a >= b for a, b in itertools.pairwise(players)):
@@ -478,12 +492,12 @@ class ShuffleRecord(_Message):
             if c.player >= spec.players or c.shuffle_id != spec.shuffle_id:
                 raise CryptoFormatError("record: commitment does not fit the shuffle")
         for i, s in enumerate(self.steps):
-            if (s.phase, s.player) != (1 + i // spec.players, i % spec.players):
+            if (s.phase, s.player) != order[i]:
                 raise CryptoFormatError("record: steps out of order")
             if s.shuffle_id != spec.shuffle_id:
                 raise CryptoFormatError("record: step from another shuffle")
-        order = [(r.position, r.owner) for r in self.releases]
-        if any(a >= b for a, b in itertools.pairwise(order)):
+        rel_order = [(r.position, r.owner) for r in self.releases]
+        if any(a >= b for a, b in itertools.pairwise(rel_order)):
             raise CryptoFormatError("record: releases not sorted and unique")
         for r in self.releases:
             if r.shuffle_id != spec.shuffle_id or r.owner >= spec.players:

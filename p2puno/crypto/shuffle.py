@@ -3,10 +3,11 @@
 Scheme (SRA-style commutative encryption on P-256, see docs/security.md):
 
 * input: the points of the public cards, in ``spec.cards`` order;
-* phase 1, seats ``0..n-1`` in turn: encrypt every entry with one key ``a_j`` and permute;
-* phase 2, same order: remove ``a_j`` and put on one key per position ``b_{j,i}`` (one layer
-  with scalar ``b_{j,i} / a_j``); before phase 2 every player has published a hiding, binding
-  commitment to each ``b_{j,i}``;
+* every player commits to one key ``b_{j,i}`` per position (hiding, binding);
+* phase 1, seats ``0..n-2`` in turn: encrypt every entry with one key ``a_j`` and permute;
+* the last seat permutes and puts on its per-position keys ``b_{n-1,i}`` in one pass;
+* phase 2, seats ``n-2..0``: remove ``a_j`` and put on ``b_{j,i}`` (one layer with scalar
+  ``b_{j,i} / a_j``);
 * position ``i`` then holds ``(prod_j b_{j,i}) * P_card``: whoever holds every ``b_{j,i}``
   strips all layers with one multiplication by the inverse of their product.
 """
@@ -47,6 +48,7 @@ from .messages import (
     ShuffleRecord,
     ShuffleSpec,
     ShuffleStep,
+    step_order,
 )
 from .rng import Rng, SystemRng
 
@@ -230,41 +232,37 @@ class ShuffleSecrets:
         """The public commitment message (publish before any phase-2 step)."""
         return self._commitment
 
-    def _input(self, view: ShuffleView, phase: int) -> list[bytes]:
+    def step(self, view: ShuffleView) -> ShuffleStep:
+        """This player's next shuffle step on the view's current deck.
+
+        Phase 1 (seats ``0..n-2``): encrypt every entry with one key, then permute. Phase 2:
+        swap that key for the per-position keys; the last seat does both at once (permute, then
+        one per-position key on each entry). Every input entry is checked to be a curve point
+        on the way (a failure is blamed on the previous step's author).
+        """
         if view.spec != self._spec:
             raise CryptoStateError("view is for another shuffle")
-        if view.next_step != (phase, self._player):
-            raise CryptoStateError(f"not player {self._player}'s phase-{phase} turn")
-        return list(view.deck)
-
-    def _blame_input(self, view: ShuffleView, err: InvalidPointError) -> VerificationError:
-        prev = view.steps[-1].player if view.steps else -1
-        detail = f"entry {err.index} of the last step is not a curve point"
-        return VerificationError(detail, Verdict(prev, Fault.MALFORMED_STEP, detail))
-
-    def phase1(self, view: ShuffleView) -> ShuffleStep:
-        """This player's phase-1 step: encrypt the current deck with one key, then permute.
-
-        Every input entry is validated as a point on the way (blamed on the previous author).
-        """
-        deck = self._input(view, 1)
+        nxt = view.next_step
+        if nxt is None or nxt[1] != self._player:
+            raise CryptoStateError(f"not player {self._player}'s turn to shuffle")
+        phase = nxt[0]
+        deck = view.deck
         try:
-            enc = encrypt_all(self._k1, deck)
+            if phase == 1:
+                enc = encrypt_all(self._k1, deck)
+                out = tuple(enc[j] for j in self._perm)
+            elif self._player == self._spec.players - 1:
+                out = tuple(encrypt_each(self._keys, [deck[j] for j in self._perm]))
+            else:
+                inv = inverse(self._k1)
+                out = tuple(encrypt_each([k * inv % ORDER for k in self._keys], deck))
         except InvalidPointError as err:
-            raise self._blame_input(view, err) from None
-        return ShuffleStep(
-            self._spec.shuffle_id, self._player, 1, tuple(enc[j] for j in self._perm)
-        )
-
-    def phase2(self, view: ShuffleView) -> ShuffleStep:
-        """This player's phase-2 step: swap its phase-1 key for its per-position keys."""
-        deck = self._input(view, 2)
-        inv = inverse(self._k1)
-        try:
-            enc = encrypt_each([k * inv % ORDER for k in self._keys], deck)
-        except InvalidPointError as err:
-            raise self._blame_input(view, err) from None
-        return ShuffleStep(self._spec.shuffle_id, self._player, 2, tuple(enc))
+            merged = phase == 2 and self._player == self._spec.players - 1
+            index = self._perm[err.index] if merged else err.index
+            prev = view.steps[-1].player if view.steps else -1
+            detail = f"entry {index} of the last step is not a curve point"
+            raise VerificationError(detail, Verdict(prev, Fault.MALFORMED_STEP, detail)) from None
+        return ShuffleStep(self._spec.shuffle_id, self._player, phase, out)
 
     def release(self, position: int) -> KeyRelease:
         """The public release of this player's key for ``position`` (deal or reveal)."""
@@ -343,6 +341,7 @@ class ShuffleView:
         self._spec = spec
         self._table = card_table(spec.cards)
         self._initial = tuple(card_point(c) for c in spec.cards)
+        self._order = step_order(spec.players)
         self._commitments: dict[int, KeyCommitment] = {}
         self._steps: list[ShuffleStep] = []
         self._releases: dict[tuple[int, int], KeyRelease] = {}
@@ -354,7 +353,7 @@ class ShuffleView:
     def __repr__(self) -> str:
         return (
             f"<ShuffleView shuffle={self._spec.shuffle_id.hex()[:16]} "
-            f"steps={len(self._steps)}/{2 * self._spec.players}>"
+            f"steps={len(self._steps)}/{len(self._order)}>"
         )
 
     # -- state -----------------------------------------------------------------------------
@@ -375,8 +374,8 @@ class ShuffleView:
     @property
     def next_step(self) -> tuple[int, int] | None:
         """``(phase, player)`` of the step expected next, or ``None`` once shuffled."""
-        i, n = len(self._steps), self._spec.players
-        return None if i == 2 * n else (1 + i // n, i % n)
+        i = len(self._steps)
+        return self._order[i] if i < len(self._order) else None
 
     @property
     def complete(self) -> bool:

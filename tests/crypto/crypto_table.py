@@ -17,7 +17,7 @@ from p2puno.crypto import (
     ShuffleView,
 )
 
-Tamper = Callable[[int, ShuffleStep, tuple[bytes, ...]], ShuffleStep]
+Tamper = Callable[[ShuffleStep, tuple[bytes, ...]], ShuffleStep]
 
 
 def make_spec(n: int, cards: Sequence[int] = range(108), sid: bytes = b"t") -> ShuffleSpec:
@@ -56,14 +56,13 @@ class Table:
             self.broadcast(s.commitment(), ShuffleView.add_commitment)
 
     def shuffle(self, tamper: Tamper | None = None, *, check_points: bool = False) -> None:
-        """Both phases; ``tamper(step_index, honest_step, input_deck)`` may swap a step."""
-        for idx in range(2 * self.n):
-            s = self.secrets[idx % self.n]
-            view = self.views[0]
+        """Every step; ``tamper(honest_step, input_deck)`` may swap a step for another."""
+        view = self.views[0]
+        while (nxt := view.next_step) is not None:
             deck_in = view.deck
-            step = s.phase1(view) if idx < self.n else s.phase2(view)
+            step = self.secrets[nxt[1]].step(view)
             if tamper is not None:
-                step = tamper(idx, step, deck_in)
+                step = tamper(step, deck_in)
             for p, v in enumerate(self.views):
                 self.inbox[p].append(step)
                 v.add_step(step, check_points=check_points)

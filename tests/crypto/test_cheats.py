@@ -55,8 +55,8 @@ def test_shuffler_duplicating_a_card_is_caught_at_once() -> None:
     table = _table(b"dup")
     table.commit()
 
-    def tamper(idx: int, step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
-        return _with(step, 0, step.deck[1]) if idx == CHEAT else step
+    def tamper(step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
+        return _with(step, 0, step.deck[1]) if (step.phase, step.player) == (1, CHEAT) else step
 
     with pytest.raises(VerificationError) as exc:
         table.shuffle(tamper)
@@ -70,8 +70,8 @@ def test_shuffler_dropping_a_card_is_caught_and_named(phase: int) -> None:
     table = _table(b"drop%d" % phase)
     k1 = table.secrets[CHEAT].reveal().phase1_key
 
-    def tamper(idx: int, step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
-        if idx != CHEAT + (phase - 1) * N:
+    def tamper(step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
+        if (step.phase, step.player) != (phase, CHEAT):
             return step
         return _with(step, 5, encrypt_one(k1 * 7 % ORDER, deck_in[3]))
 
@@ -85,8 +85,8 @@ def test_shuffler_dropping_a_card_is_caught_and_named(phase: int) -> None:
 def test_substituting_a_point_that_is_no_card() -> None:
     table = _table(b"subst")
 
-    def tamper(idx: int, step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
-        return _with(step, 4, card_point(9999)) if idx == CHEAT else step
+    def tamper(step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
+        return _with(step, 4, card_point(9999)) if step.player == CHEAT else step
 
     table.setup(tamper)
     _reveal_until_failure(table)
@@ -105,8 +105,8 @@ def test_off_curve_value_is_blamed_on_its_author_by_the_next_shuffler() -> None:
         )
     )
 
-    def tamper(idx: int, step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
-        return _with(step, 2, bad) if idx == CHEAT else step
+    def tamper(step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
+        return _with(step, 2, bad) if (step.phase, step.player) == (1, CHEAT) else step
 
     with pytest.raises(VerificationError) as exc:
         table.shuffle(tamper)
@@ -124,8 +124,8 @@ def test_phase2_key_other_than_the_committed_one() -> None:
     table = _table(b"otherkey")
     r = table.secrets[CHEAT].reveal()
 
-    def tamper(idx: int, step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
-        if idx != N + CHEAT:
+    def tamper(step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
+        if (step.phase, step.player) != (2, CHEAT):
             return step
         other = (r.keys[6] + 1) % ORDER
         return _with(step, 6, encrypt_one(other * inverse(r.phase1_key) % ORDER, deck_in[6]))
@@ -258,7 +258,7 @@ def test_missing_reveal_and_false_accusation() -> None:
 def test_step_out_of_turn_or_wrong_size_is_named() -> None:
     table = _table(b"order")
     table.commit()
-    s1 = table.secrets[0].phase1(table.views[0])
+    s1 = table.secrets[0].step(table.views[0])
     wrong_turn = dataclasses.replace(s1, player=1)
     with pytest.raises(VerificationError) as exc:
         table.views[0].add_step(wrong_turn)
@@ -275,8 +275,8 @@ def test_dispute_mid_shuffle_judges_the_steps_so_far() -> None:
     table = _table(b"mid")
     k1 = table.secrets[1].reveal().phase1_key
 
-    def tamper(idx: int, step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
-        return _with(step, 0, encrypt_one(k1, card_point(200))) if idx == 1 else step
+    def tamper(step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
+        return _with(step, 0, encrypt_one(k1, card_point(200))) if step.player == 1 else step
 
     table.commit()
     table.shuffle(tamper)
@@ -297,3 +297,22 @@ def test_release_for_unknown_position_or_before_the_shuffle() -> None:
         table.views[1].add_release(rel)
     with pytest.raises(CryptoStateError):
         table.secrets[0].release(len(CARDS))
+
+
+def test_last_seat_merged_step_cheat_is_named() -> None:
+    """The last seat permutes and re-keys in one step; a substitution there is its fault."""
+    table = _table(b"lastseat")
+    last = N - 1
+
+    def tamper(step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
+        return _with(step, 1, step.deck[0][:31] + b"\x00") if step.player == last else step
+
+    table.commit()
+    try:
+        table.shuffle(tamper)
+    except VerificationError as err:  # the value happened not to be a point: caught at once
+        assert err.verdict is not None and err.verdict.player == last
+        return
+    _reveal_until_failure(table)
+    verdict = _dispute(table, accuser=0)
+    assert verdict is not None and verdict.player == last

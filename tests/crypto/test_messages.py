@@ -89,7 +89,7 @@ def test_transcript_is_reproducible_byte_for_byte() -> None:
     assert DeterministicRng(b"vector").token_bytes(8).hex() == "bb7fbf129eb496bc"
     assert (
         hashlib.sha256(a).hexdigest()
-        == "4a797b6422774932c4b7e744649ef8aa469b9607fcf4b0da6a938e7bc4d85e68"
+        == "42e344e6d38403a8d26d2cf913f659e3c3d24e6f617e6fcc3891dd7564c3a0fb"
     )
 
 

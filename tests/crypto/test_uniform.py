@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import pytest
+
 from p2puno.crypto import DeterministicRng
 from p2puno.crypto.shuffle import _permutation
 from tests.crypto.crypto_table import Table
@@ -40,9 +42,10 @@ def _positions(trials: int, honest: set[int], m: int, n: int) -> list[list[int]]
     return counts
 
 
-def test_one_honest_player_among_identity_cheaters_gives_a_uniform_order() -> None:
-    m, n, trials = 6, 3, 600
-    counts = _positions(trials, honest={1}, m=m, n=n)
+@pytest.mark.parametrize("honest", [0, 2])  # a phase-1 shuffler; the last seat's merged step
+def test_one_honest_player_among_identity_cheaters_gives_a_uniform_order(honest: int) -> None:
+    m, n, trials = 6, 3, 480
+    counts = _positions(trials, honest={honest}, m=m, n=n)
     stat = _chi_square(counts, trials)
     assert stat < _critical((m - 1) ** 2), (stat, counts)
     assert all(sum(row) == trials for row in counts)
