@@ -109,11 +109,30 @@ def decrypt_show(show: ShowMessage, x25519_private: bytes) -> list[tuple[int, by
 
 
 def _permutation(rng: Rng, m: int) -> tuple[int, ...]:
+    """A uniform permutation of ``range(m)`` (Fisher-Yates).
+
+    One RNG draw for all swaps: each index is a 64-bit number mod ``i + 1`` (``i < 2**10``), so
+    each step is off uniform by less than ``2**-54``.
+    """
+    blob = rng.token_bytes(8 * m)
     perm = list(range(m))
-    for i in range(m - 1, 0, -1):  # Fisher-Yates
-        j = rng.randbelow(i + 1)
+    for i in range(m - 1, 0, -1):
+        j = int.from_bytes(blob[8 * i : 8 * i + 8], "big") % (i + 1)
         perm[i], perm[j] = perm[j], perm[i]
     return tuple(perm)
+
+
+def _commitments(
+    shuffle_id: bytes, owner: int, keys: Sequence[int], salts: Sequence[bytes]
+) -> tuple[bytes, ...]:
+    """``commitment_digest`` for every position, sharing the hash of the common prefix."""
+    base = hashlib.sha256(_COMMIT_DOMAIN + shuffle_id + bytes([owner]))
+    out = []
+    for i, (k, s) in enumerate(zip(keys, salts, strict=True)):
+        h = base.copy()
+        h.update(i.to_bytes(2, "big") + s + k.to_bytes(KEY_LEN, "big"))
+        out.append(h.digest())
+    return tuple(out)
 
 
 class ShuffleSecrets:
@@ -157,22 +176,23 @@ class ShuffleSecrets:
         )  # validates every field
         if player >= spec.players or len(reveal.keys) != spec.size:
             raise CryptoFormatError("secrets do not fit the shuffle")
+        self._setup(spec, reveal, rng)
+
+    def _setup(self, spec: ShuffleSpec, reveal: SecretReveal, rng: Rng) -> None:
         self._spec = spec
-        self._player = player
+        self._player = reveal.player
         self._k1 = reveal.phase1_key
         self._perm = reveal.permutation
         self._keys = reveal.keys
         self._salts = reveal.salts
         self._rng = rng
-        self._x25519 = x25519_private
+        self._x25519 = reveal.x25519_private
+        x_pub = X25519PrivateKey.from_private_bytes(self._x25519).public_key().public_bytes_raw()
         self._commitment = KeyCommitment(
             spec.shuffle_id,
-            player,
-            X25519PrivateKey.from_private_bytes(x25519_private).public_key().public_bytes_raw(),
-            tuple(
-                commitment_digest(spec.shuffle_id, player, i, k, s)
-                for i, (k, s) in enumerate(zip(self._keys, self._salts, strict=True))
-            ),
+            self._player,
+            x_pub,
+            _commitments(spec.shuffle_id, self._player, self._keys, self._salts),
         )
 
     @classmethod
@@ -185,14 +205,30 @@ class ShuffleSecrets:
         # One draw for all per-position keys and salts: each key is 1 + (a 384-bit number mod
         # ORDER - 1), a bias below 2**-128; far fewer calls into the RNG than m randbelow.
         blob = rng.token_bytes(m * (_WIDE + SALT_LEN))
-        keys = []
-        salts = []
-        for i in range(m):
-            at = i * (_WIDE + SALT_LEN)
-            keys.append(1 + int.from_bytes(blob[at : at + _WIDE], "big") % (ORDER - 1))
-            salts.append(blob[at + _WIDE : at + _WIDE + SALT_LEN])
+        step = _WIDE + SALT_LEN
+        keys = tuple(
+            1 + int.from_bytes(blob[at : at + _WIDE], "big") % (ORDER - 1)
+            for at in range(0, m * step, step)
+        )
+        salts = tuple(blob[at + _WIDE : at + step] for at in range(0, m * step, step))
         x_priv = rng.token_bytes(32)
-        return cls(spec, player, k1, perm, keys, salts, x_priv, rng)
+        if not 0 <= player < spec.players:
+            raise CryptoStateError("player out of range")
+        # Valid by construction: skip the field-by-field validation of the public constructor.
+        reveal = object.__new__(SecretReveal)
+        for name, value in (
+            ("shuffle_id", spec.shuffle_id),
+            ("player", player),
+            ("phase1_key", k1),
+            ("permutation", perm),
+            ("keys", keys),
+            ("salts", salts),
+            ("x25519_private", x_priv),
+        ):
+            object.__setattr__(reveal, name, value)
+        secrets = object.__new__(cls)
+        secrets._setup(spec, reveal, rng)
+        return secrets
 
     @classmethod
     def from_reveal(

@@ -89,7 +89,7 @@ def test_transcript_is_reproducible_byte_for_byte() -> None:
     assert DeterministicRng(b"vector").token_bytes(8).hex() == "bb7fbf129eb496bc"
     assert (
         hashlib.sha256(a).hexdigest()
-        == "42e344e6d38403a8d26d2cf913f659e3c3d24e6f617e6fcc3891dd7564c3a0fb"
+        == "6cbde918283a24e4ed3d558bbba0f6a8fcdc7c1ae5785dc29cc66777be573766"
     )
 
 
