@@ -9,11 +9,14 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 stamp="$venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)-$1"
 if [ ! -e "$stamp" ]; then
-  "$venv/bin/python" -m pip install --quiet --upgrade pip >/dev/null
-  if [ "$1" = test ]; then
-    "$venv/bin/python" -m pip install --quiet -e "$root[test]"
-  else
-    "$venv/bin/python" -m pip install --quiet -e "$root"
+  echo "setting up $venv (once; pip output in $venv/install.log)" >&2
+  what="$root"
+  [ "$1" = test ] && what="$root[test]"
+  if ! { "$venv/bin/python" -m pip install --upgrade pip &&
+         "$venv/bin/python" -m pip install -e "$what"; } >"$venv/install.log" 2>&1; then
+    tail -30 "$venv/install.log" >&2
+    echo "pip install failed: see $venv/install.log" >&2
+    exit 1
   fi
   touch "$stamp"
 fi
