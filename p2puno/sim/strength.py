@@ -31,9 +31,17 @@ class Strength:
         )
 
 
-def measure(players: int, min_rounds: int, seed: int = 0, **house: bool) -> Strength:
+def measure(
+    players: int,
+    min_rounds: int,
+    seed: int = 0,
+    *,
+    progressive: bool = False,
+    seven_o: bool = False,
+    jump_in: bool = False,
+) -> Strength:
     """Play whole games (one heuristic seat, rotating each game) until ``min_rounds``."""
-    options = Options(players=players, **house)
+    options = Options(players, progressive, seven_o, jump_in)
     rounds = wins = 0
     game = 0
     while rounds < min_rounds:
