@@ -316,3 +316,26 @@ def test_last_seat_merged_step_cheat_is_named() -> None:
     _reveal_until_failure(table)
     verdict = _dispute(table, accuser=0)
     assert verdict is not None and verdict.player == last
+
+
+@pytest.mark.parametrize("seat", [CHEAT, N - 1])
+def test_phase2_copy_of_another_card_is_seen_twice_and_named(seat: int) -> None:
+    """Re-keying another position's input (no exact duplicate). From the last seat, whose input
+    is under uniform keys only, the card appears twice; later, it decrypts to no card."""
+    table = _table(b"copy%d" % seat)
+    r = table.secrets[seat].reveal()
+
+    def tamper(step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
+        if (step.phase, step.player) != (2, seat):
+            return step
+        if seat == N - 1:  # merged step: the entry for position 7 comes from input perm[8]
+            return _with(step, 7, encrypt_one(r.keys[7], deck_in[r.permutation[8]]))
+        return _with(step, 7, encrypt_one(r.keys[7] * inverse(r.phase1_key) % ORDER, deck_in[8]))
+
+    table.setup(tamper)
+    faces = [table.reveal(8)[0]]
+    message = "repeats the card at position 8" if seat == N - 1 else "decrypts to no card"
+    with pytest.raises(VerificationError, match=message):
+        faces.append(table.reveal(7)[0])
+    verdict = _dispute(table, accuser=0)
+    assert verdict is not None and (verdict.player, verdict.fault) == (seat, Fault.BAD_SHUFFLE)
