@@ -76,7 +76,9 @@ def main() -> None:
     layer, derive = layer_cost()
     print(f"one layer (decompress + ECDH, reused key): {layer * 1e6:.1f} us")
     print(f"deriving one key object (per-position keys): {derive * 1e6:.1f} us")
-    print(f"cores: {os.cpu_count()}; {args.reps} runs per row\n")
+    print(f"cores: {os.cpu_count()}; load average at start: {os.getloadavg()[0]:.2f}")
+    print(f"{args.reps} runs per row; work per row: (2n-1) x 108 + 7n layers, n x 108 + 7n key")
+    print("objects; floor: (2n x 108 + 7n) x layer\n")
     head = (
         f"{'players':>7} {'layer us':>8} {'floor ms':>9} {'shuffle+deal ms':>16} {'x floor':>8}"
         f" {'verify 1 core ms':>17} {'verify 2 cores ms (wall)':>25}"
@@ -111,6 +113,8 @@ def main() -> None:
                 f" {sd * 1e3:>16.1f} {ratio:>8.2f}"
                 f" {v1 * 1e3:>17.1f} {v2 * 1e3:>25.1f}"
             )
+
+    print(f"\nload average at end: {os.getloadavg()[0]:.2f} (other processes share the cores)")
 
 
 if __name__ == "__main__":
