@@ -14,7 +14,8 @@ Public API
 Parameters and messages (frozen dataclasses; ``to_obj()`` / strict ``from_obj()`` /
 ``canonical_bytes()`` / ``from_bytes()``; secret fields are kept out of ``repr``):
 
-* :class:`ShuffleSpec`: shuffle id (32 bytes), number of players (2..10), public card ids.
+* :class:`ShuffleSpec`: shuffle id (32 bytes), number of players (2..10), public card ids,
+  and for a hidden reshuffle the parent shuffle's id and still-hidden positions.
 * :class:`KeyCommitment`: a player's commitments to its per-position keys + X25519 public key.
 * :class:`ShuffleStep`: one player's output deck for phase 1 or 2 (order: :func:`step_order`).
 * :class:`KeyRelease`: one per-position key and its salt (opens one commitment).
@@ -32,7 +33,11 @@ Actors:
   and gives the public ``record()``.
 * :func:`audit`: verify a whole shuffle from its record and every player's reveal; returns an
   :class:`Audit` (``faults``, ``verdict``, ``faces``). Deterministic; takes an executor to
-  use several cores.
+  use several cores, and a :class:`Parent` for a hidden reshuffle.
+
+Hidden reshuffle (e.g. a Wild Draw Four turned up at the start goes back into the undealt
+deck): a :class:`ShuffleSpec` with ``parent`` and ``hidden`` positions; players pass their
+parent :class:`ShuffleSecrets` to ``generate``, nodes their parent :class:`ShuffleView`.
 
 Cards: :func:`card_point` (a card id's own point), :func:`card_of_point`.
 Randomness: :class:`Rng` (protocol), :class:`SystemRng` (default), :class:`DeterministicRng`
@@ -46,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._group import card_point, card_table
-from .audit import Audit, audit
+from .audit import Audit, Parent, audit
 from .errors import (
     CryptoError,
     CryptoFormatError,
@@ -83,6 +88,7 @@ __all__ = [
     "Fault",
     "KeyCommitment",
     "KeyRelease",
+    "Parent",
     "Rng",
     "SecretReveal",
     "ShowMessage",

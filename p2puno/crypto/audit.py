@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from ._group import ORDER, InvalidPointError, card_point, encrypt_all, encrypt_each, inverse
-from .errors import Fault, Verdict
-from .messages import KeyCommitment, KeyRelease, SecretReveal, ShuffleRecord
-from .shuffle import commitment_digest, decrypt_show, release_opens
+from .errors import CryptoStateError, Fault, Verdict
+from .messages import KeyCommitment, KeyRelease, SecretReveal, ShuffleRecord, step_order
+from .shuffle import commitment_digest, decrypt_show, rekey_scalars, release_opens
 
-__all__ = ["Audit", "audit"]
+__all__ = ["Audit", "Parent", "audit"]
 
 # (phase, scalar(s), input deck, permutation) -> expected output, or the bad input index
 _Task = tuple[int, int | tuple[int, ...], tuple[bytes, ...], tuple[int, ...]]
@@ -79,12 +79,23 @@ def _check_reveal(
     return None
 
 
+@dataclass(frozen=True)
+class Parent:
+    """What :func:`audit` needs of the parent of a hidden reshuffle: its record, every player's
+    reveal of it, and its audited faces."""
+
+    record: ShuffleRecord
+    reveals: Mapping[int, SecretReveal]
+    faces: tuple[int, ...]
+
+
 def audit(
     record: ShuffleRecord,
     reveals: Mapping[int, SecretReveal] | Sequence[SecretReveal],
     *,
     accuser: int | None = None,
     executor: Executor | None = None,
+    parent: Parent | None = None,
 ) -> Audit:
     """Verify one shuffle completely and name whoever is at fault, deterministically.
 
@@ -94,12 +105,26 @@ def audit(
     (decrypted with the recipient's revealed X25519 key), and yields the face of every
     position. ``accuser``: the player who opened a dispute; blamed with
     ``FALSE_ACCUSATION`` if nothing is found. ``executor``: e.g. a ``ProcessPoolExecutor`` to
-    replay the steps on several cores.
+    replay the steps on several cores. ``parent``: required for a hidden reshuffle (audit the
+    parent first: its faces place the hidden cards).
     """
     spec = record.spec
     n, m = spec.players, spec.size
     if not isinstance(reveals, Mapping):
         reveals = {r.player: r for r in reveals}
+    initial = tuple(card_point(c) for c in spec.cards)
+    initial_cards: tuple[int, ...] = spec.cards
+    if spec.hidden:
+        pspec = parent.record.spec if parent is not None else None
+        if parent is None or pspec is None or pspec.shuffle_id != spec.parent:
+            raise CryptoStateError("auditing a hidden reshuffle needs its parent")
+        if len(parent.record.steps) != len(step_order(pspec.players, bool(pspec.hidden))):
+            raise CryptoStateError("the parent shuffle is not complete")
+        if len(parent.faces) != pspec.size or max(spec.hidden) >= pspec.size:
+            raise CryptoStateError("parent faces do not fit")
+        parent_deck = parent.record.steps[-1].deck
+        initial = tuple(parent_deck[p] for p in spec.hidden) + initial
+        initial_cards = tuple(parent.faces[p] for p in spec.hidden) + spec.cards
     faults: list[Verdict] = []
     commitments = {c.player: c for c in record.commitments}
 
@@ -136,13 +161,19 @@ def audit(
             faults.append(Verdict(p, Fault.BAD_REVEAL, "secrets of another seat"))
             continue
         problem = _check_reveal(record, commitments.get(p), r)
+        if problem is None and (r.rekey_key is None) != (not spec.hidden):
+            problem = "rekey key missing or unexpected"
+        if problem is None and spec.hidden:
+            assert parent is not None
+            pr = parent.reveals.get(p)
+            if pr is None or len(pr.keys) != parent.record.spec.size:
+                problem = "no usable reveal of the parent shuffle"
         if problem is not None:
             faults.append(Verdict(p, Fault.BAD_REVEAL, problem))
         else:
             good[p] = r
 
     # 3. Replay every step whose author revealed, each on its own published input.
-    initial = tuple(card_point(c) for c in spec.cards)
     tasks: list[_Task] = []
     judged: list[int] = []
     for idx, step in enumerate(steps):
@@ -150,12 +181,20 @@ def audit(
         if r is None:
             continue
         deck = steps[idx - 1].deck if idx else initial
-        if step.phase == 1:
+        w = 1 if r.rekey_key is None else r.rekey_key  # the player's layer on the input
+        if step.phase == 0:
+            assert parent is not None and r.rekey_key is not None
+            pkeys = parent.reveals[step.player].keys
+            scalars = rekey_scalars(r.rekey_key, [pkeys[p] for p in spec.hidden], len(spec.cards))
+            tasks.append((2, tuple(scalars), deck, ()))
+        elif step.phase == 1:
             tasks.append((1, r.phase1_key, deck, r.permutation))
         elif step.player == n - 1:  # the merged step: permute, then per-position keys
-            tasks.append((2, r.keys, tuple(deck[j] for j in r.permutation), r.permutation))
+            inv = inverse(w)
+            scalars = [k * inv % ORDER for k in r.keys]
+            tasks.append((2, tuple(scalars), tuple(deck[j] for j in r.permutation), r.permutation))
         else:
-            inv = inverse(r.phase1_key)
+            inv = inverse(r.phase1_key * w % ORDER)
             tasks.append((2, tuple(k * inv % ORDER for k in r.keys), deck, ()))
         judged.append(idx)
     results = list(executor.map(_replay, tasks)) if executor else [_replay(t) for t in tasks]
@@ -198,12 +237,14 @@ def audit(
 
     # 5. Faces: every step verified from the card points, so the permutations place the cards.
     faces = None
-    if replay_ok and len(steps) == 2 * n - 1 and len(good) == n:
+    order = step_order(n, bool(spec.hidden))
+    if replay_ok and len(steps) == len(order) and len(good) == n:
         idx_map = list(range(m))
-        for step in steps[:n]:  # phase 1 by seats 0..n-2, then the last seat's merged step
-            perm = good[step.player].permutation
-            idx_map = [idx_map[perm[j]] for j in range(m)]
-        faces = tuple(spec.cards[i] for i in idx_map)
+        for step in steps:  # the permuting steps: phase 1, and the last seat's merged step
+            if step.phase == 1 or (step.phase == 2 and step.player == n - 1):
+                perm = good[step.player].permutation
+                idx_map = [idx_map[perm[j]] for j in range(m)]
+        faces = tuple(initial_cards[i] for i in idx_map)
 
     if not faults and accuser is not None:
         faults.append(Verdict(accuser, Fault.FALSE_ACCUSATION, "no fault found"))

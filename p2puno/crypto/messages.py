@@ -43,15 +43,17 @@ AEAD_TAG_LEN = 16
 _M = TypeVar("_M", bound="_Message")
 
 
-def step_order(players: int) -> list[tuple[int, int]]:
+def step_order(players: int, rekey: bool = False) -> list[tuple[int, int]]:
     """``(phase, seat)`` of every shuffle step, in protocol order.
 
-    Phase 1 by seats ``0..n-2``; then the last seat's merged step (phase 2: it permutes and puts
-    on its per-position keys in one pass, no uniform key of its own is needed); then phase 2 by
+    For a hidden reshuffle (``rekey``), phase 0 by seats ``0..n-1`` first. Then phase 1 by
+    seats ``0..n-2``; then the last seat's merged step (phase 2: it permutes and puts on its
+    per-position keys in one pass, no key of its own is needed in between); then phase 2 by
     seats ``n-2..0``.
     """
     n = players
-    return [(1, p) for p in range(n - 1)] + [(2, p) for p in range(n - 1, -1, -1)]
+    zero = [(0, p) for p in range(n)] if rekey else []
+    return zero + [(1, p) for p in range(n - 1)] + [(2, p) for p in range(n - 1, -1, -1)]
 
 
 def _canonical(obj: object) -> bytes:
@@ -136,29 +138,48 @@ class ShuffleSpec(_Message):
     """Public parameters of one joint shuffle.
 
     ``shuffle_id`` (32 bytes, chosen by the session, unique per shuffle in a game) separates the
-    domains of commitments and show-to-one messages; ``players`` is the number of seats, each
-    seat ``0..players-1`` shuffles in that order; ``cards`` lists the distinct public card ids to
-    shuffle, in their input order.
+    domains of commitments and show-to-one messages; ``players`` is the number of seats;
+    ``cards`` lists the distinct public card ids to shuffle.
+
+    A *hidden reshuffle* also takes still-hidden positions of a finished shuffle: ``parent`` is
+    that shuffle's id and ``hidden`` its positions (e.g. the undealt deck, to put back a Wild
+    Draw Four turned up at the start). The input is then the ``hidden`` entries, in that order,
+    followed by the ``cards``; a re-key pass (phase 0) first swaps every player's per-position
+    keys of the parent for one key per player, so nobody learns which card went where.
     """
 
     TYPE: ClassVar[str] = "shuffle-spec"
     shuffle_id: bytes
     players: int
     cards: tuple[int, ...]
+    parent: bytes | None = None
+    hidden: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         _check_id(self.shuffle_id)
         want_int(self.players, MIN_PLAYERS, MAX_PLAYERS, "players")
-        if not isinstance(self.cards, tuple) or not 1 <= len(self.cards) <= MAX_CARDS:
+        if not isinstance(self.cards, tuple) or not isinstance(self.hidden, tuple):
+            raise CryptoFormatError("cards and hidden must be tuples")
+        if not 1 <= len(self.cards) + len(self.hidden) <= MAX_CARDS:
             raise CryptoFormatError("cards: wrong number of entries")
         for c in self.cards:
             want_int(c, 0, MAX_CARD_ID, "card")
         if len(set(self.cards)) != len(self.cards):
             raise CryptoFormatError("cards: duplicate card id")
+        for p in self.hidden:
+            want_int(p, 0, MAX_CARDS - 1, "hidden position")
+        if len(set(self.hidden)) != len(self.hidden):
+            raise CryptoFormatError("hidden: duplicate position")
+        if (self.parent is None) != (not self.hidden):
+            raise CryptoFormatError("a parent goes with hidden positions, and only with them")
+        if self.parent is not None:
+            _check_id(self.parent)
+            if self.parent == self.shuffle_id:
+                raise CryptoFormatError("a shuffle cannot be its own parent")
 
     @property
     def size(self) -> int:
-        return len(self.cards)
+        return len(self.hidden) + len(self.cards)
 
     def to_obj(self) -> dict[str, Any]:
         return {
@@ -166,15 +187,22 @@ class ShuffleSpec(_Message):
             "shuffle_id": self.shuffle_id.hex(),
             "players": self.players,
             "cards": list(self.cards),
+            "parent": None if self.parent is None else self.parent.hex(),
+            "hidden": list(self.hidden),
         }
 
     @classmethod
     def _from_obj(cls, obj: object) -> ShuffleSpec:
-        d = want_dict(obj, {"shuffle_id", "players", "cards"}, cls.TYPE)
+        d = want_dict(obj, {"shuffle_id", "players", "cards", "parent", "hidden"}, cls.TYPE)
         return cls(
             get_hex(d, "shuffle_id", ID_LEN),
             get_int(d, "players", MIN_PLAYERS, MAX_PLAYERS),
-            tuple(want_int(c, 0, MAX_CARD_ID, "card") for c in get_list(d, "cards", 1, MAX_CARDS)),
+            tuple(want_int(c, 0, MAX_CARD_ID, "card") for c in get_list(d, "cards", 0, MAX_CARDS)),
+            None if d["parent"] is None else get_hex(d, "parent", ID_LEN),
+            tuple(
+                want_int(p, 0, MAX_CARDS - 1, "hidden position")
+                for p in get_list(d, "hidden", 0, MAX_CARDS)
+            ),
         )
 
 
@@ -221,8 +249,9 @@ class KeyCommitment(_Message):
 
 @dataclass(frozen=True)
 class ShuffleStep(_Message):
-    """One player's output deck for one phase (1: encrypt and permute; 2: re-key per position;
-    the last seat's phase-2 step also permutes, see :func:`step_order`).
+    """One player's output deck for one phase (0: re-key a hidden reshuffle's input; 1: encrypt
+    and permute; 2: re-key per position; the last seat's phase-2 step also permutes, see
+    :func:`step_order`).
 
     ``deck`` holds 32-byte x-coordinates. Only the range of each value is checked on decoding;
     whether it is on the curve is checked where it is used (and blamed on the author).
@@ -237,7 +266,7 @@ class ShuffleStep(_Message):
     def __post_init__(self) -> None:
         _check_id(self.shuffle_id)
         _check_player(self.player)
-        want_int(self.phase, 1, 2, "phase")
+        want_int(self.phase, 0, 2, "phase")
         if not isinstance(self.deck, tuple) or not 1 <= len(self.deck) <= MAX_CARDS:
             raise CryptoFormatError("deck: wrong number of entries")
         for x in self.deck:
@@ -259,7 +288,7 @@ class ShuffleStep(_Message):
         return cls(
             get_hex(d, "shuffle_id", ID_LEN),
             get_int(d, "player", 0, MAX_PLAYERS - 1),
-            get_int(d, "phase", 1, 2),
+            get_int(d, "phase", 0, 2),
             tuple(_want_point(x, "deck entry") for x in get_list(d, "deck", 1, MAX_CARDS)),
         )
 
@@ -388,6 +417,7 @@ class SecretReveal(_Message):
 
     ``permutation[j]`` is the input index that the player's permuting step's output ``j`` came
     from. The last seat never uses ``phase1_key`` (its single step is the merged phase 2).
+    ``rekey_key`` is the player's phase-0 key in a hidden reshuffle, else ``None``.
     Also the form in which a node persists its own secrets (keep that file private).
     """
 
@@ -399,10 +429,15 @@ class SecretReveal(_Message):
     keys: tuple[int, ...] = field(repr=False)
     salts: tuple[bytes, ...] = field(repr=False)
     x25519_private: bytes = field(repr=False)
+    rekey_key: int | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         _check_id(self.shuffle_id)
         _check_player(self.player)
+        if self.rekey_key is not None and (
+            type(self.rekey_key) is not int or not 1 <= self.rekey_key < ORDER
+        ):
+            raise CryptoFormatError("rekey_key out of range")
         m = len(self.permutation) if isinstance(self.permutation, tuple) else -1
         if not 1 <= m <= MAX_CARDS:
             raise CryptoFormatError("permutation: wrong number of entries")
@@ -432,6 +467,7 @@ class SecretReveal(_Message):
             "keys": [_scalar_hex(k) for k in self.keys],
             "salts": [s.hex() for s in self.salts],
             "x25519_private": self.x25519_private.hex(),
+            "rekey_key": None if self.rekey_key is None else _scalar_hex(self.rekey_key),
         }
 
     @classmethod
@@ -446,6 +482,7 @@ class SecretReveal(_Message):
                 "keys",
                 "salts",
                 "x25519_private",
+                "rekey_key",
             },
             cls.TYPE,
         )
@@ -460,6 +497,7 @@ class SecretReveal(_Message):
             tuple(_want_scalar(k, "key") for k in get_list(d, "keys", 1, MAX_CARDS)),
             tuple(want_hex(s, SALT_LEN, "salt") for s in get_list(d, "salts", 1, MAX_CARDS)),
             get_hex(d, "x25519_private", 32),
+            None if d["rekey_key"] is None else _want_scalar(d["rekey_key"], "rekey_key"),
         )
 
 
@@ -482,7 +520,7 @@ class ShuffleRecord(_Message):
         spec = self.spec
         if not isinstance(spec, ShuffleSpec):
             raise CryptoFormatError("record: spec")
-        order = step_order(spec.players)
+        order = step_order(spec.players, bool(spec.hidden))
         if len(self.commitments) > spec.players or len(self.steps) > len(order):
             raise CryptoFormatError("record: too many entries")
         players = [c.player for c in self.commitments]
@@ -525,7 +563,7 @@ class ShuffleRecord(_Message):
         return cls(
             ShuffleSpec.from_obj(d["spec"]),
             tuple(KeyCommitment.from_obj(c) for c in get_list(d, "commitments", 0, MAX_PLAYERS)),
-            tuple(ShuffleStep.from_obj(s) for s in get_list(d, "steps", 0, 2 * MAX_PLAYERS)),
+            tuple(ShuffleStep.from_obj(s) for s in get_list(d, "steps", 0, 3 * MAX_PLAYERS)),
             tuple(KeyRelease.from_obj(r) for r in get_list(d, "releases", 0, limit)),
             tuple(ShowMessage.from_obj(s) for s in get_list(d, "shows", 0, limit)),
         )

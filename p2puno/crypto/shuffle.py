@@ -108,6 +108,11 @@ def decrypt_show(show: ShowMessage, x25519_private: bytes) -> list[tuple[int, by
     return out
 
 
+def rekey_scalars(u: int, parent_keys: Sequence[int], public: int) -> list[int]:
+    """Phase-0 scalars: ``u / b_parent`` on each hidden entry, ``u`` on each public card."""
+    return [u * inverse(b) % ORDER for b in parent_keys] + [u] * public
+
+
 def _permutation(rng: Rng, m: int) -> tuple[int, ...]:
     """A uniform permutation of ``range(m)`` (Fisher-Yates).
 
@@ -146,42 +151,61 @@ class ShuffleSecrets:
         "_commitment",
         "_k1",
         "_keys",
+        "_parent_keys",
         "_perm",
         "_player",
         "_rng",
         "_salts",
         "_spec",
+        "_u",
         "_x25519",
     )
+    _commitment: KeyCommitment
+    _k1: int
+    _keys: tuple[int, ...]
+    _parent_keys: tuple[int, ...]
+    _perm: tuple[int, ...]
+    _player: int
+    _rng: Rng
+    _salts: tuple[bytes, ...]
+    _spec: ShuffleSpec
+    _u: int | None
+    _x25519: bytes
 
     def __init__(
         self,
         spec: ShuffleSpec,
-        player: int,
-        phase1_key: int,
-        permutation: Sequence[int],
-        keys: Sequence[int],
-        salts: Sequence[bytes],
-        x25519_private: bytes,
-        rng: Rng,
+        reveal: SecretReveal,
+        rng: Rng | None = None,
+        parent: ShuffleSecrets | None = None,
     ) -> None:
-        reveal = SecretReveal(
-            spec.shuffle_id,
-            player,
-            phase1_key,
-            tuple(permutation),
-            tuple(keys),
-            tuple(salts),
-            x25519_private,
-        )  # validates every field
-        if player >= spec.players or len(reveal.keys) != spec.size:
+        """Prefer :meth:`generate` and :meth:`from_reveal`; this checks that all fits."""
+        if reveal.shuffle_id != spec.shuffle_id:
+            raise CryptoFormatError("secrets are for another shuffle")
+        if reveal.player >= spec.players or len(reveal.keys) != spec.size:
             raise CryptoFormatError("secrets do not fit the shuffle")
-        self._setup(spec, reveal, rng)
+        if (reveal.rekey_key is None) != (not spec.hidden):
+            raise CryptoFormatError("a hidden reshuffle needs a rekey key, and only it")
+        self._setup(spec, reveal, SystemRng() if rng is None else rng, parent)
 
-    def _setup(self, spec: ShuffleSpec, reveal: SecretReveal, rng: Rng) -> None:
+    def _setup(
+        self, spec: ShuffleSpec, reveal: SecretReveal, rng: Rng, parent: ShuffleSecrets | None
+    ) -> None:
+        if spec.hidden:
+            if (
+                parent is None
+                or parent._spec.shuffle_id != spec.parent
+                or parent._player != reveal.player
+                or max(spec.hidden) >= parent._spec.size
+            ):
+                raise CryptoStateError("a hidden reshuffle needs this player's parent secrets")
+            self._parent_keys = tuple(parent._keys[p] for p in spec.hidden)
+        else:
+            self._parent_keys = ()
         self._spec = spec
         self._player = reveal.player
         self._k1 = reveal.phase1_key
+        self._u = reveal.rekey_key
         self._perm = reveal.permutation
         self._keys = reveal.keys
         self._salts = reveal.salts
@@ -196,9 +220,20 @@ class ShuffleSecrets:
         )
 
     @classmethod
-    def generate(cls, spec: ShuffleSpec, player: int, rng: Rng | None = None) -> ShuffleSecrets:
-        """Fresh secrets for seat ``player``; all randomness from ``rng`` (default: the OS)."""
+    def generate(
+        cls,
+        spec: ShuffleSpec,
+        player: int,
+        rng: Rng | None = None,
+        parent: ShuffleSecrets | None = None,
+    ) -> ShuffleSecrets:
+        """Fresh secrets for seat ``player``; all randomness from ``rng`` (default: the OS).
+
+        ``parent``: for a hidden reshuffle, this player's secrets of the parent shuffle.
+        """
         rng = SystemRng() if rng is None else rng
+        if not 0 <= player < spec.players:
+            raise CryptoStateError("player out of range")
         m = spec.size
         k1 = random_scalar(rng)
         perm = _permutation(rng, m)
@@ -212,8 +247,7 @@ class ShuffleSecrets:
         )
         salts = tuple(blob[at + _WIDE : at + step] for at in range(0, m * step, step))
         x_priv = rng.token_bytes(32)
-        if not 0 <= player < spec.players:
-            raise CryptoStateError("player out of range")
+        u = random_scalar(rng) if spec.hidden else None
         # Valid by construction: skip the field-by-field validation of the public constructor.
         reveal = object.__new__(SecretReveal)
         for name, value in (
@@ -224,29 +258,23 @@ class ShuffleSecrets:
             ("keys", keys),
             ("salts", salts),
             ("x25519_private", x_priv),
+            ("rekey_key", u),
         ):
             object.__setattr__(reveal, name, value)
         secrets = object.__new__(cls)
-        secrets._setup(spec, reveal, rng)
+        secrets._setup(spec, reveal, rng, parent)
         return secrets
 
     @classmethod
     def from_reveal(
-        cls, spec: ShuffleSpec, reveal: SecretReveal, rng: Rng | None = None
+        cls,
+        spec: ShuffleSpec,
+        reveal: SecretReveal,
+        rng: Rng | None = None,
+        parent: ShuffleSecrets | None = None,
     ) -> ShuffleSecrets:
         """Rebuild from the :class:`SecretReveal` form (e.g. the node's own secrets file)."""
-        if reveal.shuffle_id != spec.shuffle_id:
-            raise CryptoFormatError("reveal is for another shuffle")
-        return cls(
-            spec,
-            reveal.player,
-            reveal.phase1_key,
-            reveal.permutation,
-            reveal.keys,
-            reveal.salts,
-            reveal.x25519_private,
-            SystemRng() if rng is None else rng,
-        )
+        return cls(spec, reveal, rng, parent)
 
     def __repr__(self) -> str:
         return f"<ShuffleSecrets player={self._player} shuffle={self._spec.shuffle_id.hex()[:16]}>"
@@ -283,22 +311,30 @@ class ShuffleSecrets:
             raise CryptoStateError(f"not player {self._player}'s turn to shuffle")
         phase = nxt[0]
         deck = view.deck
+        merged = phase == 2 and self._player == self._spec.players - 1
         try:
-            if phase == 1:
+            if phase == 0:
+                out = tuple(encrypt_each(self._rekey_scalars(), deck))
+            elif phase == 1:
                 enc = encrypt_all(self._k1, deck)
                 out = tuple(enc[j] for j in self._perm)
-            elif self._player == self._spec.players - 1:
-                out = tuple(encrypt_each(self._keys, [deck[j] for j in self._perm]))
+            elif merged:
+                inv = 1 if self._u is None else inverse(self._u)
+                scalars = self._keys if inv == 1 else [k * inv % ORDER for k in self._keys]
+                out = tuple(encrypt_each(scalars, [deck[j] for j in self._perm]))
             else:
-                inv = inverse(self._k1)
+                inv = inverse(self._k1 if self._u is None else self._k1 * self._u % ORDER)
                 out = tuple(encrypt_each([k * inv % ORDER for k in self._keys], deck))
         except InvalidPointError as err:
-            merged = phase == 2 and self._player == self._spec.players - 1
             index = self._perm[err.index] if merged else err.index
             prev = view.steps[-1].player if view.steps else -1
             detail = f"entry {index} of the last step is not a curve point"
             raise VerificationError(detail, Verdict(prev, Fault.MALFORMED_STEP, detail)) from None
         return ShuffleStep(self._spec.shuffle_id, self._player, phase, out)
+
+    def _rekey_scalars(self) -> list[int]:
+        assert self._u is not None
+        return rekey_scalars(self._u, self._parent_keys, len(self._spec.cards))
 
     def release(self, position: int) -> KeyRelease:
         """The public release of this player's key for ``position`` (deal or reveal)."""
@@ -357,6 +393,7 @@ class ShuffleSecrets:
             self._keys,
             self._salts,
             self._x25519,
+            self._u,
         )
 
     def _open_show(self, show: ShowMessage) -> list[tuple[int, bytes]] | None:
@@ -373,11 +410,27 @@ class ShuffleView:
     was signed by the player it names (``player``/``owner``/``sender``).
     """
 
-    def __init__(self, spec: ShuffleSpec) -> None:
+    _consumed: frozenset[int]
+
+    def __init__(self, spec: ShuffleSpec, parent: ShuffleView | None = None) -> None:
+        """``parent``: for a hidden reshuffle, this node's view of the parent shuffle (complete);
+        its ``hidden`` positions are then consumed there and can no longer be opened."""
         self._spec = spec
+        self._parent = parent
+        self._consumed: frozenset[int] = frozenset()
         self._table = card_table(spec.cards)
         self._initial = tuple(card_point(c) for c in spec.cards)
-        self._order = step_order(spec.players)
+        if spec.hidden:
+            if parent is None or parent.spec.shuffle_id != spec.parent or not parent.complete:
+                raise CryptoStateError("a hidden reshuffle needs the complete parent view")
+            if max(spec.hidden) >= parent.spec.size:
+                raise CryptoStateError("hidden position out of the parent's range")
+            if any(p in parent._faces for p in spec.hidden):
+                raise CryptoStateError("a hidden position has already been opened")
+            self._table = {**parent._table, **self._table}
+            self._initial = tuple(parent.deck[p] for p in spec.hidden) + self._initial
+            parent._consumed = parent._consumed | frozenset(spec.hidden)
+        self._order = step_order(spec.players, bool(spec.hidden))
         self._commitments: dict[int, KeyCommitment] = {}
         self._steps: list[ShuffleStep] = []
         self._releases: dict[tuple[int, int], KeyRelease] = {}
@@ -531,6 +584,8 @@ class ShuffleView:
             raise CryptoStateError("the shuffle is not complete")
         if not 0 <= position < self._spec.size:
             raise CryptoStateError("position out of range")
+        if position in self._consumed:
+            raise CryptoStateError("this position went into a hidden reshuffle")
         product = 1
         for owner in range(self._spec.players):
             product = product * self._key(position, owner, me) % ORDER
@@ -548,6 +603,16 @@ class ShuffleView:
         other = self._where.get(card)
         if other is not None and other != position:
             raise VerificationError(f"position {position} repeats the card at position {other}")
+        node = self  # a hidden reshuffle holds no card still seen in its parent's other places
+        while node._parent is not None and card not in node._spec.cards:
+            ancestor = node._parent
+            seen = ancestor._where.get(card)
+            if seen is not None and seen not in ancestor._consumed:
+                raise VerificationError(
+                    f"position {position} repeats a card seen in shuffle "
+                    f"{ancestor.spec.shuffle_id.hex()[:16]}"
+                )
+            node = ancestor
         self._faces[position] = card
         self._where[card] = position
         return card

@@ -20,8 +20,15 @@ from p2puno.crypto import (
 Tamper = Callable[[ShuffleStep, tuple[bytes, ...]], ShuffleStep]
 
 
-def make_spec(n: int, cards: Sequence[int] = range(108), sid: bytes = b"t") -> ShuffleSpec:
-    return ShuffleSpec(sid.ljust(32, b"\0"), n, tuple(cards))
+def make_spec(
+    n: int,
+    cards: Sequence[int] = range(108),
+    sid: bytes = b"t",
+    parent: ShuffleSpec | None = None,
+    hidden: Sequence[int] = (),
+) -> ShuffleSpec:
+    pid = None if parent is None else parent.shuffle_id
+    return ShuffleSpec(sid.ljust(32, b"\0"), n, tuple(cards), pid, tuple(hidden))
 
 
 @dataclass
@@ -29,21 +36,34 @@ class Table:
     n: int
     cards: Sequence[int] = range(108)
     seed: bytes = b"table"
+    parent: Table | None = None
+    hidden: Sequence[int] = ()
     spec: ShuffleSpec = field(init=False)
     secrets: list[ShuffleSecrets] = field(init=False)
     views: list[ShuffleView] = field(init=False)
     inbox: list[list[Any]] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.spec = make_spec(self.n, self.cards, self.seed)
+        par = self.parent
+        self.spec = make_spec(
+            self.n, self.cards, self.seed, None if par is None else par.spec, self.hidden
+        )
         rng = DeterministicRng(self.seed)
-        self.secrets = [ShuffleSecrets.generate(self.spec, p, rng) for p in range(self.n)]
-        self.views = [ShuffleView(self.spec) for _ in range(self.n)]
+        self.secrets = [
+            ShuffleSecrets.generate(self.spec, p, rng, None if par is None else par.secrets[p])
+            for p in range(self.n)
+        ]
+        self.views = [
+            ShuffleView(self.spec, None if par is None else par.views[p]) for p in range(self.n)
+        ]
         self.inbox = [[] for _ in range(self.n)]
 
     def replace_secrets(self, player: int, reveal: SecretReveal) -> None:
         self.secrets[player] = ShuffleSecrets.from_reveal(
-            self.spec, reveal, DeterministicRng(self.seed + bytes([player]))
+            self.spec,
+            reveal,
+            DeterministicRng(self.seed + bytes([player])),
+            None if self.parent is None else self.parent.secrets[player],
         )
 
     def broadcast(self, msg: Any, apply: Callable[[ShuffleView, Any], None]) -> None:
