@@ -61,8 +61,8 @@ def _check_reveal(
     spec = record.spec
     if r.shuffle_id != spec.shuffle_id or len(r.keys) != spec.size:
         return "secrets do not fit the shuffle"
-    if commitment is None:
-        return None  # never committed: nothing to hold the keys to (phase 2 never ran)
+    if commitment is None or len(commitment.commitments) != spec.size:
+        return None  # no usable commitment (never sent, or already blamed as malformed)
     bad = None
     for i, (k, s) in enumerate(zip(r.keys, r.salts, strict=True)):
         digest = commitment_digest(spec.shuffle_id, r.player, i, k, s)

@@ -339,3 +339,29 @@ def test_phase2_copy_of_another_card_is_seen_twice_and_named(seat: int) -> None:
         faces.append(table.reveal(7)[0])
     verdict = _dispute(table, accuser=0)
     assert verdict is not None and (verdict.player, verdict.fault) == (seat, Fault.BAD_SHUFFLE)
+
+
+def test_audit_of_a_malformed_record_names_the_author_and_never_crashes() -> None:
+    table = _table(b"malformed-record")
+    table.setup()
+    table.deal(0, 1)
+    record = table.views[0].record()
+    short = dataclasses.replace(
+        record.commitments[2], commitments=record.commitments[2].commitments[:-1]
+    )
+    bad = dataclasses.replace(
+        record, commitments=(*record.commitments[:2], short, *record.commitments[3:])
+    )
+    result = audit(bad, table.reveals())
+    assert result.verdict is not None
+    assert (result.verdict.player, result.verdict.fault) == (2, Fault.MALFORMED_MESSAGE)
+    truncated = dataclasses.replace(
+        record,
+        steps=(
+            *record.steps[:3],
+            dataclasses.replace(record.steps[3], deck=record.steps[3].deck[:-1]),
+        ),
+    )
+    result = audit(truncated, table.reveals())
+    assert result.verdict is not None and result.verdict.player == record.steps[3].player
+    assert result.faces is None
