@@ -67,6 +67,14 @@ class Verdict:
     def to_obj(self) -> dict[str, Any]:
         return {"player": self.player, "fault": self.fault.value, "detail": self.detail}
 
+    def canonical_bytes(self) -> bytes:
+        """Sorted-key compact JSON of :meth:`to_obj`, UTF-8 (the form the session signs)."""
+        import json
+
+        return json.dumps(
+            self.to_obj(), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ).encode()
+
     @classmethod
     def from_obj(cls, obj: object) -> Verdict:
         from ._codec import get_int, get_str, want_dict

@@ -14,6 +14,7 @@ import pytest
 from p2puno.crypto import (
     CryptoFormatError,
     DeterministicRng,
+    Fault,
     KeyCommitment,
     KeyRelease,
     SecretReveal,
@@ -146,6 +147,11 @@ def test_hostile_input_gives_a_clear_error_never_a_crash(index: int) -> None:
             cls.from_bytes(blob)
     with pytest.raises(CryptoFormatError):
         Verdict.from_obj({"player": 0, "fault": "nope", "detail": ""})
+    for bad in ([], {"player": True, "fault": "bad-show", "detail": ""}, {"player": 0}):
+        with pytest.raises(CryptoFormatError):
+            Verdict.from_obj(bad)
+    v = Verdict(3, Fault.BAD_SHOW, "show does not decrypt")
+    assert Verdict.from_obj(json.loads(v.canonical_bytes())) == v
 
 
 def test_no_secret_in_repr_str_or_errors() -> None:
