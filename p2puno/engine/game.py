@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NamedTuple
 
-from p2puno.engine.actions import Action, Kind, choose_color, simple
+from p2puno.engine.actions import MAX_SEATS, Action, Kind, choose_color, simple
 from p2puno.engine.actions import catch as catch_action
 from p2puno.engine.cards import (
     CARD_COLOR,
@@ -68,6 +68,33 @@ class Phase(Enum):
     PENALTY = "penalty"  # a Draw Two / Wild Draw Four is pending on the player on turn
     VERDICT = "verdict"  # the challenger saw the hand and must say guilty or innocent
     GAME_OVER = "game-over"
+
+
+# Hot-path constants: a module global is cheaper to read than an Enum member attribute.
+_PLAY, _JUMP, _DRAW, _KEEP, _TAKE = Kind.PLAY, Kind.JUMP, Kind.DRAW, Kind.KEEP, Kind.TAKE
+_CHALLENGE, _UNO, _CATCH = Kind.CHALLENGE, Kind.UNO, Kind.CATCH
+_TURN, _DRAWN, _PENALTY, _GAME_OVER = Phase.TURN, Phase.DRAWN, Phase.PENALTY, Phase.GAME_OVER
+
+# 002 · Let's Play as one bit test: a card matches when ``_MATCH[card] & mask`` where the mask
+# holds the color in play and the top card's rank (see _match_mask). Bits 0..3 are the colors,
+# 4..16 the ranks 0..12 (Wild ranks never match by rank), bit 17 "wild": set in every mask and
+# only on Wild cards, so a Wild matches anything. ``_MATCH[UNKNOWN]`` (index -1) is the extra
+# last entry, 0: a card this view does not know never matches.
+_WILD_BIT = 1 << 17
+_MATCH = (
+    *(
+        _WILD_BIT if CARD_COLOR[c] == WILD else (1 << CARD_COLOR[c]) | (1 << (4 + CARD_RANK[c]))
+        for c in range(DECK_SIZE)
+    ),
+    0,
+)
+# indexed by the color in play (WILD = -1 reads the last entry, 0) and by the top card's rank
+_COLOR_BITS = (1, 2, 4, 8, 0)
+_RANK_BITS = tuple(1 << (4 + r) if r < WILD_CARD else 0 for r in range(WILD_DRAW_FOUR + 1))
+# the argument-less turn actions, per seat (the same objects simple() returns)
+_SIMPLE_DRAW = tuple(simple(seat, Kind.DRAW) for seat in range(MAX_SEATS))
+_SIMPLE_KEEP = tuple(simple(seat, Kind.KEEP) for seat in range(MAX_SEATS))
+_SIMPLE_TAKE = tuple(simple(seat, Kind.TAKE) for seat in range(MAX_SEATS))
 
 
 class IllegalAction(ValueError):
@@ -473,60 +500,67 @@ class Game:
     def reactions(self, seat: int) -> list[Action]:
         """The out-of-turn part of :meth:`legal_actions`: call UNO, catch, jump in."""
         acts: list[Action] = []
-        if not self.window or self.need is not None or not 0 <= seat < self.options.players:
+        if not self.window or self.need is not None:
+            return acts
+        options = self.options
+        if not 0 <= seat < options.players:
             return acts
         vulnerable = self.vulnerable
         if vulnerable:
             if seat in vulnerable:
-                acts.append(simple(seat, Kind.UNO))
+                acts.append(simple(seat, _UNO))
             for t in sorted(vulnerable):
                 if t != seat:
                     acts.append(catch_action(seat, t))
-        if self.options.jump_in and self.top_played:
+        if options.jump_in and self.top_played:
             faces = self.faces
             top_face = CARD_FACE[faces[self.discard[-1]]]
             for slot in self.hands[seat]:
                 c = faces[slot]
                 if c >= 0 and CARD_FACE[c] == top_face:
-                    self._play_variants(acts, seat, slot, c, Kind.JUMP)
+                    self._play_variants(acts, seat, slot, c, _JUMP)
         return acts
 
     def turn_actions(self, seat: int) -> list[Action]:
         """The on-turn part of :meth:`legal_actions` (empty unless ``seat`` is on turn)."""
         acts: list[Action] = []
         phase = self.phase
-        if seat != self.turn or self.need is not None or phase is Phase.GAME_OVER:
+        if seat != self.turn or self.need is not None or phase is _GAME_OVER:
             return acts
         hand = self.hands[seat]
         faces = self.faces
-        if phase is Phase.TURN:
-            # playable(), inlined: this loop is the engine's hottest.
-            color = self.color
-            top_rank = CARD_RANK[faces[self.discard[-1]]]
-            if top_rank >= WILD_CARD:
-                top_rank = -2
-            variants = self._play_variants
+        if phase is _TURN:
+            # The engine's hottest loop: playable() as one bit test, and the common case of
+            # _play_variants (one variant) inlined.
+            mask = self._match_mask()
+            left = len(hand) - 1
+            single = left != 1  # no UNO variant
+            seven = left > 0 and self.options.seven_o  # a 7 names a seat to swap with
+            append = acts.append
             for slot in hand:
                 c = faces[slot]
-                if c >= 0:
+                if _MATCH[c] & mask:
                     cc = CARD_COLOR[c]
-                    if cc in (WILD, color) or CARD_RANK[c] == top_rank:
-                        variants(acts, seat, slot, c, Kind.PLAY)
-            acts.append(simple(seat, Kind.DRAW))
-        elif phase is Phase.DRAWN:
+                    rank = CARD_RANK[c]
+                    if single and cc != WILD and not (seven and rank == 7):
+                        append(_new(Action, (seat, _PLAY, slot, cc, rank, -1, -1, False)))
+                    else:
+                        self._play_variants(acts, seat, slot, c, _PLAY)
+            append(_SIMPLE_DRAW[seat])
+        elif phase is _DRAWN:
             c = faces[self.drawn]
-            if c >= 0 and self.playable(c):
-                self._play_variants(acts, seat, self.drawn, c, Kind.PLAY)
-            acts.append(simple(seat, Kind.KEEP))
-        elif phase is Phase.PENALTY:
-            acts.append(simple(seat, Kind.TAKE))
+            if _MATCH[c] & self._match_mask():
+                self._play_variants(acts, seat, self.drawn, c, _PLAY)
+            acts.append(_SIMPLE_KEEP[seat])
+        elif phase is _PENALTY:
+            acts.append(_SIMPLE_TAKE[seat])
             if self.pending_rank == WILD_DRAW_FOUR:
-                acts.append(simple(seat, Kind.CHALLENGE))
+                acts.append(simple(seat, _CHALLENGE))
             if self.options.progressive:
                 for slot in hand:
                     c = faces[slot]
                     if c >= 0 and CARD_RANK[c] == self.pending_rank:
-                        self._play_variants(acts, seat, slot, c, Kind.PLAY)
+                        self._play_variants(acts, seat, slot, c, _PLAY)
         elif phase is Phase.START_COLOR:
             acts.extend(choose_color(seat, col) for col in range(4))
         elif phase is Phase.VERDICT:
@@ -536,6 +570,12 @@ class Game:
             if truth is not True:
                 acts.append(simple(seat, Kind.INNOCENT))
         return acts
+
+    def _match_mask(self) -> int:
+        """The bits a card must share to be playable now (see _MATCH)."""
+        discard = self.discard
+        top = self.faces[discard[-1]] if discard else UNKNOWN
+        return _WILD_BIT | _COLOR_BITS[self.color] | _RANK_BITS[CARD_RANK[top]]
 
     def _play_variants(self, acts: list[Action], seat: int, slot: int, c: int, kind: Kind) -> None:
         color, rank = CARD_COLOR[c], CARD_RANK[c]
@@ -572,39 +612,31 @@ class Game:
         if not isinstance(a, Action) or type(a.seat) is not int or type(a.kind) is not Kind:
             raise IllegalAction(-1, "not an action")
         seat = a.seat
-        if not 0 <= seat < self.options.players:
+        options = self.options
+        if not 0 <= seat < options.players:
             raise IllegalAction(seat, "no such seat")
-        if self.phase is Phase.GAME_OVER:
+        phase = self.phase
+        if phase is _GAME_OVER:
             raise IllegalAction(seat, "the game is over")
         if self.need is not None:
             raise IllegalAction(seat, f"the game is waiting for a {self.need.kind}")
         k = a.kind
         on_turn = seat == self.turn
-        phase = self.phase
-        if k is Kind.JUMP:
-            if not self.options.jump_in:
-                raise IllegalAction(seat, "Jump-In is not in play")
-            if not (self.window and self.top_played):
-                raise IllegalAction(seat, "a jump-in must follow a card just played")
-            c = self._check_card(a)
-            if CARD_FACE[c] != CARD_FACE[self.top]:
-                raise IllegalAction(seat, "a jump-in needs a card identical to the top card")
-            return
-        if k is Kind.PLAY:
+        if k is _PLAY:
             if not on_turn:
                 raise IllegalAction(seat, "not your turn")
-            if phase is Phase.TURN:
+            if phase is _TURN:
                 c = self._check_card(a)
-                if not self.playable(c):
+                if not _MATCH[c] & self._match_mask():  # c is known: playable(c)
                     raise IllegalAction(seat, f"{CARD_TEXT[c]} does not match the top card")
-            elif phase is Phase.DRAWN:
+            elif phase is _DRAWN:
                 if a.slot != self.drawn:
                     raise IllegalAction(seat, "after drawing, only the drawn card may be played")
                 c = self._check_card(a)
-                if not self.playable(c):
+                if not _MATCH[c] & self._match_mask():
                     raise IllegalAction(seat, f"the drawn {CARD_TEXT[c]} is not playable")
-            elif phase is Phase.PENALTY:
-                if not self.options.progressive:
+            elif phase is _PENALTY:
+                if not options.progressive:
                     raise IllegalAction(seat, "take the penalty (or challenge a Wild Draw Four)")
                 c = self._check_card(a)
                 if CARD_RANK[c] != self.pending_rank:
@@ -613,20 +645,35 @@ class Game:
             else:
                 raise IllegalAction(seat, f"no card may be played now ({phase.value})")
             return
-        if k is Kind.DRAW:
-            if not (on_turn and phase is Phase.TURN):
+        if k is _UNO:
+            if not (self.window and seat in self.vulnerable):
+                raise IllegalAction(
+                    seat, "UNO can be called only right after your next-to-last card"
+                )
+            return
+        if k is _DRAW:
+            if not (on_turn and phase is _TURN):
                 raise IllegalAction(seat, "you may draw only at the start of your turn")
             return
-        if k is Kind.KEEP:
-            if not (on_turn and phase is Phase.DRAWN):
+        if k is _KEEP:
+            if not (on_turn and phase is _DRAWN):
                 raise IllegalAction(seat, "nothing drawn to keep")
             return
-        if k is Kind.TAKE:
-            if not (on_turn and phase is Phase.PENALTY):
+        if k is _TAKE:
+            if not (on_turn and phase is _PENALTY):
                 raise IllegalAction(seat, "no penalty to take")
             return
-        if k is Kind.CHALLENGE:
-            if not (on_turn and phase is Phase.PENALTY and self.pending_rank == WILD_DRAW_FOUR):
+        if k is _JUMP:
+            if not options.jump_in:
+                raise IllegalAction(seat, "Jump-In is not in play")
+            if not (self.window and self.top_played):
+                raise IllegalAction(seat, "a jump-in must follow a card just played")
+            c = self._check_card(a)
+            if CARD_FACE[c] != CARD_FACE[self.top]:
+                raise IllegalAction(seat, "a jump-in needs a card identical to the top card")
+            return
+        if k is _CHALLENGE:
+            if not (on_turn and phase is _PENALTY and self.pending_rank == WILD_DRAW_FOUR):
                 raise IllegalAction(seat, "no Wild Draw Four to challenge")
             return
         if k is Kind.GUILTY or k is Kind.INNOCENT:
@@ -636,13 +683,7 @@ class Game:
             if truth is not None and truth != (k is Kind.GUILTY):
                 raise IllegalAction(seat, f"false verdict: the hand shows {k.value} is untrue")
             return
-        if k is Kind.UNO:
-            if not (self.window and seat in self.vulnerable):
-                raise IllegalAction(
-                    seat, "UNO can be called only right after your next-to-last card"
-                )
-            return
-        if k is Kind.CATCH:
+        if k is _CATCH:
             t = a.target
             if not (self.window and t in self.vulnerable and t != seat):
                 raise IllegalAction(seat, f"seat {t} cannot be caught now")
@@ -657,27 +698,28 @@ class Game:
 
     def _check_card(self, a: Action) -> int:
         """Check a played card's slot, face and options; return its card id."""
-        seat = a.seat
-        if a.slot not in self.hands[seat]:
-            raise IllegalAction(seat, f"slot {a.slot} is not in your hand")
-        c = self.faces[a.slot]
+        seat, _, slot, color, rank, choose, target, uno = a
+        hand = self.hands[seat]
+        if slot not in hand:
+            raise IllegalAction(seat, f"slot {slot} is not in your hand")
+        c = self.faces[slot]
         if c == UNKNOWN:
-            raise IllegalAction(seat, f"slot {a.slot} was played without being revealed")
-        if CARD_COLOR[c] != a.color or CARD_RANK[c] != a.rank:
-            raise IllegalAction(seat, f"slot {a.slot} holds {CARD_TEXT[c]}, not the card named")
-        if CARD_COLOR[c] == WILD:
-            if not 0 <= a.choose < 4:
+            raise IllegalAction(seat, f"slot {slot} was played without being revealed")
+        cc = CARD_COLOR[c]
+        if cc != color or CARD_RANK[c] != rank:
+            raise IllegalAction(seat, f"slot {slot} holds {CARD_TEXT[c]}, not the card named")
+        if cc == WILD:
+            if not 0 <= choose < 4:
                 raise IllegalAction(seat, "a Wild must name a color")
-        elif a.choose != -1:
+        elif choose != -1:
             raise IllegalAction(seat, "only a Wild names a color")
-        left = len(self.hands[seat]) - 1
-        if self.options.seven_o and CARD_RANK[c] == 7 and left > 0:
-            t = a.target
-            if not (0 <= t < self.players and t != seat):
+        left = len(hand) - 1
+        if rank == 7 and left > 0 and self.options.seven_o:
+            if not (0 <= target < self.options.players and target != seat):
                 raise IllegalAction(seat, "a 7 must name another player to swap hands with")
-        elif a.target != -1:
+        elif target != -1:
             raise IllegalAction(seat, "only a 7 under Seven-O names a player")
-        if a.uno and left != 1:
+        if uno and left != 1:
             raise IllegalAction(seat, "UNO is called with the next-to-last card")
         return c
 
@@ -703,11 +745,52 @@ class Game:
         k = a.kind
         seat = a.seat
         events: list[Event] = []
-        if k is Kind.PLAY:
-            self._close_window()
+        if k is _PLAY:
+            self.window = False  # _close_window(), inlined on the hot paths
+            self.vulnerable.clear()
             self.stats.turns += 1
-            return self._play(a, events, jump=False)
-        if k is Kind.JUMP:
+            return self._play(a, events, False)
+        if k is _DRAW:
+            self.window = False
+            self.vulnerable.clear()
+            self.stats.turns += 1
+            draw = self.draw
+            if draw and not self.owed:
+                # _settle() for the one card owed, the draw pile not being empty
+                slot = draw.pop()
+                self.hands[seat].append(slot)
+                self.stats.draws += 1
+                self.turn_draw = False
+                events.append(_new(Event, ("draw", seat, -1, 1, -1, None)))
+                self.drawn = slot
+                self.phase = _DRAWN
+                self.passes = 0
+                if self.ending:
+                    return self._finish_round(events)
+                return events
+            self.turn_draw = True
+            self.owed.append([seat, 1])
+            return self._settle(events)
+        if k is _UNO:
+            self.vulnerable.discard(seat)
+            events.append(_new(Event, ("uno", seat, -1, 0, -1, None)))
+            return events
+        if k is _KEEP:
+            events.append(_new(Event, ("keep", seat, -1, 0, -1, None)))
+            return self._end_turn(events, seat)
+        if k is _TAKE:
+            self.window = False
+            self.vulnerable.clear()
+            self.stats.turns += 1
+            n = self.pending
+            events.append(_new(Event, ("penalty", seat, -1, n, -1, None)))
+            self.pending, self.pending_rank = 0, -1
+            self.offender = -1
+            self.owed.append([seat, n])
+            self.turn = (seat + self.direction) % self.options.players
+            self.phase = _TURN
+            return self._settle(events)
+        if k is _JUMP:
             # 001 · JUMP-IN: a Skip/Reverse/Draw Two/Wild Draw Four jumped on "cancels out the
             # first": undo its effect, then play on from the jumper.
             if CARD_RANK[self.top] in (SKIP, REVERSE, DRAW_TWO, WILD_DRAW_FOUR):
@@ -715,28 +798,8 @@ class Game:
                 if self.pending == 0:
                     self.pending_rank = -1
             self.turn = seat
-            return self._play(a, events, jump=True)
-        if k is Kind.DRAW:
-            self._close_window()
-            self.stats.turns += 1
-            self.turn_draw = True
-            self.owed.append([seat, 1])
-            return self._settle(events)
-        if k is Kind.KEEP:
-            events.append(Event("keep", seat=seat))
-            return self._end_turn(events, seat)
-        if k is Kind.TAKE:
-            self._close_window()
-            self.stats.turns += 1
-            n = self.pending
-            events.append(Event("penalty", seat=seat, value=n))
-            self.pending, self.pending_rank = 0, -1
-            self.offender = -1
-            self.owed.append([seat, n])
-            self.turn = self.next_seat(seat)
-            self.phase = Phase.TURN
-            return self._settle(events)
-        if k is Kind.CHALLENGE:
+            return self._play(a, events, True)
+        if k is _CHALLENGE:
             self._close_window()
             self.stats.turns += 1
             events.append(Event("challenge", seat=seat, other=self.offender))
@@ -744,16 +807,12 @@ class Game:
             return events
         if k is Kind.GUILTY or k is Kind.INNOCENT:
             return self._verdict(seat, k is Kind.GUILTY, events)
-        if k is Kind.UNO:
-            self.vulnerable.discard(seat)
-            events.append(Event("uno", seat=seat))
-            return events
-        if k is Kind.CATCH:
+        if k is _CATCH:
             # 002 · Going Out: "If you don't yell UNO and you are caught ... draw two cards."
             t = a.target
             self.vulnerable.discard(t)
             self.stats.uno_penalties += 1
-            events.append(Event("caught", seat=t, other=seat))
+            events.append(_new(Event, ("caught", t, -1, 0, seat, None)))
             self.owed.append([t, 2])
             return self._settle(events)
         # Kind.COLOR
@@ -789,17 +848,19 @@ class Game:
         return self._settle(events)
 
     def _play(self, a: Action, events: list[Event], jump: bool) -> list[Event]:
-        seat = a.seat
+        seat, _, slot, _, _, choose, target, uno = a
         hand = self.hands[seat]
         before_size = len(hand)
-        hand.remove(a.slot)
-        self.discard.append(a.slot)
-        c = self.faces[a.slot]
+        hand.remove(slot)
+        self.discard.append(slot)
+        c = self.faces[slot]
         rank = CARD_RANK[c]
-        n = self.players
+        options = self.options
+        n = options.players
         wild = CARD_COLOR[c] == WILD
         prev_color = self.color
-        self.color = a.choose if wild else CARD_COLOR[c]
+        color = choose if wild else CARD_COLOR[c]
+        self.color = color
         self.top_played = True
         self.window = True
         self.passes = 0
@@ -810,11 +871,11 @@ class Game:
             self.wd4_hand = tuple(hand)
             self.wd4_color = prev_color
             bluff = self._wd4_illegal()
-        events.append(Event("jump" if jump else "play", seat=seat, card=c, bluff=bluff))
+        events.append(_new(Event, ("jump" if jump else "play", seat, c, 0, -1, bluff)))
         if wild:
-            events.append(Event("color", seat=seat, value=self.color))
-        if a.uno:
-            events.append(Event("uno", seat=seat))
+            events.append(_new(Event, ("color", seat, -1, color, -1, None)))
+        if uno:
+            events.append(_new(Event, ("uno", seat, -1, 0, -1, None)))
         if not hand:
             events.append(Event("out", seat=seat))
             self.out = seat
@@ -830,11 +891,11 @@ class Game:
                 self.owed.append([victim, total])
                 self.pending, self.pending_rank = 0, -1
             return self._settle(events)
-        if self.options.seven_o and rank in (0, 7):
+        if options.seven_o and (rank == 0 or rank == 7):
             self.vulnerable.clear()
             if rank == 7:
                 # 001 · SEVEN-O 2: "must trade their hand with another player of their choice".
-                t = a.target
+                t = target
                 self.hands[seat], self.hands[t] = self.hands[t], self.hands[seat]
                 events.append(Event("swap", seat=seat, other=t))
             else:
@@ -843,10 +904,13 @@ class Game:
                 old = self.hands
                 self.hands = [old[(i - self.direction) % n] for i in range(n)]
                 events.append(Event("rotate", seat=seat))
-        if before_size == 2 and not a.uno and len(self.hands[seat]) == 1:
+        if before_size == 2 and not uno and len(self.hands[seat]) == 1:
             self.vulnerable.add(seat)
         # Effects of the card, from the player's seat.
-        self.phase = Phase.TURN
+        self.phase = _TURN
+        if rank < SKIP or rank == WILD_CARD:  # a number or a Wild: the next player's turn
+            self.turn = (seat + self.direction) % n
+            return events
         if rank == SKIP or (rank == REVERSE and n == 2):
             # 002 · Skip; decision: with two players a Reverse acts as a Skip.
             skipped = self.next_seat(seat)
@@ -877,55 +941,58 @@ class Game:
         return events
 
     def _end_turn(self, events: list[Event], seat: int) -> list[Event]:
-        self.turn = self.next_seat(seat)
-        self.phase = Phase.TURN
+        self.turn = (seat + self.direction) % self.options.players
+        self.phase = _TURN
         self.drawn = -1
         return events
 
     def _settle(self, events: list[Event]) -> list[Event]:
         """Draw every owed card; stop for a reshuffle when the draw pile runs out."""
         draw = self.draw
-        while self.owed:
-            entry = self.owed[0]
+        owed = self.owed
+        while owed:
+            entry = owed[0]
             seat, count = entry
-            got = 0
-            while count > 0:
-                if not draw:
-                    if len(self.discard) > 1:
-                        # 002 · Going Out: "If no player is out of cards by the time the DRAW
-                        # pile is depleted, the DISCARD pile is reshuffled and play continues."
-                        entry[1] = count
-                        if got:
-                            events.append(Event("draw", seat=seat, value=got))
-                        sources = tuple(self.discard[:-1])
-                        self.resume = self.phase
-                        self.phase = Phase.SHUFFLE
-                        self.need = Need("shuffle", count=len(sources), sources=sources)
-                        return events
-                    count = 0  # decision: both piles exhausted, the rest is forgiven
-                    break
-                slot = draw.pop()
-                self.hands[seat].append(slot)
-                got += 1
-                count -= 1
-            self.owed.pop(0)
+            hand = self.hands[seat]
+            # the top of the pile (its end) goes into the hand first, as with draw.pop()
+            got = min(count, len(draw)) if count > 0 else 0
+            if got:
+                cut = len(draw) - got
+                moved = draw[cut:]
+                moved.reverse()
+                hand.extend(moved)
+                del draw[cut:]
+            # the draw pile ran out: reshuffle, or (decision) if both piles are exhausted the
+            # rest is forgiven
+            if count > got and len(self.discard) > 1:
+                # 002 · Going Out: "If no player is out of cards by the time the DRAW pile is
+                # depleted, the DISCARD pile is reshuffled and play continues."
+                entry[1] = count - got
+                if got:
+                    events.append(_new(Event, ("draw", seat, -1, got, -1, None)))
+                sources = tuple(self.discard[:-1])
+                self.resume = self.phase
+                self.phase = Phase.SHUFFLE
+                self.need = Need("shuffle", count=len(sources), sources=sources)
+                return events
+            owed.pop(0)
             self.stats.draws += got
             if self.turn_draw:
                 self.turn_draw = False
                 if got:
-                    events.append(Event("draw", seat=seat, value=1))
-                    self.drawn = self.hands[seat][-1]
-                    self.phase = Phase.DRAWN
+                    events.append(_new(Event, ("draw", seat, -1, 1, -1, None)))
+                    self.drawn = hand[-1]
+                    self.phase = _DRAWN
                     self.passes = 0
                 else:
                     events.append(Event("pass", seat=seat))
                     self.passes += 1
                     self._end_turn(events, seat)
-                    if self.passes >= self.players:
+                    if self.passes >= self.options.players:
                         events.append(Event("blocked"))
                         self.ending = True
             elif got:
-                events.append(Event("draw", seat=seat, value=got))
+                events.append(_new(Event, ("draw", seat, -1, got, -1, None)))
         if self.ending:
             return self._finish_round(events)
         return events
