@@ -220,18 +220,20 @@ def audit(
     # 4. Show-to-one messages, opened with the recipient's revealed X25519 key.
     for show in record.shows:
         rr = good.get(show.recipient)
-        sender_c = commitments.get(show.sender)
-        if rr is None or sender_c is None:
+        if rr is None:
             continue
         entries = decrypt_show(show, rr.x25519_private)
         if entries is None:
             faults.append(Verdict(show.sender, Fault.BAD_SHOW, "show does not decrypt"))
             continue
-        for pos, (k, s) in zip(show.positions, entries, strict=True):
-            if pos >= m or not release_opens(
-                sender_c, KeyRelease(spec.shuffle_id, show.sender, pos, k, s)
-            ):
-                detail = f"show to player {show.recipient}: wrong key for position {pos}"
+        for pos, owner, (k, s) in zip(show.positions, show.owners, entries, strict=True):
+            owner_c = commitments.get(owner)
+            rel = KeyRelease(spec.shuffle_id, owner, pos, k, s)
+            if pos >= m or owner_c is None or not release_opens(owner_c, rel):
+                detail = (
+                    f"show to player {show.recipient}: wrong key of player {owner} "
+                    f"for position {pos}"
+                )
                 faults.append(Verdict(show.sender, Fault.BAD_SHOW, detail))
                 break
 

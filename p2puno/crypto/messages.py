@@ -340,10 +340,13 @@ class KeyRelease(_Message):
 
 @dataclass(frozen=True)
 class ShowMessage(_Message):
-    """``sender``'s per-position keys for ``positions``, encrypted to ``recipient`` alone.
+    """Per-position keys for some positions, encrypted to ``recipient`` alone.
 
-    X25519 (ephemeral key from the sender's RNG) + HKDF-SHA256 + ChaCha20Poly1305; the header
-    (shuffle id, sender, recipient, positions) is the associated data.
+    Entry ``i`` carries the key of player ``owners[i]`` for position ``positions[i]``: the
+    sender's own keys, or keys it was shown and now passes on (Seven-O hands go round). Entries
+    are sorted by (position, owner). X25519 (ephemeral key from the sender's RNG) + HKDF-SHA256
+    + ChaCha20Poly1305; the header (shuffle id, sender, recipient, positions, owners) is the
+    associated data.
     """
 
     TYPE: ClassVar[str] = "show"
@@ -351,6 +354,7 @@ class ShowMessage(_Message):
     sender: int
     recipient: int
     positions: tuple[int, ...]
+    owners: tuple[int, ...]
     ephemeral: bytes
     ciphertext: bytes
 
@@ -362,10 +366,17 @@ class ShowMessage(_Message):
             raise CryptoFormatError("show: sender is the recipient")
         if not isinstance(self.positions, tuple) or not 1 <= len(self.positions) <= MAX_CARDS:
             raise CryptoFormatError("positions: wrong number of entries")
+        if not isinstance(self.owners, tuple) or len(self.owners) != len(self.positions):
+            raise CryptoFormatError("owners: one per position")
         for p in self.positions:
             want_int(p, 0, MAX_CARDS - 1, "position")
-        if any(a >= b for a, b in itertools.pairwise(self.positions)):
-            raise CryptoFormatError("positions must be strictly increasing")
+        for o in self.owners:
+            want_int(o, 0, MAX_PLAYERS - 1, "owner")
+        pairs = list(zip(self.positions, self.owners, strict=True))
+        if any(a >= b for a, b in itertools.pairwise(pairs)):
+            raise CryptoFormatError("entries must be strictly increasing by (position, owner)")
+        if self.recipient in self.owners:
+            raise CryptoFormatError("show: the recipient's own key")
         if not isinstance(self.ephemeral, bytes) or len(self.ephemeral) != 32:
             raise CryptoFormatError("ephemeral must be 32 bytes")
         want = SHOW_ENTRY_LEN * len(self.positions) + AEAD_TAG_LEN
@@ -379,6 +390,7 @@ class ShowMessage(_Message):
             "sender": self.sender,
             "recipient": self.recipient,
             "positions": list(self.positions),
+            "owners": list(self.owners),
         }
 
     def header_bytes(self) -> bytes:
@@ -394,18 +406,23 @@ class ShowMessage(_Message):
     def _from_obj(cls, obj: object) -> ShowMessage:
         d = want_dict(
             obj,
-            {"shuffle_id", "sender", "recipient", "positions", "ephemeral", "ciphertext"},
+            {"shuffle_id", "sender", "recipient", "positions", "owners", "ephemeral", "ciphertext"},
             cls.TYPE,
         )
         positions = tuple(
             want_int(p, 0, MAX_CARDS - 1, "position")
             for p in get_list(d, "positions", 1, MAX_CARDS)
         )
+        owners = tuple(
+            want_int(o, 0, MAX_PLAYERS - 1, "owner")
+            for o in get_list(d, "owners", len(positions), len(positions))
+        )
         return cls(
             get_hex(d, "shuffle_id", ID_LEN),
             get_int(d, "sender", 0, MAX_PLAYERS - 1),
             get_int(d, "recipient", 0, MAX_PLAYERS - 1),
             positions,
+            owners,
             get_hex(d, "ephemeral", 32),
             get_hex(d, "ciphertext", SHOW_ENTRY_LEN * len(positions) + AEAD_TAG_LEN),
         )
@@ -543,7 +560,11 @@ class ShuffleRecord(_Message):
             if r.position >= spec.size:
                 raise CryptoFormatError("record: release does not fit the shuffle")
         for sh in self.shows:
-            if sh.shuffle_id != spec.shuffle_id or max(sh.sender, sh.recipient) >= spec.players:
+            if (
+                sh.shuffle_id != spec.shuffle_id
+                or max(sh.sender, sh.recipient, *sh.owners) >= spec.players
+                or sh.positions[-1] >= spec.size
+            ):
                 raise CryptoFormatError("record: show does not fit the shuffle")
 
     def to_obj(self) -> dict[str, Any]:

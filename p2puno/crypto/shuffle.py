@@ -14,6 +14,7 @@ Scheme (SRA-style commutative encryption on P-256, see docs/security.md):
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 from collections.abc import Iterable, Mapping, Sequence
@@ -89,7 +90,7 @@ def _show_aead(shared: bytes, ephemeral: bytes, recipient_public: bytes, header:
 
 
 def decrypt_show(show: ShowMessage, x25519_private: bytes) -> list[tuple[int, bytes]] | None:
-    """``[(key, salt)]`` for ``show.positions``, or ``None`` if it does not decrypt."""
+    """``[(key, salt)]`` for the show's entries, or ``None`` if it does not decrypt."""
     try:
         priv = X25519PrivateKey.from_private_bytes(x25519_private)
         shared = priv.exchange(X25519PublicKey.from_public_bytes(show.ephemeral))
@@ -349,17 +350,34 @@ class ShuffleSecrets:
         )
 
     def show(
-        self, recipient_public: bytes, recipient: int, positions: Iterable[int]
+        self,
+        recipient_public: bytes,
+        recipient: int,
+        positions: Iterable[int],
+        forward: Iterable[KeyRelease] = (),
     ) -> ShowMessage:
         """Encrypt this player's keys for ``positions`` to ``recipient`` alone.
 
         ``recipient_public`` is the X25519 key from the recipient's :class:`KeyCommitment`.
+        ``forward``: keys of other players this one was shown (``ShuffleView.shown_release``),
+        passed on too, e.g. a Seven-O hand holding cards first dealt to someone else.
         """
-        pos = tuple(sorted(set(positions)))
-        if not pos or pos[-1] >= self._spec.size or pos[0] < 0:
-            raise CryptoStateError("positions out of range")
         if not 0 <= recipient < self._spec.players or recipient == self._player:
             raise CryptoStateError("bad recipient")
+        entries: dict[tuple[int, int], tuple[int, bytes]] = {}
+        for p in positions:
+            if not 0 <= p < self._spec.size:
+                raise CryptoStateError("positions out of range")
+            entries[(p, self._player)] = (self._keys[p], self._salts[p])
+        for rel in forward:
+            if rel.shuffle_id != self._spec.shuffle_id or rel.position >= self._spec.size:
+                raise CryptoStateError("forwarded key from another shuffle")
+            if rel.owner == recipient:
+                continue  # the recipient holds its own keys
+            entries[(rel.position, rel.owner)] = (rel.key, rel.salt)
+        if not entries:
+            raise CryptoStateError("nothing to show")
+        order = sorted(entries)
         eph_priv = X25519PrivateKey.from_private_bytes(self._rng.token_bytes(32))
         eph = eph_priv.public_key().public_bytes_raw()
         shared = eph_priv.exchange(X25519PublicKey.from_public_bytes(recipient_public))
@@ -367,21 +385,15 @@ class ShuffleSecrets:
             self._spec.shuffle_id,
             self._player,
             recipient,
-            pos,
+            tuple(p for p, _ in order),
+            tuple(o for _, o in order),
             eph,
-            bytes(SHOW_ENTRY_LEN * len(pos) + 16),
+            bytes(SHOW_ENTRY_LEN * len(order) + 16),
         )
         header = placeholder.header_bytes()
         aead = ChaCha20Poly1305(_show_aead(shared, eph, recipient_public, header))
-        plain = b"".join(self._keys[p].to_bytes(KEY_LEN, "big") + self._salts[p] for p in pos)
-        return ShowMessage(
-            self._spec.shuffle_id,
-            self._player,
-            recipient,
-            pos,
-            eph,
-            aead.encrypt(_NONCE, plain, header),
-        )
+        plain = b"".join(entries[e][0].to_bytes(KEY_LEN, "big") + entries[e][1] for e in order)
+        return dataclasses.replace(placeholder, ciphertext=aead.encrypt(_NONCE, plain, header))
 
     def reveal(self) -> SecretReveal:
         """Every secret of this shuffle, for the end of the round or a dispute."""
@@ -562,7 +574,7 @@ class ShuffleView:
         spec = self._spec
         if (
             show.shuffle_id != spec.shuffle_id
-            or max(show.sender, show.recipient) >= spec.players
+            or max(show.sender, show.recipient, *show.owners) >= spec.players
             or show.positions[-1] >= spec.size
         ):
             self._malformed(show.sender, f"show of player {show.sender} does not fit")
@@ -640,20 +652,19 @@ class ShuffleView:
         entries = me._open_show(show)
         if entries is None:
             raise VerificationError(f"show from player {show.sender} does not decrypt")
-        commitment = self.commitment(show.sender)
         got = []
-        for pos, (key, salt) in zip(show.positions, entries, strict=True):
-            rel = KeyRelease(self._spec.shuffle_id, show.sender, pos, key, salt)
-            if not release_opens(commitment, rel):
+        for pos, owner, (key, salt) in zip(show.positions, show.owners, entries, strict=True):
+            rel = KeyRelease(self._spec.shuffle_id, owner, pos, key, salt)
+            if not release_opens(self.commitment(owner), rel):
                 raise VerificationError(
-                    f"show from player {show.sender}: key for position {pos} "
+                    f"show from player {show.sender}: key of player {owner} for position {pos} "
                     "does not open its commitment"
                 )
             got.append(rel)
         for rel in got:
             self._shown[(rel.position, rel.owner)] = rel
         cards = {}
-        for pos in show.positions:
+        for pos in sorted(set(show.positions)):
             try:
                 cards[pos] = self._open(pos, me)
             except CryptoStateError:

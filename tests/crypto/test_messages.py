@@ -90,7 +90,7 @@ def test_transcript_is_reproducible_byte_for_byte() -> None:
     assert DeterministicRng(b"vector").token_bytes(8).hex() == "bb7fbf129eb496bc"
     assert (
         hashlib.sha256(a).hexdigest()
-        == "7f3f7a71ef693a70c81e0c4af701bcad681af508feac1a5978e590b1c1a5b619"
+        == "23292c9865740ba1ec2c65f2a5e200bc437676e7168ed0960f368eb647c66f40"
     )
 
 
