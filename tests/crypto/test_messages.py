@@ -201,3 +201,38 @@ def test_card_points_are_distinct_and_found() -> None:
     assert card_of_point(bytes(32)) is None
     with pytest.raises(ValueError):
         card_point(-1)
+
+
+def test_view_fed_hostile_but_well_formed_messages_raises_only_crypto_errors() -> None:
+    """Every decodable variant of every message, fed to a node's view: a CryptoError or ok."""
+    from p2puno.crypto import CryptoError, ShuffleView
+
+    table = _transcript(b"hostile-view")
+    record = table.views[0].record()
+    samples = [*record.commitments, *record.steps, *record.releases, *record.shows]
+    fed = 0
+    for msg in samples:
+        for bad in _mutations(msg.to_obj()):
+            try:
+                variant = type(msg).from_obj(copy.deepcopy(bad))
+            except CryptoFormatError:
+                continue
+            view = ShuffleView(table.spec)
+            try:
+                for c in record.commitments:
+                    view.add_commitment(c)
+                for s in record.steps:
+                    view.add_step(s)
+                if isinstance(variant, KeyCommitment):
+                    view.add_commitment(variant)
+                elif isinstance(variant, ShuffleStep):
+                    view.add_step(variant)
+                elif isinstance(variant, KeyRelease):
+                    view.add_release(variant)
+                    view.reveal(variant.position)
+                else:
+                    view.open_show(variant, table.secrets[variant.recipient])
+            except CryptoError:
+                pass
+            fed += 1
+    assert fed > 30
