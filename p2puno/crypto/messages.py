@@ -41,6 +41,7 @@ SHOW_ENTRY_LEN = KEY_LEN + SALT_LEN
 AEAD_TAG_LEN = 16
 
 _M = TypeVar("_M", bound="_Message")
+_T = TypeVar("_T")
 
 
 def step_order(players: int, rekey: bool = False) -> list[tuple[int, int]]:
@@ -96,6 +97,16 @@ class _Message:
         if msg.canonical_bytes() != data:
             raise CryptoFormatError(f"malformed {cls.TYPE}: not canonical")
         return msg
+
+
+def unchecked(cls: type[_T], **values: Any) -> _T:
+    """Build a frozen message from values valid by construction, skipping ``__post_init__``.
+
+    Only for this package's own hot paths (secrets generation, key releases)."""
+    obj = object.__new__(cls)
+    for name, value in values.items():
+        object.__setattr__(obj, name, value)
+    return obj
 
 
 def _no_float(_: str) -> Any:

@@ -50,6 +50,7 @@ from .messages import (
     ShuffleSpec,
     ShuffleStep,
     step_order,
+    unchecked,
 )
 from .rng import Rng, SystemRng
 
@@ -249,19 +250,17 @@ class ShuffleSecrets:
         salts = tuple(blob[at + _WIDE : at + step] for at in range(0, m * step, step))
         x_priv = rng.token_bytes(32)
         u = random_scalar(rng) if spec.hidden else None
-        # Valid by construction: skip the field-by-field validation of the public constructor.
-        reveal = object.__new__(SecretReveal)
-        for name, value in (
-            ("shuffle_id", spec.shuffle_id),
-            ("player", player),
-            ("phase1_key", k1),
-            ("permutation", perm),
-            ("keys", keys),
-            ("salts", salts),
-            ("x25519_private", x_priv),
-            ("rekey_key", u),
-        ):
-            object.__setattr__(reveal, name, value)
+        reveal = unchecked(  # valid by construction
+            SecretReveal,
+            shuffle_id=spec.shuffle_id,
+            player=player,
+            phase1_key=k1,
+            permutation=perm,
+            keys=keys,
+            salts=salts,
+            x25519_private=x_priv,
+            rekey_key=u,
+        )
         secrets = object.__new__(cls)
         secrets._setup(spec, reveal, rng, parent)
         return secrets
@@ -339,14 +338,15 @@ class ShuffleSecrets:
 
     def release(self, position: int) -> KeyRelease:
         """The public release of this player's key for ``position`` (deal or reveal)."""
-        if not 0 <= position < self._spec.size:
+        if type(position) is not int or not 0 <= position < self._spec.size:
             raise CryptoStateError("position out of range")
-        return KeyRelease(
-            self._spec.shuffle_id,
-            self._player,
-            position,
-            self._keys[position],
-            self._salts[position],
+        return unchecked(  # valid by construction
+            KeyRelease,
+            shuffle_id=self._spec.shuffle_id,
+            owner=self._player,
+            position=position,
+            key=self._keys[position],
+            salt=self._salts[position],
         )
 
     def show(
