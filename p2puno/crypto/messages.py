@@ -104,8 +104,7 @@ def unchecked(cls: type[_T], **values: Any) -> _T:
 
     Only for this package's own hot paths (secrets generation, key releases)."""
     obj = object.__new__(cls)
-    for name, value in values.items():
-        object.__setattr__(obj, name, value)
+    obj.__dict__.update(values)
     return obj
 
 

@@ -554,14 +554,15 @@ class ShuffleView:
 
     def add_release(self, release: KeyRelease) -> None:
         """Accept a published key after checking it against its owner's commitment."""
-        if not self.complete:
+        if len(self._steps) != len(self._order):
             raise CryptoStateError("keys are released only after the shuffle")
         spec = self._spec
         if release.shuffle_id != spec.shuffle_id or release.owner >= spec.players:
             self._malformed(release.owner, f"key of player {release.owner} does not fit")
-        if release.position >= spec.size:
-            self._malformed(release.owner, f"key of player {release.owner}: bad position")
-        if not release_opens(self.commitment(release.owner), release):
+        commitment = self._commitments.get(release.owner)
+        if commitment is None:
+            raise CryptoStateError(f"no commitment from player {release.owner} yet")
+        if not release_opens(commitment, release):
             detail = (
                 f"key of player {release.owner} for position {release.position} "
                 "does not open its commitment"
