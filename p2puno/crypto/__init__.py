@@ -17,9 +17,9 @@ Parameters and messages (frozen dataclasses; ``to_obj()`` / strict ``from_obj()`
 * :class:`ShuffleSpec`: shuffle id (32 bytes), number of players (2..10), public card ids,
   and for a hidden reshuffle the parent shuffle's id and still-hidden positions.
 * :class:`KeyCommitment`: a player's commitments to its per-position keys + X25519 public key.
-* :class:`ShuffleStep`: one player's output deck for phase 1 or 2 (order: :func:`step_order`).
+* :class:`ShuffleStep`: one player's output deck for phase 0, 1 or 2 (order: :func:`step_order`).
 * :class:`KeyRelease`: one per-position key and its salt (opens one commitment).
-* :class:`ShowMessage`: a player's keys for some positions, encrypted to one player alone.
+* :class:`ShowMessage`: per-position keys (the sender's, or passed on), encrypted to one player.
 * :class:`SecretReveal`: all of a player's secrets for a shuffle (round end, dispute, storage).
 * :class:`ShuffleRecord`: the public transcript of one shuffle.
 
@@ -30,7 +30,7 @@ Actors:
 * :class:`ShuffleView`: one node's view of a shuffle; checks each message on arrival
   (``add_commitment``, ``add_step``, ``add_release``, ``add_show``), opens positions
   (``open`` for a card dealt to you, ``reveal`` for a card shown to all, ``open_show``),
-  and gives the public ``record()``.
+  keeps keys shown to it (``shown_release``) and gives the public ``record()``.
 * :func:`audit`: verify a whole shuffle from its record and every player's reveal; returns an
   :class:`Audit` (``faults``, ``verdict``, ``faces``). Deterministic; takes an executor to
   use several cores, and a :class:`Parent` for a hidden reshuffle.
