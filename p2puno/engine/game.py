@@ -91,6 +91,7 @@ _MATCH = (
 # indexed by the color in play (WILD = -1 reads the last entry, 0) and by the top card's rank
 _COLOR_BITS = (1, 2, 4, 8, 0)
 _RANK_BITS = tuple(1 << (4 + r) if r < WILD_CARD else 0 for r in range(WILD_DRAW_FOUR + 1))
+_FACE = (*CARD_FACE, -1)  # CARD_FACE with an entry for UNKNOWN (index -1) that no face equals
 # the argument-less turn actions, per seat (the same objects simple() returns)
 _SIMPLE_DRAW = tuple(simple(seat, Kind.DRAW) for seat in range(MAX_SEATS))
 _SIMPLE_KEEP = tuple(simple(seat, Kind.KEEP) for seat in range(MAX_SEATS))
@@ -517,7 +518,7 @@ class Game:
             top_face = CARD_FACE[faces[self.discard[-1]]]
             for slot in self.hands[seat]:
                 c = faces[slot]
-                if c >= 0 and CARD_FACE[c] == top_face:
+                if _FACE[c] == top_face:  # _FACE[UNKNOWN] is -1: never identical
                     self._play_variants(acts, seat, slot, c, _JUMP)
         return acts
 
@@ -532,7 +533,8 @@ class Game:
         if phase is _TURN:
             # The engine's hottest loop: playable() as one bit test, and the common case of
             # _play_variants (one variant) inlined.
-            mask = self._match_mask()
+            top = faces[self.discard[-1]]  # _match_mask(), inlined
+            mask = _WILD_BIT | _COLOR_BITS[self.color] | _RANK_BITS[CARD_RANK[top]]
             left = len(hand) - 1
             single = left != 1  # no UNO variant
             seven = left > 0 and self.options.seven_o  # a 7 names a seat to swap with
@@ -627,7 +629,12 @@ class Game:
                 raise IllegalAction(seat, "not your turn")
             if phase is _TURN:
                 c = self._check_card(a)
-                if not _MATCH[c] & self._match_mask():  # c is known: playable(c)
+                # playable(c) (c is known), _match_mask() inlined
+                discard = self.discard
+                top = self.faces[discard[-1]] if discard else UNKNOWN
+                if not _MATCH[c] & (
+                    _WILD_BIT | _COLOR_BITS[self.color] | _RANK_BITS[CARD_RANK[top]]
+                ):
                     raise IllegalAction(seat, f"{CARD_TEXT[c]} does not match the top card")
             elif phase is _DRAWN:
                 if a.slot != self.drawn:
