@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
+import operator
 import os
 import platform
 import random
@@ -53,23 +54,29 @@ POLICY = (
 )
 
 
+_slot = operator.itemgetter(2)  # Action.slot
+
+
 def _pick_play(acts: list, rng: random.Random):  # type: ignore[no-untyped-def]
     """A random card among the plays, then a random variant of it, with UNO when offered.
 
-    ``turn_actions`` lists each card's variants (colors, seats, UNO) one after another.
+    On turn (or after drawing) ``turn_actions`` lists the plays, each card's variants (colors,
+    seats, UNO) one after another, then the draw (or keep) last.
     """
+    n = len(acts) - 1
+    if n <= 1:
+        return acts[0] if n == 1 else None
+    plays = acts[:n]
+    if len(set(map(_slot, plays))) == n:  # one variant per card: the common case
+        return rng.choice(plays)  # the same draw as rng.choice(groups) below
     groups: list[list] = []  # type: ignore[type-arg]
     last = -2
-    for a in acts:
-        if a.kind is not PLAY:
-            continue
+    for a in plays:
         if a.slot != last:
             last = a.slot
             groups.append([a])
         else:
             groups[-1].append(a)
-    if not groups:
-        return None
     variants = groups[0] if len(groups) == 1 else rng.choice(groups)
     if len(variants) == 1:
         return variants[0]
@@ -99,6 +106,7 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
     while not done:
         g = Game(opts)
         games += 1
+        turn_actions, apply, reactions = g.turn_actions, g.apply, g.reactions
         while g.phase is not GAME_OVER:
             need = g.need
             if need is not None:
@@ -106,8 +114,7 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
                 shuffle(cards)
                 events = g.shuffle(cards)
             else:
-                seat = g.turn
-                acts = g.turn_actions(seat)
+                acts = turn_actions(g.turn)
                 phase = g.phase
                 if phase is TURN or phase is DRAWN:
                     a = _pick_play(acts, rng)
@@ -119,13 +126,13 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
                         a = _first(acts, CHALLENGE) or a
                 else:  # START_COLOR (4 colors) or VERDICT (the truthful one only)
                     a = rng.choice(acts) if len(acts) > 1 else acts[0]
-                events = g.apply(a)
+                events = apply(a)
                 actions += 1
                 # Reactions exist only while the window after a play is open.
                 while g.window and g.need is None:
                     r = None
                     for s in seats:
-                        for x in g.reactions(s):
+                        for x in reactions(s):
                             if x.kind is UNO or x.kind is CATCH:
                                 r = x
                                 break
@@ -133,7 +140,7 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
                             break
                     if r is None:
                         break
-                    events += g.apply(r)
+                    events += apply(r)
                     actions += 1
             for e in events:
                 if e.kind == "round-over":
