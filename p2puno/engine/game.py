@@ -254,6 +254,8 @@ class Game:
     need: Need | None = None
     claims: list[Claim] = field(default_factory=list)
     card_slot: list[int] = field(default_factory=list)  # card id -> live slot, or UNKNOWN
+    public: set[int] = field(default_factory=set)  # slots revealed to every node
+    full_info: bool = False  # this deck's order was given: every card is known
 
     def __post_init__(self) -> None:
         n = self.options.players
@@ -346,12 +348,19 @@ class Game:
         self.phase = self.resume
         return self._settle(events)
 
-    def reveal(self, slot: int, card: int) -> list[Event]:
-        """Learn that ``slot`` holds ``card``. Returns events if it completes a public need."""
+    def reveal(self, slot: int, card: int, *, public: bool = False) -> list[Event]:
+        """Learn that ``slot`` holds ``card``; ``public`` if every node learns it now.
+
+        Only public reveals complete a ``reveal`` need: a node that privately knows a card
+        (its own hand) must still wait for everyone, or views would part ways.
+        Returns events if this completes the need.
+        """
         if not 0 <= slot < len(self.faces):
             raise InputError(f"no slot {slot} in this deck")
         if not 0 <= card < DECK_SIZE:
             raise InputError(f"no card {card}")
+        if public:
+            self.public.add(slot)
         known = self.faces[slot]
         if known != UNKNOWN:
             if known != card:
@@ -368,7 +377,8 @@ class Game:
         need = self.need
         if need is None or need.kind != "reveal":
             return []
-        if any(self.faces[s] == UNKNOWN for s in need.slots):
+        faces, public, full = self.faces, self.public, self.full_info
+        if any(faces[s] == UNKNOWN or not (full or s in public) for s in need.slots):
             return []
         self.need = None
         events: list[Event] = []
@@ -389,6 +399,8 @@ class Game:
         self.discard = []
         self.hands = [[] for _ in range(self.players)]
         self.need = None
+        self.public = set()
+        self.full_info = order is not None
 
     def _dealer_draw_turn(self) -> None:
         # Each contender turns the next card; decision (docs/rules.md): ties draw again.
@@ -424,6 +436,7 @@ class Game:
         self.phase = Phase.SHUFFLE
         self.need = Need("shuffle", count=DECK_SIZE)
         self.claims = []
+        self.dd_slots = []  # the draw for dealer's slots name a deck that is gone
         return events
 
     def _deal(self, events: list[Event]) -> list[Event]:
@@ -1007,9 +1020,10 @@ class Game:
     # ------------------------------------------------------------------ scoring
     def _finish_round(self, events: list[Event]) -> list[Event]:
         self._close_window()
-        hidden = tuple(s for h in self.hands for s in h if self.faces[s] == UNKNOWN)
+        # Every hand is shown to all: the same need on every node, whatever each one knows.
+        hands = tuple(s for h in self.hands for s in h)
         self.phase = Phase.REVEAL
-        self.need = Need("reveal", slots=hidden)
+        self.need = Need("reveal", slots=hands)
         return events + self._check_need()
 
     def _score(self, events: list[Event]) -> list[Event]:

@@ -312,12 +312,12 @@ def test_partial_view_records_a_verdict_it_cannot_check_as_a_claim() -> None:
     part.shuffle(None)
     assert part.need is not None
     for slot in part.need.slots:
-        part.reveal(slot, dd_order[slot])
+        part.reveal(slot, dd_order[slot], public=True)
     part.shuffle(None)
     start = full.discard[0]
-    part.reveal(start, order[start])
+    part.reveal(start, order[start], public=True)
     wd4 = slot_of(full, 0, "W+4")
-    part.reveal(wd4, order[wd4])
+    part.reveal(wd4, order[wd4], public=True)
     part.apply(parse_action(f"0 W+4#{wd4}:g"))
     part.apply(parse_action("1 challenge"))
     part.apply(parse_action("1 innocent"))  # a lie the bystander cannot see

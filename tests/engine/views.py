@@ -43,7 +43,7 @@ class MirroredTable:
                 card = full.faces[action.slot]
                 self.public.add(action.slot)
                 for v in self.views:
-                    v.reveal(action.slot, card)
+                    v.reveal(action.slot, card, public=True)
             for v in self.views:
                 v.apply(action)
             self.table._apply(action)
@@ -73,12 +73,16 @@ class MirroredTable:
             while True:
                 visible = v.visible_to(seat)
                 self.entitled[seat].update(visible)
+                public = (
+                    set(v.need.slots) if v.need is not None and v.need.kind == "reveal" else set()
+                )
+                public |= set(v.discard) | set(v.dd_slots)
                 for slot in visible:
-                    if v.faces[slot] < 0:
-                        v.reveal(slot, full.faces[slot])
+                    if v.faces[slot] < 0 or (slot in public and slot not in v.public):
+                        v.reveal(slot, full.faces[slot], public=slot in public)
                 if v.need is None or v.need.kind != "reveal":
                     break
-                if all(v.faces[s] >= 0 for s in v.need.slots):
+                if all(s in v.public for s in v.need.slots):
                     break
 
     @property
