@@ -103,5 +103,28 @@ def demo(
     run_demo(options, seed, delay=delay, verbose=verbose)
 
 
+@app.command()
+def replay(
+    log: str = typer.Argument(..., help="a game log file (one signed entry per line)"),
+    verify: bool = typer.Option(
+        False, "--verify", help="print only the verdict (every entry is checked either way)"
+    ),
+) -> None:
+    """Check a finished game log offline, signature by signature and card by card."""
+    from p2puno.session.replay import replay as run_replay
+
+    result = run_replay(log, echo=None if verify else typer.echo)
+    if not result.ok:
+        where = f"entry {result.bad_entry}" if result.bad_entry is not None else "the log"
+        typer.echo(f"REJECTED at {where}: {result.error}", err=True)
+        raise typer.Exit(1)
+    for b in result.bluffs:
+        typer.echo(f"note: {b} (unchallenged bluffs stand)")
+    typer.echo(
+        f"VERIFIED: {result.entries} entries; winners {list(result.winners)}; "
+        f"scores {result.scores}"
+    )
+
+
 def main() -> None:
     app()
