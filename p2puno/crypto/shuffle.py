@@ -446,6 +446,7 @@ class ShuffleView:
         self._commitments: dict[int, KeyCommitment] = {}
         self._steps: list[ShuffleStep] = []
         self._releases: dict[tuple[int, int], KeyRelease] = {}
+        self._released_by: dict[int, set[int]] = {}  # position -> owners (released() is hot)
         self._shows: list[ShowMessage] = []
         self._shown: dict[tuple[int, int], KeyRelease] = {}
         self._faces: dict[int, int] = {}
@@ -490,7 +491,7 @@ class ShuffleView:
 
     def released(self, position: int) -> frozenset[int]:
         """Owners whose key for ``position`` has been published."""
-        return frozenset(o for (p, o) in self._releases if p == position)
+        return frozenset(self._released_by.get(position, ()))
 
     @property
     def faces(self) -> Mapping[int, int]:
@@ -569,6 +570,7 @@ class ShuffleView:
             )
             raise VerificationError(detail, Verdict(release.owner, Fault.KEY_COMMITMENT, detail))
         self._releases[(release.position, release.owner)] = release
+        self._released_by.setdefault(release.position, set()).add(release.owner)
 
     def add_show(self, show: ShowMessage) -> None:
         """Record a show-to-one message (every node logs it; only the recipient can open it)."""
