@@ -183,6 +183,7 @@ class Session:
         self.shadow = Game(self.options)  # full information, one deck behind
         self.audited_deck = 0
         self._done_seq = -1
+        self._owed_cache: dict[tuple[int, int | None], _Owed] = {}
         self.step = _Step("genesis", genesis[1].author)
         self.seq = 0
 
@@ -391,7 +392,15 @@ class Session:
             slots |= set(g.need.slots)
         return slots
 
-    def _owed(
+    def _owed(self, pending_play: int | None = None) -> _Owed:
+        """:meth:`_owed_now`, cached until the state changes (a step is processed)."""
+        key = (self._done_seq, pending_play)
+        hit = self._owed_cache.get(key)
+        if hit is None:
+            hit = self._owed_cache[key] = self._owed_now(pending_play)
+        return hit
+
+    def _owed_now(
         self, pending_play: int | None = None
     ) -> dict[int, tuple[list[int], dict[int, list[int]]]]:
         """For every seat: slots whose key it must publish, and slots to show to each seat."""
@@ -454,6 +463,7 @@ class Session:
     # ------------------------------------------------------------------ processing a step
     def _process(self, seq: int) -> None:
         self._done_seq = seq
+        self._owed_cache.clear()
         proposal = self.log.proposal(seq)
         assert proposal is not None
         p = proposal[1]
@@ -461,7 +471,7 @@ class Session:
         entries = [p] + [responses[s][1] for s in sorted(responses)]
         if p.kind in ("genesis",):
             return
-        owed_before = self._owed(self._played_slot(p))
+        owed_before = self._owed_now(self._played_slot(p))
         try:
             self._take_keys(entries)
             self._apply_proposal(p, [e for e in entries[1:]])
@@ -626,7 +636,7 @@ class Session:
     ) -> None:
         if self.dispute is not None:
             return
-        now = self._owed()
+        now = self._owed_now()
         for q in range(self.n):
             still = set(before[q][0]) & set(now[q][0])
             if still:
@@ -796,6 +806,7 @@ class Session:
     # ------------------------------------------------------------------ scheduling
     def _after_step(self, seq: int) -> None:
         self._done_seq = seq
+        self._owed_cache.clear()
         if self.blame is not None:
             return
         self._schedule()
@@ -849,6 +860,9 @@ class Session:
         self.blame = Blame(seat, reason, seq)
         self.over = True
         self.events.append(SessionEvent("blame", str(self.blame), seat))
+
+
+_Owed = dict[int, tuple[list[int], dict[int, list[int]]]]
 
 
 class _Fault(Exception):
