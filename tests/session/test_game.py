@@ -61,3 +61,84 @@ def test_four_players_to_500(tmp_path: Path) -> None:
     check_agreement(table)
     assert max(table.sessions[0].engine.scores) >= 500
     assert replay(write_log(table, tmp_path / "g.log")).ok
+
+
+def test_ten_players(tmp_path: Path) -> None:
+    # Ten seats, every house rule; to 150 to keep the suite fast (scripts/soak_session plays
+    # every combination to 500).
+    table = play(Options(10, True, True, True, target=150), "ten")
+    check_agreement(table)
+    assert replay(write_log(table, tmp_path / "g.log")).ok
+
+
+def test_no_node_can_open_a_card_it_was_not_entitled_to_see() -> None:
+    """Before every reveal step (when the deck's secrets become public), for every node: the
+    keys it received (public releases, shows addressed to it) plus its own never complete a
+    position it was not entitled to see, and every position it did open was one it was."""
+    opts = Options(3, True, True, True, target=120)
+    entitled: list[set[tuple[int, int]]] = [set(), set(), set()]
+    checked = [0]
+
+    def track(table: LocalTable) -> None:
+        for k, s in enumerate(table.sessions):
+            if not s.shuffles or not s.shuffles[0].view.complete:
+                continue
+            for slot in s.engine.visible_to(k):
+                ref = s._slot_ref(slot)
+                if ref is not None:
+                    entitled[k].add((s.shuffles.index(ref[0]), ref[1]))
+
+    def check(table: LocalTable) -> None:
+        for k, s in enumerate(table.sessions):
+            for idx, sh in enumerate(s.shuffles):
+                view = sh.view
+                for pos in range(sh.spec.size):
+                    owners = set(view.released(pos)) | {k}
+                    owners |= {o for (p, o) in view._shown if p == pos}
+                    if len(owners) == s.n:
+                        assert (idx, pos) in entitled[k], f"seat {k} can open {idx}:{pos}"
+                for pos in view.faces:
+                    assert (idx, pos) in entitled[k] or len(view.released(pos)) == s.n
+            checked[0] += 1
+
+    table = LocalTable(opts, seed="privacy")
+
+    def tamper(sender: int, raw: bytes) -> bytes:
+        track(table)
+        if b'"kind":"reveal"' in raw and b'"role":"proposal"' in raw:
+            check(table)
+            for e in entitled:
+                e.clear()
+        return raw
+
+    table.tamper = tamper
+    table.run()
+    check_agreement(table)
+    assert checked[0] >= 3
+
+
+def test_replay_cli_accepts_a_log_and_rejects_a_flipped_byte(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from p2puno.cli import app
+
+    table = play(Options(2, target=60), "cli")
+    path = write_log(table, tmp_path / "g.log")
+    runner = CliRunner()
+    ok = runner.invoke(app, ["replay", str(path), "--verify"])
+    assert ok.exit_code == 0, ok.output
+    assert "VERIFIED" in ok.stdout
+    shown = runner.invoke(app, ["replay", str(path)])
+    assert shown.exit_code == 0 and "plays" in shown.stdout
+    data = bytearray(path.read_bytes())
+    lines = data.split(b"\n")
+    target_line = len(lines) // 2
+    offset = sum(len(x) + 1 for x in lines[:target_line]) + 40
+    data[offset] ^= 0x01
+    bad = tmp_path / "bad.log"
+    bad.write_bytes(bytes(data))
+    result = runner.invoke(app, ["replay", str(bad), "--verify"])
+    assert result.exit_code == 1
+    assert f"entry {target_line}" in result.output
+    missing = runner.invoke(app, ["replay", str(tmp_path / "nope.log")])
+    assert missing.exit_code == 1 and "cannot read" in missing.output
