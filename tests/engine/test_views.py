@@ -22,8 +22,8 @@ def test_views_agree_every_house_rule_combination(
 ) -> None:
     rounds = 0
     game = 0
-    # ~300 rounds per combination, 8 combinations: thousands of rounds in all.
-    while rounds < 300:
+    # 250 rounds per combination, 8 combinations: 2,000 rounds in all.
+    while rounds < 250:
         players = (2, 3, 4, 6, 10)[game % 5]
         opts = Options(players, progressive, seven_o, jump_in, target=200)
         t = MirroredTable(opts, f"views:{progressive}{seven_o}{jump_in}:{game}")
@@ -32,4 +32,4 @@ def test_views_agree_every_house_rule_combination(
             t.check()
         rounds += t.full.round_no
         game += 1
-    assert rounds >= 300
+    assert rounds >= 250
