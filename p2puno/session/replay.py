@@ -47,7 +47,10 @@ def replay(
             if session is None:
                 log = Log()
                 log.add(raw)
-                session = Session(log)
+                try:
+                    session = Session(log)
+                except ValueError as e:
+                    return _fail(None, index, lines, f"bad genesis: {e}")
                 say(f"game {session.game_id.hex()[:16]}: {session.options}")
                 continue
             session.receive(raw)
