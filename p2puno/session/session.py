@@ -57,9 +57,9 @@ from p2puno.crypto import (
     VerificationError,
     audit,
 )
-from p2puno.engine import Game, IllegalAction, InputError, Options, Phase, parse_action
+from p2puno.engine import Event, Game, IllegalAction, InputError, Options, Phase, parse_action
 from p2puno.engine.actions import Action, Kind
-from p2puno.engine.cards import DECK_SIZE, NotationError
+from p2puno.engine.cards import CARD_COLOR, DECK_SIZE, UNKNOWN_CARD, NotationError
 from p2puno.log import ACCEPT_KIND, GENESIS_KIND, Entry, Identity, Log, LogError, Role, Status
 from p2puno.wire import JSONValue
 
@@ -582,7 +582,10 @@ class Session:
             if action.kind in (Kind.PLAY, Kind.JUMP):
                 self._reveal_public(action.slot, p.author)
             try:
-                events = self.engine.apply(action)
+                if action.kind in (Kind.GUILTY, Kind.INNOCENT):
+                    events = self._apply_verdict(action)
+                else:
+                    events = self.engine.apply(action)
             except IllegalAction as e:
                 raise _Fault(p.author, f"illegal action {text}: {e.reason}") from None
             self.deck_inputs.append(("action", action))
@@ -614,6 +617,34 @@ class Session:
             pass
         else:
             raise _Fault(p.author, f"unknown proposal kind {kind!r}")
+
+    def _apply_verdict(self, action: Action) -> list[Event]:
+        """A challenge verdict, judged on public facts alone, as every node can judge it.
+
+        Only the offender and the challenger see the challenged hand. Refusing a false verdict
+        here would end the game on those nodes only, while the others, which cannot check it,
+        wait for them forever (and a replay could never tell why). So a node that sees the
+        hand applies the verdict as a node that does not would, and announces a dispute if
+        the hand contradicts it: every seat then reveals and the full-information audit names
+        the liar on every node, with the proof in the log.
+        """
+        g = self.engine
+        seen = [(s, g.faces[s]) for s in g.wd4_hand]
+        for s, _ in seen:
+            g.faces[s] = UNKNOWN_CARD
+        try:
+            events = g.apply(action)  # public preconditions only: IllegalAction is a fault
+        finally:
+            for s, c in seen:
+                g.faces[s] = c
+        if UNKNOWN_CARD not in (c for _, c in seen) and self.seat is not None:
+            illegal = any(CARD_COLOR[c] == g.claims[-1].color for _, c in seen)
+            if illegal != (action.kind is Kind.GUILTY):
+                self.my_dispute = self.my_dispute or (
+                    f"seat {action.seat} gave a false verdict: the hand shows "
+                    f"{'guilty' if illegal else 'innocent'}"
+                )
+        return events
 
     def _reveal_public(self, slot: int, author: int) -> None:
         ref = self._slot_ref(slot)
@@ -756,7 +787,6 @@ class Session:
                     raise _Fault(e.author, "revealed another seat's secrets")
                 reveals.setdefault(e.author, {})[_sid_index(self.shuffles, r.shuffle_id)] = r
         faces_by_shuffle: list[tuple[int, ...]] = []
-        accuser = self.dispute[0] if self.dispute else None
         given: list[dict[int, SecretReveal]] = []
         for idx, sh in enumerate(self.shuffles):
             per = {p: reveals.get(p, {}).get(idx) for p in range(self.n)}
@@ -769,7 +799,9 @@ class Session:
                     given[sh.parent],
                     faces_by_shuffle[sh.parent],
                 )
-            result = audit(sh.view.record(), mine, accuser=accuser, parent=parent)
+            # No accuser here: a dispute may be about the rules (a false verdict), which the
+            # crypto audit cannot see; a false accusation is blamed below, after both audits.
+            result = audit(sh.view.record(), mine, parent=parent)
             if not result.ok:
                 v = result.verdict
                 assert v is not None
