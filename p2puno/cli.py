@@ -95,12 +95,23 @@ def demo(
     target: int = typer.Option(500, help="points that end the game"),
     delay: float = typer.Option(0.0, help="seconds to pause after each shown line"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show every action"),
+    trustless: bool = typer.Option(
+        True,
+        "--trustless/--engine-only",
+        help="one node per seat with mental poker, a signed log and audits (default), or the "
+        "bare rules engine with full information (fast, reproducible with --seed)",
+    ),
+    log: str = typer.Option("p2puno-demo.log", help="where the trustless game's log is written"),
 ) -> None:
     """Play a full game between bots on this machine and narrate it."""
-    from p2puno.demo import run_demo
+    from p2puno.demo import run_demo, run_trustless_demo
 
     options = _options(players, house, scoring, target)
-    run_demo(options, seed, delay=delay, verbose=verbose)
+    if trustless:
+        if not run_trustless_demo(options, delay=delay, verbose=verbose, log_path=log):
+            raise typer.Exit(1)
+    else:
+        run_demo(options, seed, delay=delay, verbose=verbose)
 
 
 @app.command()

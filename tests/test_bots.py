@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -80,9 +81,19 @@ def test_simulate_bad_arguments_get_a_clear_error() -> None:
         assert words in result.output, (args, result.output)
 
 
-def test_demo_plays_a_whole_game_to_the_target() -> None:
-    result = runner.invoke(app, ["demo", "--players", "3", "--seed", "5"])
+def test_demo_plays_a_whole_trustless_game_and_verifies_its_log(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    args = ["demo", "--players", "3", "--target", "150", "--log", str(log)]
+    result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "Draw for dealer" in out and "Final scores" in out and "<- winner" in out
-    assert "Round 1" in out
+    assert "Round 1" in out and "Final scores" in out and "<- winner" in out
+    assert "offline replay: VERIFIED" in out and log.exists()
+
+
+def test_engine_only_demo_is_reproducible() -> None:
+    args = ["demo", "--engine-only", "--players", "3", "--seed", "5"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert "Draw for dealer" in first.stdout and "<- winner" in first.stdout
+    assert runner.invoke(app, args).stdout == first.stdout

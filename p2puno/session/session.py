@@ -101,6 +101,7 @@ class SessionEvent:
     kind: str  # "engine", "blame", "dispute", "audit", "bluff", "over"
     text: str
     seat: int = -1
+    event: Event | None = None  # the engine's own event, for "engine"
 
 
 @dataclass
@@ -590,7 +591,7 @@ class Session:
                 raise _Fault(p.author, f"illegal action {text}: {e.reason}") from None
             self.deck_inputs.append(("action", action))
             for ev in events:
-                self.events.append(SessionEvent("engine", str(ev), ev.seat))
+                self.events.append(SessionEvent("engine", str(ev), ev.seat, ev))
             self.last_actor = p.author
             if claiming:
                 self.claim_queue.pop(0)
@@ -718,7 +719,7 @@ class Session:
                 self.my_dispute = self.my_dispute or f"slot {slot}: {err}"
                 continue
             for ev in events:
-                self.events.append(SessionEvent("engine", str(ev), ev.seat))
+                self.events.append(SessionEvent("engine", str(ev), ev.seat, ev))
 
     # ------------------------------------------------------------------ shuffles
     def _start_shuffle(self) -> None:
@@ -770,7 +771,7 @@ class Session:
     def _shuffle_done(self, sh: _Shuffle) -> None:
         self.deck_inputs.append(("shuffle", sh))
         for ev in self.engine.shuffle(None):
-            self.events.append(SessionEvent("engine", str(ev), ev.seat))
+            self.events.append(SessionEvent("engine", str(ev), ev.seat, ev))
 
     # ------------------------------------------------------------------ audit
     def _audit(self, entries: list[Entry]) -> None:
