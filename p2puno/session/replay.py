@@ -59,7 +59,7 @@ def replay(
                     say(f"[{index:>5}] {ev.text}")
             session.events.clear()
             if session.blame is not None:
-                return _fail(session, index + 1, lines, str(session.blame))
+                return _fail(session, index, lines, str(session.blame))
     except LogFileError as e:
         return _fail(session, e.index, lines, f"{e.reason.value}: {e.message}")
     except (LogError, SessionError) as e:

@@ -65,6 +65,7 @@ from p2puno.wire import JSONValue
 
 SHUFFLE_DOMAIN = b"p2puno/v1/shuffle\x00"
 REACTIONS = (Kind.UNO, Kind.CATCH, Kind.JUMP)
+MAX_EARLY = 256  # entries kept while their parents are missing
 
 
 class Decider(Protocol):
@@ -184,6 +185,7 @@ class Session:
         self.shadow = Game(self.options)  # full information, one deck behind
         self.audited_deck = 0
         self._done_seq = -1
+        self._early: list[bytes] = []  # entries that arrived before their parents
         self._owed_cache: dict[tuple[int, int | None], _Owed] = {}
         self.step = _Step("genesis", genesis[1].author)
         self.seq = 0
@@ -204,11 +206,29 @@ class Session:
             result = self.log.add(raw, expected_proposer=expected)
         except LogError as e:
             raise SessionError(e.author, f"{e.reason.value}: {e.message}") from None
+        if result.status is Status.MISSING_PARENTS:
+            # Early: keep it (bounded) and try again whenever something new is added.
+            if len(self._early) < MAX_EARLY and raw not in self._early:
+                self._early.append(raw)
+            return
         if result.status is not Status.ADDED:
             return
         if self.on_entry is not None:
             self.on_entry(raw)
         self._advance()
+        self._retry_early()
+
+    def _retry_early(self) -> None:
+        progress = True
+        while progress and self._early and not self.over:
+            progress = False
+            for raw in list(self._early):
+                self._early.remove(raw)
+                try:
+                    self.receive(raw)
+                except SessionError:
+                    continue
+                progress = True
 
     def start(self) -> None:
         """Produce this node's first entries (the accept of the genesis, if not yet sent)."""
@@ -480,6 +500,11 @@ class Session:
         except _Fault as f:
             self._set_blame(f.seat, f.reason, seq)
             return
+        except _PublicDispute as d:
+            if self.dispute is None:
+                self.dispute = (-1, d.reason)
+                self.events.append(SessionEvent("dispute", d.reason, -1))
+            return
         for e in entries:
             body = e.body
             if isinstance(body, dict) and isinstance(body.get("dispute"), str) and not self.dispute:
@@ -562,7 +587,7 @@ class Session:
             else:
                 step = _parse(ShuffleStep, body.get("step"), p.author)
                 try:
-                    sh.view.add_step(step)
+                    sh.view.add_step(step, check_points=True)
                 except CryptoError as err:
                     raise _Fault(p.author, f"shuffle step refused: {err}") from None
                 if sh.view.complete:
@@ -652,12 +677,18 @@ class Session:
         if ref is None:
             raise _Fault(author, f"no slot {slot}")
         sh, pos = ref
+        missing = sorted(set(range(self.n)) - set(sh.view.released(pos)))
+        if missing:
+            # Everyone saw which card was played in the proposal, so everyone owed its key.
+            raise _Fault(missing[0], f"withheld its key for the played card (slot {slot})")
         try:
             card = sh.view.reveal(pos)
         except VerificationError as err:
-            raise _Fault(author, f"the played card does not open: {err}") from None
+            # Every key opened its commitment, yet no card (or a card seen twice): a shuffle
+            # pass was bad. Only the secrets can tell whose: a dispute, opened by nobody.
+            raise _PublicDispute(f"the played card at slot {slot} does not open: {err}") from None
         except CryptoError as err:
-            raise _Fault(author, f"the played card's keys are missing: {err}") from None
+            raise _Fault(author, f"the played card cannot be opened: {err}") from None
         try:
             self.engine.reveal(slot, card, public=True)
         except InputError as err:
@@ -896,6 +927,14 @@ class Session:
 
 
 _Owed = dict[int, tuple[list[int], dict[int, list[int]]]]
+
+
+class _PublicDispute(Exception):
+    """A failure every node sees, whose author only the revealed secrets can name."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class _Fault(Exception):
