@@ -6,15 +6,34 @@ Used by the tests, the benchmark and the demo; the transport will carry the same
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 
 from p2puno.bots import make_bot
-from p2puno.crypto import DeterministicRng, Rng, SystemRng
+from p2puno.crypto import DeterministicRng, Rng, SecretReveal, SystemRng
 from p2puno.engine import Options
-from p2puno.log import Identity, Log, make_genesis
+from p2puno.log import Identity, Log, NodeSecrets, append_entry, make_genesis, write_secrets
 from p2puno.session.session import Session, options_to_obj
+from p2puno.wire import JSONValue
 
 Tamper = Callable[[int, bytes], bytes | None]
+
+
+def _node_files(
+    directory: str, seat: int, identity: Identity, game_id: bytes | None
+) -> tuple[Callable[[bytes], None], Callable[[list[SecretReveal]], None]]:
+    log_path = os.path.join(directory, f"node{seat}.log")
+    secrets_path = os.path.join(directory, f"node{seat}.secrets")
+    write_secrets(secrets_path, NodeSecrets(identity, game_id, seat))
+
+    def on_entry(raw: bytes) -> None:
+        append_entry(log_path, raw, fsync=False)
+
+    def on_secrets(reveals: list[SecretReveal]) -> None:
+        extra: dict[str, JSONValue] = {"shuffles": [r.to_obj() for r in reveals]}
+        write_secrets(secrets_path, NodeSecrets(identity, game_id, seat, extra))
+
+    return on_entry, on_secrets
 
 
 class LocalTable:
@@ -27,7 +46,12 @@ class LocalTable:
         seed: str | None = "table",
         bots: list[str] | None = None,
         tamper: Tamper | None = None,
+        directory: str | None = None,
     ) -> None:
+        """``directory``: each node appends its log to ``node<i>.log`` there, and keeps its own
+        secrets (identity keys and every shuffle secret of the current deck) in
+        ``node<i>.secrets``, mode 0600, rewritten atomically whenever they change: what a node
+        needs to resume."""
         n = options.players
         names = bots or ["heuristic", "random"]
         if seed is not None:
@@ -35,8 +59,6 @@ class LocalTable:
             nonce = hashlib.sha256(f"{seed}/nonce".encode()).digest()
             rngs: list[Rng] = [DeterministicRng(f"{seed}/rng/{i}".encode()) for i in range(n)]
         else:
-            import os
-
             ids = [Identity.generate() for _ in range(n)]
             nonce = os.urandom(32)
             rngs = [SystemRng() for _ in range(n)]
@@ -49,7 +71,21 @@ class LocalTable:
             log = Log()
             log.add(genesis)
             bot = make_bot(names[i % len(names)], f"{seed}/bot/{i}")
-            self.sessions.append(Session(log, seat=i, identity=ids[i], decider=bot, rng=rngs[i]))
+            on_entry, on_secrets = None, None
+            if directory is not None:
+                on_entry, on_secrets = _node_files(directory, i, ids[i], log.game_id)
+                on_entry(genesis)
+            self.sessions.append(
+                Session(
+                    log,
+                    seat=i,
+                    identity=ids[i],
+                    decider=bot,
+                    rng=rngs[i],
+                    on_entry=on_entry,
+                    on_secrets=on_secrets,
+                )
+            )
         self.entries.append(genesis)
 
     def run(self, max_entries: int = 2_000_000) -> None:

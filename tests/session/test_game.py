@@ -142,3 +142,24 @@ def test_replay_cli_accepts_a_log_and_rejects_a_flipped_byte(tmp_path: Path) -> 
     assert f"entry {target_line}" in result.output
     missing = runner.invoke(app, ["replay", str(tmp_path / "nope.log")])
     assert missing.exit_code == 1 and "cannot read" in missing.output
+
+
+def test_each_node_keeps_its_log_and_its_secrets_0600(tmp_path: Path) -> None:
+    import stat
+
+    from p2puno.crypto import SecretReveal
+    from p2puno.log import read_secrets
+
+    table = LocalTable(Options(2, target=60), seed="files", directory=str(tmp_path))
+    table.run()
+    check_agreement(table)
+    for seat in range(2):
+        secrets_path = tmp_path / f"node{seat}.secrets"
+        assert stat.S_IMODE(secrets_path.stat().st_mode) == 0o600
+        kept = read_secrets(secrets_path)
+        assert kept.seat == seat and kept.game_id == table.sessions[seat].game_id
+        shuffles = kept.extra["shuffles"]
+        assert isinstance(shuffles, list) and shuffles
+        assert all(SecretReveal.from_obj(r).player == seat for r in shuffles)
+        result = replay(tmp_path / f"node{seat}.log")
+        assert result.ok, result.error
