@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from p2puno.bots.view import SeatView
 from p2puno.crypto import (
     CryptoError,
     KeyCommitment,
@@ -124,7 +125,6 @@ class _Shuffle:
 class _Step:
     kind: str
     proposer: int
-    claimants: list[int] = field(default_factory=list)
 
 
 def shuffle_id(game_id: bytes, deck: int, index: int) -> bytes:
@@ -359,8 +359,6 @@ class Session:
         me = self.seat_or_fail()
         options = self.engine.reactions(me)
         if options and self.decider is not None:
-            from p2puno.bots import SeatView
-
             self.my_claim = self.decider.react(SeatView(self.engine, me), options)
         return self.my_claim is not None
 
@@ -372,13 +370,9 @@ class Session:
             if self.my_claim is not None and self.my_claim in options:
                 return self.my_claim
             if options and self.decider is not None:
-                from p2puno.bots import SeatView
-
                 return self.decider.react(SeatView(g, me), options)
             return None
         assert self.decider is not None
-        from p2puno.bots import SeatView
-
         return self.decider.act(SeatView(g, me), g.turn_actions(me))
 
     def _claiming(self) -> bool:
