@@ -1,11 +1,12 @@
 """Offline replay of a signed game log: ``p2puno replay LOG [--verify]``.
 
-The replay is an observer session (no seat, no secrets): it checks every entry's signature and
-place in the chain, applies every step with the same code the players ran, opens every public
-card, and at each deck's reveal step audits the whole deck with full information (every
-shuffle pass, every key, every face, every hidden-information claim such as a challenge
-verdict, on a full-information engine). The first thing that does not verify stops it, with
-the entry and the reason.
+First every entry's signature, encoding and place in the chain is checked (signatures in
+parallel: pyca releases the GIL). Then an observer session (no seat, no secrets) applies every
+step with the same code the players ran: it checks that each step was proposed by the seat the
+schedule names, opens every public card, and at each deck's reveal step audits the whole deck
+with full information (every shuffle pass, every key, every face, every hidden-information
+claim such as a challenge verdict, on a full-information engine). The first thing that does not
+verify stops it, with the entry (0-based line of the file) and the reason.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from p2puno.log import Log, LogError, LogFileError, iter_log_file
-from p2puno.session.session import Session, SessionError
+from p2puno.log import LogError, LogFileError, entry_hash, iter_log_file, verify_log_file
+from p2puno.session.session import Session
 
 
 @dataclass
@@ -40,44 +41,45 @@ def replay(
         if echo is not None:
             echo(text)
 
-    index = -1
-    session: Session | None = None
     try:
-        for index, raw in iter_log_file(path):
-            if session is None:
-                log = Log()
-                log.add(raw)
-                try:
-                    session = Session(log)
-                except ValueError as e:
-                    return _fail(None, index, lines, f"bad genesis: {e}")
-                say(f"game {session.game_id.hex()[:16]}: {session.options}")
-                continue
-            session.receive(raw)
-            for ev in session.events:
-                if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over"):
-                    say(f"[{index:>5}] {ev.text}")
-            session.events.clear()
-            if session.blame is not None:
-                return _fail(session, index, lines, str(session.blame))
+        log, report = verify_log_file(path)
     except LogFileError as e:
-        return _fail(session, e.index, lines, f"{e.reason.value}: {e.message}")
-    except (LogError, SessionError) as e:
-        return _fail(session, index, lines, str(e))
+        return _fail(e.index, lines, f"{e.reason.value}: {e.message}")
+    except (LogError, ValueError) as e:
+        return _fail(0, lines, str(e))
     except OSError as e:
-        return _fail(session, None, lines, f"cannot read {path}: {e.strerror}")
-    if session is None:
-        return _fail(None, 0, lines, "the log is empty")
+        return _fail(None, lines, f"cannot read {path}: {e.strerror}")
+    line_of = {entry_hash(raw): i for i, raw in iter_log_file(path)}
+    try:
+        session = Session(log)
+    except ValueError as e:
+        return _fail(0, lines, f"bad genesis: {e}")
+    say(f"game {session.game_id.hex()[:16]}: {session.options}")
+
+    def step_line(seq: int) -> int:
+        # the last line of the step: where its outcome was decided
+        hashes = [h for h, e in log if e.seq == seq]
+        return max((line_of.get(h, 0) for h in hashes), default=0)
+
+    while True:
+        before = session._done_seq
+        bad_seq = session.catch_up(max_steps=1)
+        for ev in session.events:
+            if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over"):
+                say(f"[step {session._done_seq:>5}] {ev.text}")
+        session.events.clear()
+        if session.blame is not None:
+            seq = bad_seq if bad_seq is not None else session.blame.step
+            return _fail(step_line(seq), lines, str(session.blame))
+        if session._done_seq == before or session.over:
+            break
     if not session.over:
-        return _fail(session, index, lines, "the log ends before the game does")
+        return _fail(report.entries - 1, lines, "the log ends before the game does")
     g = session.engine
     return ReplayResult(
-        True, index + 1, lines, None, None, g.winners, list(g.scores), session.bluffs
+        True, report.entries, lines, None, None, g.winners, list(g.scores), session.bluffs
     )
 
 
-def _fail(
-    session: Session | None, index: int | None, lines: list[str], reason: str
-) -> ReplayResult:
-    entries = index if index is not None else 0
-    return ReplayResult(False, entries, lines, reason, index)
+def _fail(index: int | None, lines: list[str], reason: str) -> ReplayResult:
+    return ReplayResult(False, index if index is not None else 0, lines, reason, index)
