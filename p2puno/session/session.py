@@ -186,6 +186,7 @@ class Session:
         self.audited_deck = 0
         self._done_seq = -1
         self._early: list[bytes] = []  # entries that arrived before their parents
+        self._opened: set[int] = set()  # slots of this deck whose every key is public
         self._owed_cache: dict[tuple[int, int | None], _Owed] = {}
         self.step = _Step("genesis", genesis[1].author)
         self.seq = 0
@@ -450,18 +451,24 @@ class Session:
         owed: dict[int, tuple[list[int], dict[int, list[int]]]] = {
             q: ([], {}) for q in range(self.n)
         }
+        opened = self._opened  # slots whose every key is public: nothing more is owed
         for slot in sorted(public):
+            if slot in opened:
+                continue
             ref = self._slot_ref(slot)
             if ref is None:
                 continue
             sh, pos = ref
             done = sh.view.released(pos)
+            if len(done) == self.n:
+                opened.add(slot)
+                continue
             for q in range(self.n):
                 if q not in done:
                     owed[q][0].append(slot)
         for p in range(self.n):
             for slot in g.visible_to(p):
-                if slot in public:
+                if slot in public or slot in opened:
                     continue
                 ref = self._slot_ref(slot)
                 if ref is None:
@@ -781,6 +788,7 @@ class Session:
             self.deck_no += 1
             self.shuffles = []
             self.shown = {}
+            self._opened = set()
             self.deck_inputs = []
             base = 0
         else:
