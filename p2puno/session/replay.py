@@ -29,6 +29,7 @@ class ReplayResult:
     winners: tuple[int, ...] = ()
     scores: list[int] = field(default_factory=list)
     bluffs: list[str] = field(default_factory=list)
+    digest: bytes = b""  # the final public state digest (equal on every node)
 
 
 def replay(
@@ -77,7 +78,15 @@ def replay(
         return _fail(report.entries - 1, lines, "the log ends before the game does")
     g = session.engine
     return ReplayResult(
-        True, report.entries, lines, None, None, g.winners, list(g.scores), session.bluffs
+        True,
+        report.entries,
+        lines,
+        None,
+        None,
+        g.winners,
+        list(g.scores),
+        session.bluffs,
+        g.digest(),
     )
 
 
