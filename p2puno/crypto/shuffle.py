@@ -448,6 +448,7 @@ class ShuffleView:
         self._releases: dict[tuple[int, int], KeyRelease] = {}
         self._released_by: dict[int, set[int]] = {}  # position -> owners (released() is hot)
         self._shows: list[ShowMessage] = []
+        self._show_set: set[ShowMessage] = set()
         self._shown: dict[tuple[int, int], KeyRelease] = {}
         self._faces: dict[int, int] = {}
         self._where: dict[int, int] = {}
@@ -581,7 +582,8 @@ class ShuffleView:
             or show.positions[-1] >= spec.size
         ):
             self._malformed(show.sender, f"show of player {show.sender} does not fit")
-        if show not in self._shows:
+        if show not in self._show_set:  # a set beside the list: shows pile up over a round
+            self._show_set.add(show)
             self._shows.append(show)
 
     # -- opening ---------------------------------------------------------------------------

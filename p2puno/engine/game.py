@@ -1065,11 +1065,20 @@ class Game:
         """The slots whose cards ``seat`` is entitled to see now: its own hand, the discard
         pile, the draw for dealer, the challenged hand while it gives its verdict, and every
         hand once the round is over. A node's crypto layer opens exactly these for it."""
-        slots = [*self.hands[seat], *self.discard, *self.dd_slots]
-        if self.phase is Phase.VERDICT and seat == self.turn:
-            slots.extend(self.wd4_hand)
+        slots = self.private_to(seat)
+        slots.extend(self.discard)
+        slots.extend(self.dd_slots)
         if self.need is not None and self.need.kind == "reveal":
             slots.extend(self.need.slots)
+        return slots
+
+    def private_to(self, seat: int) -> list[int]:
+        """The part of :meth:`visible_to` that is not public: ``seat``'s own hand, and the
+        challenged hand while ``seat`` gives its verdict (002 · Wild Draw Four NOTE: "The
+        challenged player must show you (the challenger) their hand")."""
+        slots = list(self.hands[seat])
+        if self.phase is Phase.VERDICT and seat == self.turn:
+            slots.extend(self.wd4_hand)
         return slots
 
     # ------------------------------------------------------------------ public state

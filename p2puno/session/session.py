@@ -467,7 +467,7 @@ class Session:
                 if q not in done:
                     owed[q][0].append(slot)
         for p in range(self.n):
-            for slot in g.visible_to(p):
+            for slot in g.private_to(p):  # visible_to(p) less the public slots handled above
                 if slot in public or slot in opened:
                     continue
                 ref = self._slot_ref(slot)
