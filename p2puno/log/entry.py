@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from p2puno.log.identity import Identity
@@ -222,15 +222,5 @@ def sign_entry(
         body=body,
         sig=b"",
     )
-    sig = identity.sign(unsigned.signing_bytes())
-    entry = Entry(
-        game=game,
-        seq=seq,
-        author=author,
-        role=role,
-        kind=kind,
-        prev=tuple(prev),
-        body=body,
-        sig=sig,
-    )
+    entry = replace(unsigned, sig=identity.sign(unsigned.signing_bytes()))
     return entry.encode()
