@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from p2puno.log import LogError, LogFileError, entry_hash, iter_log_file, verify_log_file
-from p2puno.session.session import Session
+from p2puno.session.session import Blame, Session
 
 
 @dataclass
@@ -30,6 +30,7 @@ class ReplayResult:
     scores: list[int] = field(default_factory=list)
     bluffs: list[str] = field(default_factory=list)
     digest: bytes = b""  # the final public state digest (equal on every node)
+    blame: Blame | None = None  # when a validly signed entry broke the rules: who, why, which step
 
 
 def replay(
@@ -71,7 +72,9 @@ def replay(
         session.events.clear()
         if session.blame is not None:
             seq = bad_seq if bad_seq is not None else session.blame.step
-            return _fail(step_line(seq), lines, str(session.blame))
+            failed = _fail(step_line(seq), lines, str(session.blame))
+            failed.blame = session.blame
+            return failed
         if session._done_seq == before or session.over:
             break
     if not session.over:
