@@ -123,3 +123,15 @@ class Table:
 
     def reveals(self) -> list[SecretReveal]:
         return [s.reveal() for s in self.secrets]
+
+
+def audit(record: Any, reveals: Any, **kwargs: Any) -> Any:
+    """:func:`p2puno.crypto.audit`, run both ways: the default (composed check, step-by-step
+    replay only to name a culprit) must reach exactly the thorough audit's result, so every
+    test that audits through this checks the fast path on its cheat too."""
+    from p2puno.crypto import audit as real_audit
+
+    fast = real_audit(record, reveals, **kwargs)
+    thorough = real_audit(record, reveals, thorough=True, **kwargs)
+    assert fast == thorough, (fast, thorough)
+    return fast

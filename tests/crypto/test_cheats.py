@@ -13,11 +13,10 @@ from p2puno.crypto import (
     ShuffleStep,
     Verdict,
     VerificationError,
-    audit,
     card_point,
 )
 from p2puno.crypto._group import ORDER, encrypt_one, inverse
-from tests.crypto.crypto_table import Table
+from tests.crypto.crypto_table import Table, audit
 
 N = 4
 CARDS = range(16)

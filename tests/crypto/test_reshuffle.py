@@ -12,11 +12,10 @@ from p2puno.crypto import (
     Parent,
     ShuffleStep,
     VerificationError,
-    audit,
     card_point,
 )
 from p2puno.crypto._group import ORDER, encrypt_one, inverse
-from tests.crypto.crypto_table import Table
+from tests.crypto.crypto_table import Table, audit
 
 N = 3
 HAND = 3

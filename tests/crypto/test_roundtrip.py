@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
-from p2puno.crypto import ShuffleRecord, audit
-from tests.crypto.crypto_table import Table
+from p2puno.crypto import ShuffleRecord
+from tests.crypto.crypto_table import Table, audit
 
 
 @pytest.mark.parametrize("n", range(2, 11))
@@ -30,6 +32,27 @@ def test_full_round_trip(n: int) -> None:
     result = audit(record, table.reveals())
     assert result.ok, result.faults
     assert result.faces == tuple(seen[i] for i in range(108))
+
+
+def test_an_honest_audit_needs_no_step_by_step_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The composed check (one layer per position) clears an honest shuffle on its own; the
+    step-by-step replay ((2n-1) layers per position) is only for naming a culprit."""
+    from p2puno.crypto import audit as real_audit
+
+    audit_module = importlib.import_module("p2puno.crypto.audit")  # the module, not the function
+
+    table = Table(4, seed=b"composed")
+    table.setup()
+    record, reveals = table.views[0].record(), table.reveals()
+
+    def no_replay(task: object) -> object:
+        raise AssertionError("step-by-step replay of an honest shuffle")
+
+    monkeypatch.setattr(audit_module, "_replay", no_replay)
+    result = real_audit(record, reveals)
+    assert result.ok and result.faces is not None
+    with pytest.raises(AssertionError, match="step-by-step"):
+        real_audit(record, reveals, thorough=True)
 
 
 def test_reshuffle_of_a_subset() -> None:
