@@ -187,6 +187,7 @@ class Session:
         self._done_seq = -1
         self._early: list[bytes] = []  # entries that arrived before their parents
         self._opened: set[int] = set()  # slots of this deck whose every key is public
+        self._settled: set[tuple[int, int]] = set()  # (seat, slot): every key it may see, it has
         self._owed_cache: dict[tuple[int, int | None], _Owed] = {}
         self.step = _Step("genesis", genesis[1].author)
         self.seq = 0
@@ -466,21 +467,26 @@ class Session:
             for q in range(self.n):
                 if q not in done:
                     owed[q][0].append(slot)
+        # Keys only ever get released or shown, never taken back, so a (seat, slot) with
+        # nothing owed stays so for the rest of the deck (slot numbers restart with a new deck).
+        settled, shown, none = self._settled, self.shown, frozenset[tuple[int, int]]()
         for p in range(self.n):
             for slot in g.private_to(p):  # visible_to(p) less the public slots handled above
-                if slot in public or slot in opened:
+                if slot in public or slot in opened or (p, slot) in settled:
                     continue
                 ref = self._slot_ref(slot)
                 if ref is None:
                     continue
                 sh, pos = ref
                 done = sh.view.released(pos)
+                owes = False
                 for q in range(self.n):
-                    if q == p or q in done:
-                        continue
-                    if (slot, pos) in self.shown.get((q, p), set()):
+                    if q == p or q in done or (slot, pos) in shown.get((q, p), none):
                         continue
                     owed[q][1].setdefault(p, []).append(slot)
+                    owes = True
+                if not owes:
+                    settled.add((p, slot))
         return owed
 
     def _owed_by(
@@ -789,6 +795,7 @@ class Session:
             self.shuffles = []
             self.shown = {}
             self._opened = set()
+            self._settled = set()
             self.deck_inputs = []
             base = 0
         else:
