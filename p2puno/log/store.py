@@ -8,26 +8,33 @@ evidence) is appended too, so a reloaded log still holds the evidence.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from p2puno.log.entry import MAX_ENTRY_SIZE, LogError, Reason
 from p2puno.log.identity import Identity
-from p2puno.log.log import Log, SigCheck, Status, verify_batch
+from p2puno.log.log import Log, SigCheck, Status
 from p2puno.wire import EncodingError, JSONValue, b2h, decode, encode, h2b
 
 __all__ = [
     "LogFileError",
     "NodeSecrets",
+    "PendingSignatures",
     "VerifyReport",
     "append_entry",
     "iter_log_file",
     "load_log",
+    "open_log_file",
     "read_secrets",
     "verify_log_file",
     "write_secrets",
@@ -158,43 +165,130 @@ def verify_log_file(
 ) -> tuple[Log, VerifyReport]:
     """The replay fast path: verify a whole file, signatures checked in parallel batches.
 
-    Structure is checked in one pass while signature checks run in worker threads (pyca
-    releases the GIL in Ed25519 verify). The error is exactly the one :func:`load_log` would
-    raise: the first bad entry in file order.
+    The error is exactly the one :func:`load_log` would raise: the first bad entry in file
+    order. ``threads``: workers for the signatures (default: one per core).
     """
-    n_threads = threads if threads is not None else min(8, os.cpu_count() or 1)
     start = time.perf_counter()
+    log, lines, signatures = open_log_file(path, game_id=game_id, workers=threads)
+    signatures.check()
+    report = VerifyReport(
+        entries=lines,
+        chain=len(log),
+        evidence=len(log.evidence),
+        steps=log.head + 1,
+        seconds=time.perf_counter() - start,
+        threads=signatures.workers,
+    )
+    return log, report
+
+
+def open_log_file(
+    path: str | os.PathLike[str], *, game_id: bytes | None = None, workers: int | None = None
+) -> tuple[Log, int, PendingSignatures]:
+    """Check a log file's structure now and its signatures in the background.
+
+    Returns the log (every entry decoded, chained and slotted, no signature checked yet), the
+    number of lines, and the pending signature checks: the caller may go on (a replay runs the
+    session meanwhile) and must call :meth:`PendingSignatures.check` before trusting anything.
+    A structural error is raised (as :class:`LogFileError`) only once every signature before
+    it has been checked, so the error is the first bad entry in file order either way.
+    """
     log = Log(game_id=game_id)
     lines = list(iter_log_file(path))
+    pending = PendingSignatures(workers)
     deferred: list[SigCheck] = []
-    failure: LogFileError | None = None
-    futures = []
-    with ThreadPoolExecutor(max_workers=max(1, n_threads)) as pool:
+    try:
         for index, raw in lines:
             try:
                 _add_line(log, index, raw, None, deferred, len(lines))
             except LogFileError as e:
-                failure = e
-                break
+                pending.submit(deferred)
+                pending.check(before=e)
+                raise
             if len(deferred) >= _CHUNK:
-                futures.append(pool.submit(verify_batch, deferred))
+                pending.submit(deferred)
                 deferred = []
-        futures.append(pool.submit(verify_batch, deferred))
-        bad = [i for f in futures if (i := f.result()) is not None]
-    if bad and (failure is None or min(bad) <= failure.index):
-        raise LogFileError(min(bad), LogError(Reason.BAD_SIGNATURE, "signature does not verify"))
-    if failure is not None:
-        raise failure
-    seconds = time.perf_counter() - start
-    report = VerifyReport(
-        entries=len(lines),
-        chain=len(log),
-        evidence=len(log.evidence),
-        steps=log.head + 1,
-        seconds=seconds,
-        threads=n_threads,
-    )
-    return log, report
+        pending.submit(deferred)
+    except BaseException:
+        pending.close()
+        raise
+    return log, len(lines), pending
+
+
+# (entry index, raw Ed25519 public key, signature, signed bytes): picklable for a process pool
+_RawCheck = tuple[int, bytes, bytes, bytes]
+
+
+def _verify_raw(checks: list[_RawCheck]) -> int | None:
+    """Worker side: the smallest failing index of a batch, or None."""
+    keys: dict[bytes, Ed25519PublicKey] = {}
+    for index, pk, sig, msg in checks:
+        key = keys.get(pk)
+        if key is None:
+            key = keys[pk] = Ed25519PublicKey.from_public_bytes(pk)
+        try:
+            key.verify(sig, msg)
+        except InvalidSignature:
+            return index
+    return None
+
+
+class PendingSignatures:
+    """Signature checks running in worker processes while the caller goes on.
+
+    Processes, not threads: pyca releases the GIL inside a verify, but a thread must take the
+    GIL back after each one, and a main thread busy with Python (a replay's session) makes it
+    wait a switch interval every time. Forked workers share nothing and cost ~10 ms to start;
+    where fork is unsafe (other threads running) or missing, threads do the work instead.
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, workers if workers is not None else os.cpu_count() or 1)
+        self._pool: Executor | None = None
+        self._futures: list[Future[int | None]] = []
+        self._raw_keys: dict[int, bytes] = {}
+
+    def _executor(self) -> Executor:
+        if self._pool is None:
+            fork = "fork" in multiprocessing.get_all_start_methods()
+            if fork and threading.active_count() == 1:
+                ctx = multiprocessing.get_context("fork")
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+            else:
+                self._pool = ThreadPoolExecutor(self.workers)
+        return self._pool
+
+    def submit(self, checks: list[SigCheck]) -> None:
+        if not checks:
+            return
+        raw = self._raw_keys
+        batch = []
+        for index, key, sig, msg in checks:
+            pk = raw.get(id(key))
+            if pk is None:
+                pk = raw[id(key)] = key.public_bytes_raw()
+            batch.append((index, pk, sig, msg))
+        self._futures.append(self._executor().submit(_verify_raw, batch))
+
+    def first_bad(self) -> int | None:
+        """Wait for every check; the smallest failing entry index, or None. Closes the pool."""
+        try:
+            bad = [i for f in self._futures if (i := f.result()) is not None]
+        finally:
+            self.close()
+        return min(bad) if bad else None
+
+    def check(self, before: LogFileError | None = None) -> None:
+        """Raise :class:`LogFileError` for the first bad signature (``before``: a structural
+        error found meanwhile, raised instead if it comes first in the file)."""
+        bad = self.first_bad()
+        if bad is not None and (before is None or bad <= before.index):
+            raise LogFileError(bad, LogError(Reason.BAD_SIGNATURE, "signature does not verify"))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
 
 # ---------------------------------------------------------------------- secrets

@@ -15,7 +15,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from p2puno.log import LogError, LogFileError, entry_hash, iter_log_file, verify_log_file
+from p2puno.log import Log, LogError, LogFileError, Reason, entry_hash, iter_log_file
+from p2puno.log.store import open_log_file
 from p2puno.session.session import Blame, Session
 
 
@@ -44,14 +45,38 @@ def replay(
             echo(text)
 
     try:
-        log, report = verify_log_file(path)
+        log, count, signatures = open_log_file(path, workers=max(1, (os.cpu_count() or 1) - 1))
     except LogFileError as e:
         return _fail(e.index, lines, f"{e.reason.value}: {e.message}")
     except (LogError, ValueError) as e:
         return _fail(0, lines, str(e))
     except OSError as e:
         return _fail(None, lines, f"cannot read {path}: {e.strerror}")
-    line_of = {entry_hash(raw): i for i, raw in iter_log_file(path)}
+    # The session runs while the signatures are checked in other processes; whichever fails
+    # first in the file is the verdict, so nothing the session says stands unless they pass.
+    try:
+        result = _run(path, log, count, say, lines)
+    except BaseException:
+        signatures.close()
+        raise
+    bad = signatures.first_bad()
+    if bad is not None and (result.bad_entry is None or bad <= result.bad_entry):
+        return _fail(
+            bad,
+            lines,
+            f"{Reason.BAD_SIGNATURE.value}: entry {bad} (line {bad + 1}): "
+            "signature does not verify",
+        )
+    return result
+
+
+def _run(
+    path: str | os.PathLike[str],
+    log: Log,
+    count: int,
+    say: Callable[[str], None],
+    lines: list[str],
+) -> ReplayResult:
     try:
         session = Session(log)
     except ValueError as e:
@@ -59,7 +84,9 @@ def replay(
     say(f"game {session.game_id.hex()[:16]}: {session.options}")
 
     def step_line(seq: int) -> int:
-        # the last line of the step: where its outcome was decided
+        # the last line of the step: where its outcome was decided (only on failure: this
+        # reads and hashes the file again)
+        line_of = {entry_hash(raw): i for i, raw in iter_log_file(path)}
         hashes = [h for h, e in log if e.seq == seq]
         return max((line_of.get(h, 0) for h in hashes), default=0)
 
@@ -78,11 +105,11 @@ def replay(
         if session._done_seq == before or session.over:
             break
     if not session.over:
-        return _fail(report.entries - 1, lines, "the log ends before the game does")
+        return _fail(count - 1, lines, "the log ends before the game does")
     g = session.engine
     return ReplayResult(
         True,
-        report.entries,
+        count,
         lines,
         None,
         None,
