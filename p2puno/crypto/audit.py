@@ -28,7 +28,7 @@ from .messages import (
     ShuffleStep,
     step_order,
 )
-from .shuffle import commitment_digest, decrypt_show, rekey_scalars, release_opens
+from .shuffle import commitment_digest, decrypt_show_with, rekey_scalars, release_opens
 
 __all__ = ["Audit", "Parent", "audit"]
 
@@ -301,11 +301,16 @@ def audit(
             replay_ok = False
 
     # 4. Show-to-one messages, opened with the recipient's revealed X25519 key.
+    loaded: dict[int, tuple[X25519PrivateKey, bytes]] = {}
     for show in record.shows:
         rr = good.get(show.recipient)
         if rr is None:
             continue
-        entries = decrypt_show(show, rr.x25519_private)
+        got = loaded.get(show.recipient)
+        if got is None:  # good reveals hold a valid key matching the commitment (step 2)
+            priv = X25519PrivateKey.from_private_bytes(rr.x25519_private)
+            got = loaded[show.recipient] = (priv, priv.public_key().public_bytes_raw())
+        entries = decrypt_show_with(show, *got)
         if entries is None:
             faults.append(Verdict(show.sender, Fault.BAD_SHOW, "show does not decrypt"))
             continue

@@ -94,10 +94,21 @@ def decrypt_show(show: ShowMessage, x25519_private: bytes) -> list[tuple[int, by
     """``[(key, salt)]`` for the show's entries, or ``None`` if it does not decrypt."""
     try:
         priv = X25519PrivateKey.from_private_bytes(x25519_private)
+    except ValueError:
+        return None
+    return decrypt_show_with(show, priv, priv.public_key().public_bytes_raw())
+
+
+def decrypt_show_with(
+    show: ShowMessage, priv: X25519PrivateKey, own_public: bytes
+) -> list[tuple[int, bytes]] | None:
+    """:func:`decrypt_show` with the recipient's key already loaded (an audit opens hundreds
+    of shows to the same few recipients; loading a key costs as much as the exchange)."""
+    try:
         shared = priv.exchange(X25519PublicKey.from_public_bytes(show.ephemeral))
-        own_public = priv.public_key().public_bytes_raw()
-        key = _show_aead(shared, show.ephemeral, own_public, show.header_bytes())
-        plain = ChaCha20Poly1305(key).decrypt(_NONCE, show.ciphertext, show.header_bytes())
+        header = show.header_bytes()
+        key = _show_aead(shared, show.ephemeral, own_public, header)
+        plain = ChaCha20Poly1305(key).decrypt(_NONCE, show.ciphertext, header)
     except (InvalidTag, ValueError):
         return None
     out = []

@@ -92,6 +92,15 @@ _MATCH = (
 _COLOR_BITS = (1, 2, 4, 8, 0)
 _RANK_BITS = tuple(1 << (4 + r) if r < WILD_CARD else 0 for r in range(WILD_DRAW_FOUR + 1))
 _FACE = (*CARD_FACE, -1)  # CARD_FACE with an entry for UNKNOWN (index -1) that no face equals
+# the other cards with the same face as each card (what a Jump-In needs); () for UNKNOWN
+_TWINS = (
+    *(
+        tuple(t for t in range(DECK_SIZE) if t != c and CARD_FACE[t] == CARD_FACE[c])
+        for c in range(DECK_SIZE)
+    ),
+    (),
+)
+_NOBODY: list[int] = []  # reactors() when nobody may react (never mutated)
 # the argument-less turn actions, per seat (the same objects simple() returns)
 _SIMPLE_DRAW = tuple(simple(seat, Kind.DRAW) for seat in range(MAX_SEATS))
 _SIMPLE_KEEP = tuple(simple(seat, Kind.KEEP) for seat in range(MAX_SEATS))
@@ -511,6 +520,32 @@ class Game:
         """
         return self.reactions(seat) + self.turn_actions(seat)
 
+    def reactors(self) -> list[int]:
+        """The seats whose :meth:`reactions` are not empty now, in seat order.
+
+        Cheap (no seat's hand is scanned): call it after a play instead of polling
+        ``reactions`` for every seat. Do not mutate the list it returns.
+        """
+        if not self.window or self.need is not None:
+            return _NOBODY
+        if self.vulnerable:  # the vulnerable seat may call UNO, every other seat catch it
+            return list(range(self.options.players))
+        if not (self.options.jump_in and self.top_played):
+            return _NOBODY
+        # Jump-In: who holds a card identical to the top one. A known card's live slot is
+        # card_slot[card]; the draw pile is always the slots from draw[-1] to the deck's end.
+        draw = self.draw
+        low = draw[-1] if draw else len(self.faces)
+        card_slot = self.card_slot
+        slots = [
+            slot
+            for t in _TWINS[self.faces[self.discard[-1]]]
+            if 0 <= (slot := card_slot[t]) < low
+        ]
+        if not slots:
+            return _NOBODY
+        return [s for s, hand in enumerate(self.hands) if any(x in hand for x in slots)]
+
     def reactions(self, seat: int) -> list[Action]:
         """The out-of-turn part of :meth:`legal_actions`: call UNO, catch, jump in."""
         acts: list[Action] = []
@@ -520,6 +555,8 @@ class Game:
         if not 0 <= seat < options.players:
             return acts
         vulnerable = self.vulnerable
+        if not vulnerable and not (options.jump_in and self.top_played):
+            return acts
         if vulnerable:
             if seat in vulnerable:
                 acts.append(simple(seat, _UNO))
@@ -624,9 +661,11 @@ class Game:
 
     def _check(self, a: Action) -> None:
         """Every refusal happens here, before anything changes."""
-        if not isinstance(a, Action) or type(a.seat) is not int or type(a.kind) is not Kind:
+        if not isinstance(a, Action):
             raise IllegalAction(-1, "not an action")
-        seat = a.seat
+        seat, k, slot, color, rank, choose, target, uno = a
+        if type(seat) is not int or type(k) is not Kind:
+            raise IllegalAction(-1, "not an action")
         options = self.options
         if not 0 <= seat < options.players:
             raise IllegalAction(seat, "no such seat")
@@ -635,16 +674,29 @@ class Game:
             raise IllegalAction(seat, "the game is over")
         if self.need is not None:
             raise IllegalAction(seat, f"the game is waiting for a {self.need.kind}")
-        k = a.kind
         on_turn = seat == self.turn
         if k is _PLAY:
             if not on_turn:
                 raise IllegalAction(seat, "not your turn")
             if phase is _TURN:
-                c = self._check_card(a)
-                # playable(c) (c is known), _match_mask() inlined
+                # _check_card(a) and playable(c) inlined for the most common action; the
+                # refusals and their order are the same as there.
+                hand = self.hands[seat]
+                faces = self.faces
+                c = faces[slot] if slot in hand else UNKNOWN
+                if (
+                    c == UNKNOWN
+                    or CARD_COLOR[c] != color
+                    or CARD_RANK[c] != rank
+                    or choose != -1
+                    or target != -1
+                    or uno
+                    or color == WILD
+                    or (rank == 7 and options.seven_o)
+                ):
+                    c = self._check_card(a)  # the uncommon variants, and every refusal
                 discard = self.discard
-                top = self.faces[discard[-1]] if discard else UNKNOWN
+                top = faces[discard[-1]] if discard else UNKNOWN
                 if not _MATCH[c] & (
                     _WILD_BIT | _COLOR_BITS[self.color] | _RANK_BITS[CARD_RANK[top]]
                 ):
