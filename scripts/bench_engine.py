@@ -57,18 +57,10 @@ POLICY = (
 _slot = operator.itemgetter(2)  # Action.slot
 
 
-def _pick_play(acts: list, rng: random.Random):  # type: ignore[no-untyped-def]
-    """A random card among the plays, then a random variant of it, with UNO when offered.
-
-    On turn (or after drawing) ``turn_actions`` lists the plays, each card's variants (colors,
-    seats, UNO) one after another, then the draw (or keep) last.
-    """
-    n = len(acts) - 1
-    if n <= 1:
-        return acts[0] if n == 1 else None
-    plays = acts[:n]
-    if len(set(map(_slot, plays))) == n:  # one variant per card: the common case
-        return rng.choice(plays)  # the same draw as rng.choice(groups) below
+def _pick_variant(plays: list, below: Callable[[int], int]):  # type: ignore[no-untyped-def]
+    """A random card among ``plays`` (which has several variants of some card: a Wild's
+    colors, a Seven-O 7's seats, UNO or not), then a random variant of it, with UNO when
+    offered. ``turn_actions`` lists each card's variants one after another."""
     groups: list[list] = []  # type: ignore[type-arg]
     last = -2
     for a in plays:
@@ -77,61 +69,74 @@ def _pick_play(acts: list, rng: random.Random):  # type: ignore[no-untyped-def]
             groups.append([a])
         else:
             groups[-1].append(a)
-    variants = groups[0] if len(groups) == 1 else rng.choice(groups)
+    variants = groups[0] if len(groups) == 1 else groups[below(len(groups))]
     if len(variants) == 1:
         return variants[0]
     with_uno = [a for a in variants if a.uno]
     if with_uno:
         variants = with_uno
-    return variants[0] if len(variants) == 1 else rng.choice(variants)
-
-
-def _first(acts: list, kind: Kind):  # type: ignore[no-untyped-def]
-    for a in acts:
-        if a.kind is kind:
-            return a
-    return None
+    return variants[0] if len(variants) == 1 else variants[below(len(variants))]
 
 
 def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: int = 0) -> Result:
+    """Whole games to 500 until ``seconds`` (or ``max_rounds``) are up.
+
+    The loop is kept as lean as RLCard's own (scripts/bench_rlcard.py): a random choice is
+    ``seq[below(len(seq))]``, which is exactly what ``random.choice`` does without its extra
+    call; events are scanned for ``round-over`` only when a round can have ended (the engine
+    then waits for a new deck or the game is over); reactions are asked only of the seats
+    ``Game.reactors()`` names, which are exactly those whose ``reactions`` are not empty.
+    """
     opts = Options(players=players, progressive=full, seven_o=full, jump_in=full)
     rng = random.Random(seed)
     shuffle, rand = rng.shuffle, rng.random
+    below = rng._randbelow  # what rng.choice(seq) calls: seq[below(len(seq))]
     perf = time.perf_counter
     rounds = actions = games = 0
-    seats = range(players)
     deck = list(range(DECK_SIZE))
     t0 = perf()
     done = False
     while not done:
         g = Game(opts)
         games += 1
-        turn_actions, apply, reactions = g.turn_actions, g.apply, g.reactions
-        while g.phase is not GAME_OVER:
+        turn_actions, apply, reactions, reactors = g.turn_actions, g.apply, g.reactions, g.reactors
+        while True:
             need = g.need
             if need is not None:
                 cards = deck[:] if not need.sources else [g.faces[s] for s in need.sources]
                 shuffle(cards)
                 events = g.shuffle(cards)
             else:
-                acts = turn_actions(g.turn)
                 phase = g.phase
                 if phase is TURN or phase is DRAWN:
-                    a = _pick_play(acts, rng)
-                    if a is None:  # only draw (TURN) or keep (DRAWN) is left
-                        a = acts[-1]
+                    # a random card among the plays (then a random variant, UNO when offered),
+                    # else draw (TURN) / keep (DRAWN), which turn_actions lists last
+                    acts = turn_actions(g.turn)
+                    n = len(acts) - 1
+                    if n <= 1:
+                        a = acts[0]  # the only play, or (none) the draw / keep
+                    else:
+                        plays = acts[:n]
+                        if len(set(map(_slot, plays))) == n:  # one variant per card (common)
+                            a = plays[below(n)]
+                        else:
+                            a = _pick_variant(plays, below)
                 elif phase is PENALTY:  # take, or challenge a +4 at 50%; never stack
-                    a = _first(acts, TAKE)
+                    acts = turn_actions(g.turn)
+                    a = acts[0]  # turn_actions lists take first, then challenge
                     if len(acts) > 1 and rand() < 0.5:
                         a = _first(acts, CHALLENGE) or a
+                elif phase is GAME_OVER:
+                    break
                 else:  # START_COLOR (4 colors) or VERDICT (the truthful one only)
-                    a = rng.choice(acts) if len(acts) > 1 else acts[0]
+                    acts = turn_actions(g.turn)
+                    a = acts[below(len(acts))] if len(acts) > 1 else acts[0]
                 events = apply(a)
                 actions += 1
                 # Reactions exist only while the window after a play is open.
-                while g.window and g.need is None:
+                while g.window:
                     r = None
-                    for s in seats:
+                    for s in reactors():
                         for x in reactions(s):
                             if x.kind is UNO or x.kind is CATCH:
                                 r = x
@@ -142,14 +147,24 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
                         break
                     events += apply(r)
                     actions += 1
-            for e in events:
-                if e.kind == "round-over":
-                    rounds += 1
-                    done = rounds >= max_rounds if max_rounds else perf() - t0 >= seconds
-            if done:
-                break
+            # A round ends with a round-over event, after which the engine waits for the next
+            # round's deck (or the game is over): only then can these events hold one.
+            if g.need is not None or g.phase is GAME_OVER:
+                for e in events:
+                    if e.kind == "round-over":
+                        rounds += 1
+                        done = rounds >= max_rounds if max_rounds else perf() - t0 >= seconds
+                if done:
+                    break
     elapsed = perf() - t0
     return Result(rounds, actions, elapsed, 0, players)
+
+
+def _first(acts: list, kind: Kind):  # type: ignore[no-untyped-def]
+    for a in acts:
+        if a.kind is kind:
+            return a
+    return None
 
 
 def _measure(fn: Callable[[], Result]) -> Result:

@@ -107,6 +107,20 @@ _SIMPLE_KEEP = tuple(simple(seat, Kind.KEEP) for seat in range(MAX_SEATS))
 _SIMPLE_TAKE = tuple(simple(seat, Kind.TAKE) for seat in range(MAX_SEATS))
 
 
+def _deck_slots(order: list[int]) -> list[int] | None:
+    """The inverse of a fresh deck's order (card id -> slot), or None if ``order`` is not
+    every card id exactly once (its length is already checked to be DECK_SIZE)."""
+    card_slot = [UNKNOWN] * DECK_SIZE
+    try:
+        if min(order) < 0 or max(order) >= DECK_SIZE:
+            return None
+        for slot, c in enumerate(order):
+            card_slot[c] = slot
+    except TypeError:  # not ints
+        return None
+    return None if UNKNOWN in card_slot else card_slot
+
+
 class IllegalAction(ValueError):
     """An action the rules refuse. ``seat`` is the player to blame."""
 
@@ -317,23 +331,28 @@ class Game:
         need = self.need
         if need is None or need.kind != "shuffle":
             raise InputError("no shuffle is due")
+        card_slot: list[int] | None = None
         if order is not None:
             order = list(order)
             if len(order) != need.count:
                 raise InputError(f"the shuffle must hold {need.count} cards, got {len(order)}")
             if not need.sources:
-                expected = list(range(DECK_SIZE))
+                # a fresh deck: every card id once. Its inverse (card -> slot) is built here
+                # and checks that: 108 ids in range filling 108 places hit each place once.
+                card_slot = _deck_slots(order)
+                if card_slot is None:
+                    raise InputError("the shuffle does not hold exactly the cards it should")
             else:
                 expected = [self.faces[s] for s in need.sources]
-            if UNKNOWN not in expected and sorted(order) != sorted(expected):
-                raise InputError("the shuffle does not hold exactly the cards it should")
+                if UNKNOWN not in expected and sorted(order) != sorted(expected):
+                    raise InputError("the shuffle does not hold exactly the cards it should")
         events: list[Event] = []
         if self.phase is Phase.DEALER_DRAW:
-            self._new_deck(order)
+            self._new_deck(order, card_slot)
             self._dealer_draw_turn()
             return self._check_need()
         if not need.sources:  # a fresh deck for a new round
-            self._new_deck(order)
+            self._new_deck(order, card_slot)
             return self._deal(events)
         # a reshuffle of existing cards into a new draw pile
         for s in need.sources:
@@ -398,12 +417,10 @@ class Game:
         return self._start_card(events)
 
     # ------------------------------------------------------------------ dealer and deal
-    def _new_deck(self, order: list[int] | None) -> None:
-        self.faces = [UNKNOWN] * DECK_SIZE if order is None else list(order)
-        self.card_slot = [UNKNOWN] * DECK_SIZE
-        if order is not None:
-            for slot, c in enumerate(order):
-                self.card_slot[c] = slot
+    def _new_deck(self, order: list[int] | None, card_slot: list[int] | None) -> None:
+        # ``order`` is the caller's own copy; card_slot its inverse (see _deck_slots)
+        self.faces = [UNKNOWN] * DECK_SIZE if order is None else order
+        self.card_slot = [UNKNOWN] * DECK_SIZE if card_slot is None else card_slot
         self.draw = list(range(DECK_SIZE - 1, -1, -1))
         self.discard = []
         self.hands = [[] for _ in range(self.players)]
@@ -450,11 +467,17 @@ class Game:
 
     def _deal(self, events: list[Event]) -> list[Event]:
         n = self.players
-        # 002 · Setup 2-4: 7 cards each, one at a time starting left of the dealer.
+        # 002 · Setup 2-4: 7 cards each, one at a time starting left of the dealer: the k-th
+        # card off the pile (its end) goes to seat first + k (mod n).
         first = (self.dealer + 1) % n
-        for _ in range(HAND_SIZE):
-            for i in range(n):
-                self.hands[(first + i) % n].append(self.draw.pop())
+        draw = self.draw
+        cut = len(draw) - HAND_SIZE * n
+        dealt = draw[cut:]
+        dealt.reverse()
+        del draw[cut:]
+        hands = self.hands
+        for i in range(n):
+            hands[(first + i) % n].extend(dealt[i::n])
         self.direction = 1
         self.out = -1
         self.ending = False

@@ -78,6 +78,61 @@ def test_encode_depth_cap() -> None:
     assert e.value.code is Code.DEPTH
 
 
+def _nested(depth: int, inner: JSONValue = 0, obj: bool = False) -> JSONValue:
+    v = inner
+    for i in range(depth):
+        v = {"k": v} if obj and i % 2 else [v]
+    return v
+
+
+@pytest.mark.parametrize("obj", [False, True])
+def test_decode_depth_cap_is_exact(obj: bool) -> None:
+    deepest = encode(_nested(DEFAULT_MAX_DEPTH, obj=obj))
+    assert decode(deepest) == _nested(DEFAULT_MAX_DEPTH, obj=obj)
+    too_deep = b"[" + deepest + b"]"
+    with pytest.raises(EncodingError) as e:
+        decode(too_deep)
+    assert e.value.code is Code.DEPTH
+
+
+def test_decode_depth_counts_nesting_not_brackets() -> None:
+    # many siblings: far more brackets than the cap, shallow nesting
+    wide: JSONValue = [[i, {"a": [i]}] for i in range(5 * DEFAULT_MAX_DEPTH)]
+    assert decode(encode(wide)) == wide
+    # brackets inside strings are text, not structure, even with escaped quotes around them
+    s = '\\"[[[{{{' * DEFAULT_MAX_DEPTH
+    tricky: JSONValue = [s, {"k": s}, _nested(DEFAULT_MAX_DEPTH - 2, s)]
+    assert decode(encode(tricky)) == tricky
+
+
+@given(
+    st.recursive(
+        st.integers(0, 9) | st.text('[]{}\\"ab', max_size=4),
+        lambda c: (
+            st.lists(c, max_size=3) | st.dictionaries(st.text("ab[", max_size=2), c, max_size=3)
+        ),
+        max_leaves=60,
+    )
+)
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_decode_depth_agrees_with_a_walk(value: JSONValue) -> None:
+    def depth(v: JSONValue) -> int:
+        if isinstance(v, dict):
+            return 1 + max((depth(c) for c in v.values()), default=0)
+        if isinstance(v, list):
+            return 1 + max((depth(c) for c in v), default=0)
+        return 0
+
+    for cap in (1, 2, 3, 5):
+        data = encode(value, max_depth=64)
+        if depth(value) <= cap:
+            assert decode(data, max_depth=cap) == value
+        else:
+            with pytest.raises(EncodingError) as e:
+                decode(data, max_depth=cap)
+            assert e.value.code is Code.DEPTH
+
+
 # ---------------------------------------------------------------- decode rejections
 
 
