@@ -6,8 +6,6 @@ from typing import Any
 
 from .errors import CryptoFormatError
 
-_HEX = frozenset("0123456789abcdef")
-
 
 def want_dict(obj: object, keys: set[str], type_tag: str | None = None) -> dict[str, Any]:
     if not isinstance(obj, dict):
@@ -46,9 +44,15 @@ def want_hex(v: object, nbytes: int | None, what: str, max_bytes: int = 1 << 20)
         raise CryptoFormatError(f"{what}: expected a hex string")
     if nbytes is not None and len(v) != 2 * nbytes:
         raise CryptoFormatError(f"{what}: wrong length")
-    if len(v) % 2 or len(v) > 2 * max_bytes or not _HEX.issuperset(v):
+    if len(v) % 2 or len(v) > 2 * max_bytes:
         raise CryptoFormatError(f"{what}: not lowercase hex")
-    return bytes.fromhex(v)
+    try:
+        data = bytes.fromhex(v)
+    except ValueError:
+        data = None
+    if data is None or data.hex() != v:  # fromhex takes uppercase and spaces too
+        raise CryptoFormatError(f"{what}: not lowercase hex")
+    return data
 
 
 def get_hex(d: dict[str, Any], key: str, nbytes: int | None, max_bytes: int = 1 << 20) -> bytes:
