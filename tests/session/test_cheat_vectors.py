@@ -1,0 +1,160 @@
+"""The cheat vectors (protocol/vectors/cheats.json, cheats/*.log) get the verdict they promise.
+
+Each log is replayed as `p2puno replay --verify` would (protocol/spec.md 10.11) and the result
+is held to the index: the line the replay stops at, the seat it blames or the log-layer code
+it reports, and the reason. This is what another implementation of the protocol checks itself
+against; the generator (protocol/tools/gen_cheat_vectors.py --check) must reproduce every file
+byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2puno.log import LogFileError, verify_log_file
+from p2puno.session.replay import replay
+from p2puno.wire import decode
+
+VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
+INDEX = json.loads((VECTORS / "cheats.json").read_text())
+ALL = INDEX["vectors"]
+
+
+def _of(layer: str | None) -> list[Any]:
+    return [pytest.param(v, id=v["name"]) for v in ALL if v["expect"]["layer"] == layer]
+
+
+def _lines(v: dict[str, Any]) -> list[bytes]:
+    data = (VECTORS / str(v["log"])).read_bytes()
+    return data.split(b"\n")[:-1]
+
+
+def _entry(raw: bytes) -> dict[str, Any]:
+    obj: Any = decode(raw)
+    assert isinstance(obj, dict)
+    return obj
+
+
+def _body(raw: bytes) -> dict[str, Any]:
+    body = _entry(raw)["body"]
+    return body if isinstance(body, dict) else {}
+
+
+def test_the_index_lists_every_file_with_its_size_and_hash() -> None:
+    on_disk = {f"cheats/{p.name}" for p in (VECTORS / "cheats").glob("*.log")}
+    assert on_disk == {v["log"] for v in ALL}
+    for v in ALL:
+        data = (VECTORS / v["log"]).read_bytes()
+        assert (len(data), data.count(b"\n")) == (v["bytes"], v["entries"]), v["name"]
+        assert hashlib.sha256(data).hexdigest() == v["sha256"], v["name"]
+        assert v["spec"] and all(0 <= i < v["entries"] for i in v["cheat"]["lines"]), v["name"]
+    assert sum(v["bytes"] for v in ALL) < 2_000_000  # keep the repository light
+
+
+def test_the_brief_cheats_are_all_there() -> None:
+    names = {v["name"] for v in ALL}
+    assert {
+        "out-of-turn-proposal",
+        "illegal-card",
+        "forged-signature",
+        "reused-signature",
+        "replayed-entry",
+        "broken-chain-response",
+        "equivocation",
+        "key-breaks-commitment",
+        "wrong-key-shown-to-challenger",
+        "false-challenge-verdict",
+        "reveal-lie-keys",
+        "unchallenged-bluff",
+    } <= names
+    assert all(c["reason"] for c in INDEX["not_expressible"])
+
+
+@pytest.mark.parametrize("v", _of("log"))
+def test_log_layer_fault_is_refused_at_its_line(v: dict[str, Any]) -> None:
+    """spec 4-9 (section 8: checks and codes; section 9: a file names its first bad entry):
+    the replay refuses the file at the bad line with the section 8 code and names no seat; the
+    log layer attributes the entry to its author only once the signature verified."""
+    e = v["expect"]
+    path = VECTORS / v["log"]
+    result = replay(path)
+    assert not result.ok
+    assert result.bad_entry == e["line"], (v["spec"], result.error)
+    assert result.error is not None and result.error.startswith(f"{e['code']}:"), result.error
+    assert e["reason"] in result.error
+    assert result.blame is None
+    with pytest.raises(LogFileError) as caught:
+        verify_log_file(path)
+    assert (caught.value.index, caught.value.reason.value) == (e["line"], e["code"])
+    assert caught.value.author == e["author"], v["spec"]
+    assert all(i <= e["line"] for i in v["cheat"]["lines"])
+
+
+@pytest.mark.parametrize("v", _of("session"))
+def test_session_fault_blames_the_cheat_at_the_end_of_its_step(v: dict[str, Any]) -> None:
+    """spec 10.4, 10.5-10.8, 10.10 (public faults, disputes settled by the audit) and 10.11 (the
+    replay names the last line of the faulty step): the blamed seat, step and reason."""
+    e = v["expect"]
+    result = replay(VECTORS / v["log"])
+    assert not result.ok
+    assert result.bad_entry == e["line"], (v["spec"], result.error)
+    assert result.blame is not None, result.error
+    assert (result.blame.seat, result.blame.step) == (e["blame"], e["step"]), result.blame
+    assert result.blame.seat == v["cheat"]["seat"]
+    assert e["reason"] in result.blame.reason and e["reason"] in str(result.error)
+    lines = _lines(v)
+    assert _entry(lines[e["line"]])["seq"] == e["step"]
+    assert all(i <= e["line"] for i in v["cheat"]["lines"])
+    if "dispute" in e:  # spec 10.8: a private fault reaches the log as its victim's dispute
+        first = next(i for i, raw in enumerate(lines) if isinstance(_body(raw).get("dispute"), str))
+        assert first == e["dispute"]["line"]
+        assert _entry(lines[first])["author"] == e["dispute"]["seat"]
+
+
+@pytest.mark.parametrize("v", _of("incomplete"))
+def test_a_log_that_stops_early_is_rejected_at_its_last_line(v: dict[str, Any]) -> None:
+    """spec 10.11: a log that ends before the game does is rejected; nobody is blamed (10.12
+    open point 5: timeouts belong to the transport)."""
+    e = v["expect"]
+    result = replay(VECTORS / v["log"])
+    assert not result.ok and result.blame is None
+    assert result.bad_entry == e["line"] == v["entries"] - 1
+    assert result.error is not None and e["reason"] in result.error
+
+
+@pytest.mark.parametrize("v", _of(None))
+def test_accepted_vector_verifies_with_its_bluffs_and_evidence(v: dict[str, Any]) -> None:
+    """spec 10.10 (an unchallenged bluff is reported, not blamed) and 7 (equivocation evidence
+    is kept beside the chain, re-checkable offline with the author's key; 10.12 open point 4:
+    it does not end the game)."""
+    e = v["expect"]
+    path = VECTORS / v["log"]
+    result = replay(path)
+    assert result.ok, result.error
+    assert result.bad_entry is None and result.blame is None
+    if "bluffs" in e:
+        assert result.bluffs == e["bluffs"]
+        assert (list(result.winners), result.scores) == (e["winners"], e["scores"])
+    log, report = verify_log_file(path)
+    evidence = e.get("evidence", [])
+    assert report.evidence == len(evidence) == len(log.evidence)
+    lines = _lines(v)
+    for ev, want in zip(log.evidence, evidence, strict=True):
+        assert (ev.author, ev.seq, ev.role.value) == (want["author"], want["seq"], want["role"])
+        assert ev.second == lines[want["line"]]
+        assert log.game_id is not None
+        ev.verify(log.players[ev.author].sign_pk, log.game_id)
+
+
+def test_cheat_vectors_are_what_the_generator_makes_byte_for_byte() -> None:
+    # Keys, shuffles, signatures, bots and every cheat are deterministic under their seeds.
+    tool = VECTORS.parent / "tools" / "gen_cheat_vectors.py"
+    done = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
