@@ -777,7 +777,9 @@ def live_vectors() -> list[Vector]:
             dispute=1,
             note="the fault itself is private (only the challenger can decrypt the show); the "
             "log holds the encrypted show, the challenger's dispute (it could not see the hand, "
-            "so its verdict was given blind) and the reveal whose audit proves the fault",
+            "so its verdict was given blind) and the reveal whose audit proves the fault. Had "
+            "the challenger kept quiet, the audit at the end of the deck would still name seat "
+            "0, with the whole round in the log",
         )
     )
 
@@ -854,14 +856,6 @@ NOT_EXPRESSIBLE = [
         "reason": "a seat that sends one version to some nodes and another to the rest leaves "
         "each node's log with one version until the nodes compare; once they do, the file "
         "holds both, which is the vector equivocation",
-    },
-    {
-        "name": "silent-bad-show",
-        "spec": ["10.8"],
-        "reason": "a show only its recipient can decrypt is judged in a log only through the "
-        "recipient's dispute (vector wrong-key-shown-to-challenger); if the recipient says "
-        "nothing, the log holds only ciphertext and nothing is found until the end-of-deck "
-        "audit of that deck",
     },
     {
         "name": "timing-and-collusion",
