@@ -58,7 +58,7 @@ def test_the_index_lists_every_file_with_its_size_and_hash() -> None:
     assert sum(v["bytes"] for v in ALL) < 2_000_000  # keep the repository light
 
 
-def test_the_brief_cheats_are_all_there() -> None:
+def test_the_required_cheats_are_covered() -> None:
     names = {v["name"] for v in ALL}
     assert {
         "out-of-turn-proposal",
