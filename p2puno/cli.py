@@ -128,7 +128,14 @@ def replay(
     if not result.ok:
         where = f"entry {result.bad_entry}" if result.bad_entry is not None else "the log"
         typer.echo(f"REJECTED at {where}: {result.error}", err=True)
+        if result.author is not None:
+            typer.echo(f"at fault: seat {result.author}", err=True)
         raise typer.Exit(1)
+    for eq in result.evidence:
+        typer.echo(
+            f"note: seat {eq.author} signed two different {eq.role.value}s for step {eq.seq} "
+            "(equivocation: both are in the log as evidence; the first one counts)"
+        )
     for b in result.bluffs:
         typer.echo(f"note: {b} (unchallenged bluffs stand)")
     typer.echo(

@@ -15,7 +15,15 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from p2puno.log import Log, LogError, LogFileError, Reason, entry_hash, iter_log_file
+from p2puno.log import (
+    Equivocation,
+    Log,
+    LogError,
+    LogFileError,
+    Reason,
+    entry_hash,
+    iter_log_file,
+)
 from p2puno.log.store import open_log_file
 from p2puno.session.session import Blame, Session
 
@@ -32,6 +40,8 @@ class ReplayResult:
     bluffs: list[str] = field(default_factory=list)
     digest: bytes = b""  # the final public state digest (equal on every node)
     blame: Blame | None = None  # when a validly signed entry broke the rules: who, why, which step
+    author: int | None = None  # the seat to blame for a log-level fault, when there is one
+    evidence: list[Equivocation] = field(default_factory=list)  # two signed entries, one slot
 
 
 def replay(
@@ -47,7 +57,9 @@ def replay(
     try:
         log, count, signatures = open_log_file(path, workers=max(1, (os.cpu_count() or 1) - 1))
     except LogFileError as e:
-        return _fail(e.index, lines, f"{e.reason.value}: {e.message}")
+        failed = _fail(e.index, lines, f"{e.reason.value}: {e.message}")
+        failed.author = e.author
+        return failed
     except (LogError, ValueError) as e:
         return _fail(0, lines, str(e))
     except OSError as e:
@@ -67,6 +79,7 @@ def replay(
             f"{Reason.BAD_SIGNATURE.value}: entry {bad} (line {bad + 1}): "
             "signature does not verify",
         )
+    result.evidence = list(log.evidence)
     return result
 
 
@@ -101,6 +114,7 @@ def _run(
             seq = bad_seq if bad_seq is not None else session.blame.step
             failed = _fail(step_line(seq), lines, str(session.blame))
             failed.blame = session.blame
+            failed.author = session.blame.seat if session.blame.seat >= 0 else None
             return failed
         if session._done_seq == before or session.over:
             break

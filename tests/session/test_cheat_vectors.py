@@ -80,8 +80,8 @@ def test_the_required_cheats_are_covered() -> None:
 @pytest.mark.parametrize("v", _of("log"))
 def test_log_layer_fault_is_refused_at_its_line(v: dict[str, Any]) -> None:
     """spec 4-9 (section 8: checks and codes; section 9: a file names its first bad entry):
-    the replay refuses the file at the bad line with the section 8 code and names no seat; the
-    log layer attributes the entry to its author only once the signature verified."""
+    the replay refuses the file at the bad line with the section 8 code and no session blame;
+    it names the author (as the log layer does) only once the entry's signature verified."""
     e = v["expect"]
     path = VECTORS / v["log"]
     result = replay(path)
@@ -90,6 +90,7 @@ def test_log_layer_fault_is_refused_at_its_line(v: dict[str, Any]) -> None:
     assert result.error is not None and result.error.startswith(f"{e['code']}:"), result.error
     assert e["reason"] in result.error
     assert result.blame is None
+    assert result.author == e["author"], v["spec"]
     with pytest.raises(LogFileError) as caught:
         verify_log_file(path)
     assert (caught.value.index, caught.value.reason.value) == (e["line"], e["code"])
@@ -107,7 +108,7 @@ def test_session_fault_blames_the_cheat_at_the_end_of_its_step(v: dict[str, Any]
     assert result.bad_entry == e["line"], (v["spec"], result.error)
     assert result.blame is not None, result.error
     assert (result.blame.seat, result.blame.step) == (e["blame"], e["step"]), result.blame
-    assert result.blame.seat == v["cheat"]["seat"]
+    assert result.blame.seat == v["cheat"]["seat"] == result.author
     assert e["reason"] in result.blame.reason and e["reason"] in str(result.error)
     lines = _lines(v)
     assert _entry(lines[e["line"]])["seq"] == e["step"]
@@ -144,6 +145,8 @@ def test_accepted_vector_verifies_with_its_bluffs_and_evidence(v: dict[str, Any]
         assert (list(result.winners), result.scores) == (e["winners"], e["scores"])
     log, report = verify_log_file(path)
     evidence = e.get("evidence", [])
+    got = [(ev.author, ev.seq, ev.role.value) for ev in result.evidence]
+    assert got == [(w["author"], w["seq"], w["role"]) for w in evidence]
     assert report.evidence == len(evidence) == len(log.evidence)
     lines = _lines(v)
     for ev, want in zip(log.evidence, evidence, strict=True):
