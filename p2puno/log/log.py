@@ -168,6 +168,7 @@ class AddResult:
 
 # A signature check to run now or later: (entry index in a batch, key, sig, message).
 SigCheck = tuple[int, Ed25519PublicKey, bytes, bytes]
+ExpectedProposer = int | None | Callable[[Entry], int | None]
 
 
 class Log:
@@ -285,14 +286,18 @@ class Log:
 
     # ------------------------------------------------------------------ adding
 
-    def add(self, data: bytes, *, expected_proposer: int | None = None) -> AddResult:
-        """Verify ``data`` and add it; see the module docstring. Raises LogError."""
+    def add(self, data: bytes, *, expected_proposer: ExpectedProposer = None) -> AddResult:
+        """Verify ``data`` and add it; see the module docstring. Raises LogError.
+
+        ``expected_proposer``: the seat whose proposal this must be, or a function of the
+        decoded entry giving it (so a caller need not decode the bytes twice to ask).
+        """
         return self._add(data, expected_proposer, None, 0)
 
     def _add(
         self,
         data: bytes,
-        expected_proposer: int | None,
+        expected_proposer: ExpectedProposer,
         deferred: list[SigCheck] | None,
         index: int,
     ) -> AddResult:
@@ -353,6 +358,8 @@ class Log:
             )
 
         # 4. Slot rules that need no parents.
+        if callable(expected_proposer):
+            expected_proposer = expected_proposer(entry)
         self._check_slot(entry, expected_proposer)
 
         # 5. Parents.

@@ -197,13 +197,12 @@ class Session:
         """An entry from a peer (or from our own outbox, echoed back: both are fine)."""
         if self.over:
             return
-        try:
-            entry = Entry.from_obj(_decode(raw))
-        except (LogError, ValueError) as e:
-            raise SessionError(None, f"undecodable entry: {e}") from None
-        expected = self.step.proposer if entry.role is Role.PROPOSAL else None
-        if entry.role is Role.PROPOSAL and entry.seq != self.seq + 1:
-            expected = None  # the log itself refuses a proposal for another seq
+
+        def expected(entry: Entry) -> int | None:
+            if entry.role is Role.PROPOSAL and entry.seq == self.seq + 1:
+                return self.step.proposer
+            return None  # the log itself refuses a proposal for another seq
+
         try:
             result = self.log.add(raw, expected_proposer=expected)
         except LogError as e:
@@ -990,12 +989,6 @@ def _parse(cls: Any, obj: object, author: int) -> Any:
         return cls.from_obj(obj)
     except (CryptoError, ValueError, TypeError) as e:
         raise _Fault(author, f"malformed {getattr(cls, 'TYPE', cls.__name__)}: {e}") from None
-
-
-def _decode(raw: bytes) -> JSONValue:
-    from p2puno.wire import decode
-
-    return decode(raw)
 
 
 def options_to_obj(o: Options) -> dict[str, JSONValue]:
