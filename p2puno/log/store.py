@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -239,7 +240,7 @@ class PendingSignatures:
     Processes, not threads: pyca releases the GIL inside a verify, but a thread must take the
     GIL back after each one, and a main thread busy with Python (a replay's session) makes it
     wait a switch interval every time. Forked workers share nothing and cost ~10 ms to start;
-    where fork is unsafe (other threads running) or missing, threads do the work instead.
+    where fork is unsafe (not Linux, or other threads running) threads do the work instead.
     """
 
     def __init__(self, workers: int | None = None) -> None:
@@ -250,7 +251,9 @@ class PendingSignatures:
 
     def _executor(self) -> Executor:
         if self._pool is None:
-            fork = "fork" in multiprocessing.get_all_start_methods()
+            # fork only where it is safe: Linux (macOS system libraries may not survive it),
+            # and no other thread that could hold a lock at the moment of the fork
+            fork = sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods()
             if fork and threading.active_count() == 1:
                 ctx = multiprocessing.get_context("fork")
                 self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
