@@ -271,6 +271,12 @@ class PendingSignatures:
             if pk is None:
                 pk = raw[id(key)] = key.public_bytes_raw()
             batch.append((index, pk, sig, msg))
+        if self._pool is None and len(batch) < _CHUNK:
+            # a small log, or the tail of one before any full batch: a pool costs more
+            done: Future[int | None] = Future()
+            done.set_result(_verify_raw(batch))
+            self._futures.append(done)
+            return
         self._futures.append(self._executor().submit(_verify_raw, batch))
 
     def first_bad(self) -> int | None:
@@ -323,7 +329,7 @@ class NodeSecrets:
         keys = {"v", "kind", "game", "seat", "extra", "sign_sk", "dh_sk"}
         if type(obj) is not dict or obj.keys() != keys:
             raise ValueError("secrets file: unexpected fields")
-        if obj["v"] != 1 or obj["kind"] != SECRETS_KIND:
+        if type(obj["v"]) is not int or obj["v"] != 1 or obj["kind"] != SECRETS_KIND:
             raise ValueError("secrets file: not a p2puno v1 secrets file")
         seat, extra, game = obj["seat"], obj["extra"], obj["game"]
         if seat is not None and type(seat) is not int:

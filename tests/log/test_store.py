@@ -173,3 +173,59 @@ def test_secrets_file(tmp_path: Path) -> None:
         read_secrets(path)
     for hx in ident.export_secrets().values():
         assert hx not in str(e.value)
+
+
+@pytest.mark.parametrize("in_thread", [False, True])
+def test_background_signature_checks_in_processes_or_threads(
+    tmp_path: Path, in_thread: bool
+) -> None:
+    """open_log_file checks signatures in forked processes on Linux, in threads when another
+    thread is running (fork is unsafe then); either way the first bad one is named."""
+    import concurrent.futures
+    import sys
+    import threading
+
+    from p2puno.log.store import PendingSignatures, open_log_file
+
+    g = build_game(3, 200)  # > 512 entries: at least one full batch goes to the pool
+    entries = list(g.entries)
+    last = len(entries) - 1  # no entry names it as a parent: only its signature is wrong
+    assert last > 512
+    bad = bytearray(entries[last])
+    i = bad.index(b'"sig":"') + 10
+    bad[i] = ord("0") if bad[i] != ord("0") else ord("1")
+    entries[last] = bytes(bad)
+    path = tmp_path / "big.log"
+    _write(path, entries)
+    kinds: list[type] = []
+    real = PendingSignatures._executor
+
+    def spy(self: PendingSignatures) -> concurrent.futures.Executor:
+        pool = real(self)
+        kinds.append(type(pool))
+        return pool
+
+    outcome: list[int | None] = []
+
+    def run() -> None:
+        log, count, pending = open_log_file(path, workers=1)
+        assert count == len(entries) == len(log)
+        outcome.append(pending.first_bad())
+
+    PendingSignatures._executor = spy  # type: ignore[method-assign]
+    try:
+        if in_thread:
+            worker = threading.Thread(target=run)
+            worker.start()
+            worker.join()
+        else:
+            run()
+    finally:
+        PendingSignatures._executor = real  # type: ignore[method-assign]
+    want = (
+        concurrent.futures.ThreadPoolExecutor
+        if in_thread or sys.platform != "linux"
+        else concurrent.futures.ProcessPoolExecutor
+    )
+    assert outcome == [last]
+    assert kinds and set(kinds) == {want}
