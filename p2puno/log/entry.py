@@ -155,7 +155,8 @@ class Entry:
         """Strict envelope parse; raises LogError (MALFORMED or BAD_VERSION), author unset."""
         if type(obj) is not dict:
             raise LogError(Reason.MALFORMED, "an entry must be a JSON object")
-        if "v" in obj and obj["v"] != PROTOCOL_VERSION:
+        # the type first: true == 1 in Python, and "v":true must not pass for version 1
+        if "v" in obj and (type(obj["v"]) is not int or obj["v"] != PROTOCOL_VERSION):
             raise LogError(Reason.BAD_VERSION, f"unsupported protocol version {obj['v']!r:.20}")
         if obj.keys() != _FIELDS:
             missing = sorted(_FIELDS - obj.keys())

@@ -212,6 +212,10 @@ def test_wrong_game_and_version(game: SampleGame) -> None:
     assert isinstance(obj, dict)
     obj["v"] = 2
     _reject(game.log, encode(obj), Reason.BAD_VERSION, None)
+    # true == 1 in Python: "v":true once passed, and its signature (over the canonical entry
+    # with "v":1) verified, so one signed entry had two encodings (found by the fuzz below)
+    obj["v"] = True
+    _reject(game.log, encode(obj), Reason.BAD_VERSION, None)
 
 
 def test_broken_chain(game: SampleGame) -> None:
