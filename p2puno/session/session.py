@@ -1010,8 +1010,8 @@ def options_from_obj(obj: JSONValue) -> Options:
 
     players, target, scoring = obj["players"], obj["target"], obj["scoring"]
     if (
-        not isinstance(players, int)
-        or not isinstance(target, int)
+        type(players) is not int  # not isinstance: true and false are ints in Python
+        or type(target) is not int
         or scoring not in ("standard", "lowest")
     ):
         raise ValueError("bad options")
