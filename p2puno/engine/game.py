@@ -561,9 +561,7 @@ class Game:
         low = draw[-1] if draw else len(self.faces)
         card_slot = self.card_slot
         slots = [
-            slot
-            for t in _TWINS[self.faces[self.discard[-1]]]
-            if 0 <= (slot := card_slot[t]) < low
+            slot for t in _TWINS[self.faces[self.discard[-1]]] if 0 <= (slot := card_slot[t]) < low
         ]
         if not slots:
             return _NOBODY

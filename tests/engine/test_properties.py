@@ -131,3 +131,17 @@ def test_legal_actions_are_sound_and_complete(opts: Options, seed: int, steps: i
             assert g == before, f"refusing {a} changed the state"
 
     run(opts, seed, steps, check)
+
+
+@SETTINGS
+@given(options_st, st.integers(0, 2**32), st.integers(1, 1500))
+def test_reactors_are_the_seats_with_reactions(opts: Options, seed: int, steps: int) -> None:
+    """``reactors()`` (cheap) names exactly the seats that ``reactions`` offers something,
+    and the draw pile is always the slots from its top to the deck's end (which it uses)."""
+
+    def check(g: Game, a: Action, rng: random.Random) -> None:
+        assert g.reactors() == [s for s in range(g.players) if g.reactions(s)]
+        if g.draw:
+            assert g.draw == list(range(len(g.faces) - 1, g.draw[-1] - 1, -1))
+
+    run(opts, seed, steps, check)

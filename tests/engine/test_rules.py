@@ -122,6 +122,31 @@ def test_shuffle_must_hold_the_right_cards() -> None:
         g.shuffle([*cards[:-1], cards[0]])
 
 
+@pytest.mark.parametrize(
+    "order",
+    [
+        [*range(107), 0],  # a card twice, one missing
+        [*range(107), 108],  # a card id out of range
+        [-1, *range(1, 108)],
+        [*range(107), 107.0],  # not ints
+        list(range(107)),  # too short
+    ],
+)
+def test_a_fresh_deck_must_hold_every_card_once(order: list[int]) -> None:
+    g = Game(O3)
+    with pytest.raises(ValueError):
+        g.shuffle(order)
+    assert g == Game(O3)
+    g.shuffle(dealer_draw_order(3, 2))
+    assert g.need is not None and g.need.kind == "shuffle" and not g.need.sources
+    before = snapshot(g)
+    with pytest.raises(ValueError):
+        g.shuffle(order)
+    assert g == before
+    g.shuffle(list(range(108)))
+    assert sorted(g.card_census()) == list(range(108))
+
+
 # --------------------------------------------------------------------- matching
 def test_match_by_color_number_or_symbol() -> None:
     # 002 · Let's Play: "If the card on the DISCARD pile is a red 7, the player must put down a

@@ -98,3 +98,5 @@ class MirroredTable:
             known = {slot for slot, c in enumerate(v.faces) if c >= 0}
             assert known <= self.entitled[seat] | self.public
             assert not known & set(v.draw)
+            # reactors() is the cheap form of polling reactions(), in a partial view too
+            assert v.reactors() == [s for s in range(v.players) if v.reactions(s)]
