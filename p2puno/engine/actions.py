@@ -23,7 +23,7 @@ actor's claim, checked against the card once it is revealed. ``parse_action(str(
 from __future__ import annotations
 
 from enum import Enum
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from p2puno.engine.cards import (
     COLORS,
@@ -53,7 +53,7 @@ class Kind(Enum):
 _BARE = {k.value: k for k in (Kind.DRAW, Kind.KEEP, Kind.TAKE, Kind.CHALLENGE, Kind.UNO)}
 _BARE.update({Kind.GUILTY.value: Kind.GUILTY, Kind.INNOCENT.value: Kind.INNOCENT})
 
-MAX_SEATS = 10
+MAX_SEATS: Final = 10
 
 
 class Action(NamedTuple):

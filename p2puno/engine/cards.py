@@ -47,8 +47,10 @@ def _build() -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(colors), tuple(ranks)
 
 
-CARD_COLOR, CARD_RANK = _build()
+_TABLES = _build()
+CARD_COLOR: Final = _TABLES[0]
 """``CARD_COLOR[id]`` is the color code (or WILD); ``CARD_RANK[id]`` the rank."""
+CARD_RANK: Final = _TABLES[1]
 
 assert len(CARD_COLOR) == DECK_SIZE
 

@@ -29,7 +29,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from p2puno.engine.actions import MAX_SEATS, Action, Kind, choose_color, simple
 from p2puno.engine.actions import catch as catch_action
@@ -53,9 +53,11 @@ from p2puno.engine.cards import (
 )
 from p2puno.engine.options import Options
 
-UNKNOWN = UNKNOWN_CARD
-_new = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths)
-HAND_SIZE = 7  # 002 · Setup 2: "deals each player 7 cards"
+# Module constants are Final: the compiled build (p2puno.engine.native) reads a Final name
+# directly instead of looking it up in the module dict on every use.
+UNKNOWN: Final = UNKNOWN_CARD
+_new: Final = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths)
+HAND_SIZE: Final = 7  # 002 · Setup 2: "deals each player 7 cards"
 
 
 class Phase(Enum):
@@ -71,17 +73,34 @@ class Phase(Enum):
 
 
 # Hot-path constants: a module global is cheaper to read than an Enum member attribute.
-_PLAY, _JUMP, _DRAW, _KEEP, _TAKE = Kind.PLAY, Kind.JUMP, Kind.DRAW, Kind.KEEP, Kind.TAKE
-_CHALLENGE, _UNO, _CATCH = Kind.CHALLENGE, Kind.UNO, Kind.CATCH
-_TURN, _DRAWN, _PENALTY, _GAME_OVER = Phase.TURN, Phase.DRAWN, Phase.PENALTY, Phase.GAME_OVER
+_PLAY: Final = Kind.PLAY
+_JUMP: Final = Kind.JUMP
+_DRAW: Final = Kind.DRAW
+_KEEP: Final = Kind.KEEP
+_TAKE: Final = Kind.TAKE
+_CHALLENGE: Final = Kind.CHALLENGE
+_UNO: Final = Kind.UNO
+_CATCH: Final = Kind.CATCH
+_GUILTY: Final = Kind.GUILTY
+_INNOCENT: Final = Kind.INNOCENT
+_TURN: Final = Phase.TURN
+_DRAWN: Final = Phase.DRAWN
+_PENALTY: Final = Phase.PENALTY
+_GAME_OVER: Final = Phase.GAME_OVER
+_START_COLOR: Final = Phase.START_COLOR
+_VERDICT: Final = Phase.VERDICT
+_SHUFFLE: Final = Phase.SHUFFLE
+_REVEAL: Final = Phase.REVEAL
+_DEALER_DRAW: Final = Phase.DEALER_DRAW
+_COLOR: Final = Kind.COLOR
 
 # 002 · Let's Play as one bit test: a card matches when ``_MATCH[card] & mask`` where the mask
 # holds the color in play and the top card's rank (see _match_mask). Bits 0..3 are the colors,
 # 4..16 the ranks 0..12 (Wild ranks never match by rank), bit 17 "wild": set in every mask and
 # only on Wild cards, so a Wild matches anything. ``_MATCH[UNKNOWN]`` (index -1) is the extra
 # last entry, 0: a card this view does not know never matches.
-_WILD_BIT = 1 << 17
-_MATCH = (
+_WILD_BIT: Final = 1 << 17
+_MATCH: Final = (
     *(
         _WILD_BIT if CARD_COLOR[c] == WILD else (1 << CARD_COLOR[c]) | (1 << (4 + CARD_RANK[c]))
         for c in range(DECK_SIZE)
@@ -89,22 +108,25 @@ _MATCH = (
     0,
 )
 # indexed by the color in play (WILD = -1 reads the last entry, 0) and by the top card's rank
-_COLOR_BITS = (1, 2, 4, 8, 0)
-_RANK_BITS = tuple(1 << (4 + r) if r < WILD_CARD else 0 for r in range(WILD_DRAW_FOUR + 1))
-_FACE = (*CARD_FACE, -1)  # CARD_FACE with an entry for UNKNOWN (index -1) that no face equals
+_COLOR_BITS: Final = (1, 2, 4, 8, 0)
+_RANK_BITS: Final = tuple(1 << (4 + r) if r < WILD_CARD else 0 for r in range(WILD_DRAW_FOUR + 1))
+_FACE: Final = (
+    *CARD_FACE,
+    -1,
+)  # CARD_FACE with an entry for UNKNOWN (index -1) that no face equals
 # the other cards with the same face as each card (what a Jump-In needs); () for UNKNOWN
-_TWINS = (
+_TWINS: Final = (
     *(
         tuple(t for t in range(DECK_SIZE) if t != c and CARD_FACE[t] == CARD_FACE[c])
         for c in range(DECK_SIZE)
     ),
     (),
 )
-_NOBODY: list[int] = []  # reactors() when nobody may react (never mutated)
+_NOBODY: Final[list[int]] = []  # reactors() when nobody may react (never mutated)
 # the argument-less turn actions, per seat (the same objects simple() returns)
-_SIMPLE_DRAW = tuple(simple(seat, Kind.DRAW) for seat in range(MAX_SEATS))
-_SIMPLE_KEEP = tuple(simple(seat, Kind.KEEP) for seat in range(MAX_SEATS))
-_SIMPLE_TAKE = tuple(simple(seat, Kind.TAKE) for seat in range(MAX_SEATS))
+_SIMPLE_DRAW: Final = tuple(simple(seat, Kind.DRAW) for seat in range(MAX_SEATS))
+_SIMPLE_KEEP: Final = tuple(simple(seat, Kind.KEEP) for seat in range(MAX_SEATS))
+_SIMPLE_TAKE: Final = tuple(simple(seat, Kind.TAKE) for seat in range(MAX_SEATS))
 
 
 def _deck_slots(order: list[int]) -> list[int] | None:
@@ -148,6 +170,14 @@ class Need:
     sources: tuple[int, ...] = ()
     slots: tuple[int, ...] = ()
 
+    # Immutable: a copy is the same object. (Also what lets copy.deepcopy work on the compiled
+    # build, where a frozen dataclass cannot be rebuilt field by field.)
+    def __copy__(self) -> Need:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Need:
+        return self
+
 
 class Event(NamedTuple):
     """Something that happened, for the UI, the log viewer and the statistics.
@@ -178,7 +208,7 @@ class Event(NamedTuple):
         return text
 
 
-_EVENT_TEXT = {
+_EVENT_TEXT: Final = {
     "dealer-card": "P{seat} draws {card} for dealer",
     "dealer": "P{seat} deals",
     "round": "round {value} begins, P{seat} deals",
@@ -219,6 +249,14 @@ class Claim:
     guilty: bool
     slots: tuple[int, ...]  # the hand it is about, as it was when the card was played
     color: int  # the color the Wild Draw Four was played on
+
+    # Immutable: a copy is the same object. (Also what lets copy.deepcopy work on the compiled
+    # build, where a frozen dataclass cannot be rebuilt field by field.)
+    def __copy__(self) -> Claim:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Claim:
+        return self
 
 
 @dataclass
@@ -347,7 +385,7 @@ class Game:
                 if UNKNOWN not in expected and sorted(order) != sorted(expected):
                     raise InputError("the shuffle does not hold exactly the cards it should")
         events: list[Event] = []
-        if self.phase is Phase.DEALER_DRAW:
+        if self.phase is _DEALER_DRAW:
             self._new_deck(order, card_slot)
             self._dealer_draw_turn()
             return self._check_need()
@@ -369,7 +407,7 @@ class Game:
         self.draw = list(range(base + need.count - 1, base - 1, -1))
         self.need = None
         self.stats.reshuffles += 1
-        if self.phase is Phase.REVEAL:  # a Wild Draw Four turned up went back into the deck
+        if self.phase is _REVEAL:  # a Wild Draw Four turned up went back into the deck
             return self._turn_up(events)
         self.discard = self.discard[-1:]
         events.append(Event("reshuffle", value=need.count))
@@ -410,7 +448,7 @@ class Game:
             return []
         self.need = None
         events: list[Event] = []
-        if self.phase is Phase.DEALER_DRAW:
+        if self.phase is _DEALER_DRAW:
             return self._dealer_draw_done(events)
         if self.ending:
             return self._score(events)
@@ -459,7 +497,7 @@ class Game:
     def _next_round(self, events: list[Event]) -> list[Event]:
         self.round_no += 1
         events.append(Event("round", seat=self.dealer, value=self.round_no))
-        self.phase = Phase.SHUFFLE
+        self.phase = _SHUFFLE
         self.need = Need("shuffle", count=DECK_SIZE)
         self.claims = []
         self.dd_slots = []  # the draw for dealer's slots name a deck that is gone
@@ -493,7 +531,7 @@ class Game:
     def _turn_up(self, events: list[Event]) -> list[Event]:
         # 002 · Setup 4: "The top card of the DRAW pile is turned over to begin a DISCARD pile."
         self.discard.append(self.draw.pop())
-        self.phase = Phase.REVEAL
+        self.phase = _REVEAL
         self.need = Need("reveal", slots=(self.discard[-1],))
         return events + self._check_need()
 
@@ -514,14 +552,14 @@ class Game:
             self.need = Need("shuffle", count=len(sources), sources=sources)
             return events
         events.append(Event("start", card=card))
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.turn = first
         if rank == WILD_CARD:
             # 002 · Wild: "the person to the left of the dealer chooses the color".
-            self.phase = Phase.START_COLOR
+            self.phase = _START_COLOR
         elif rank == DRAW_TWO:
             # 002 · Draw Two: "If turned up at the beginning of play, the same rule applies."
-            self.phase = Phase.PENALTY
+            self.phase = _PENALTY
             self.pending, self.pending_rank = 2, DRAW_TWO
         elif rank == SKIP:
             # 002 · Skip: "the player to the left of the dealer is skipped".
@@ -634,14 +672,14 @@ class Game:
                     c = faces[slot]
                     if c >= 0 and CARD_RANK[c] == self.pending_rank:
                         self._play_variants(acts, seat, slot, c, _PLAY)
-        elif phase is Phase.START_COLOR:
+        elif phase is _START_COLOR:
             acts.extend(choose_color(seat, col) for col in range(4))
-        elif phase is Phase.VERDICT:
+        elif phase is _VERDICT:
             truth = self._wd4_illegal()
             if truth is not False:
-                acts.append(simple(seat, Kind.GUILTY))
+                acts.append(simple(seat, _GUILTY))
             if truth is not True:
-                acts.append(simple(seat, Kind.INNOCENT))
+                acts.append(simple(seat, _INNOCENT))
         return acts
 
     def _match_mask(self) -> int:
@@ -769,11 +807,11 @@ class Game:
             if not (on_turn and phase is _PENALTY and self.pending_rank == WILD_DRAW_FOUR):
                 raise IllegalAction(seat, "no Wild Draw Four to challenge")
             return
-        if k is Kind.GUILTY or k is Kind.INNOCENT:
-            if not (on_turn and phase is Phase.VERDICT):
+        if k is _GUILTY or k is _INNOCENT:
+            if not (on_turn and phase is _VERDICT):
                 raise IllegalAction(seat, "no challenge awaits your verdict")
             truth = self._wd4_illegal()
-            if truth is not None and truth != (k is Kind.GUILTY):
+            if truth is not None and truth != (k is _GUILTY):
                 raise IllegalAction(seat, f"false verdict: the hand shows {k.value} is untrue")
             return
         if k is _CATCH:
@@ -781,8 +819,8 @@ class Game:
             if not (self.window and t in self.vulnerable and t != seat):
                 raise IllegalAction(seat, f"seat {t} cannot be caught now")
             return
-        if k is Kind.COLOR:
-            if not (on_turn and phase is Phase.START_COLOR):
+        if k is _COLOR:
+            if not (on_turn and phase is _START_COLOR):
                 raise IllegalAction(seat, "no color to name now")
             if not 0 <= a.choose < 4:
                 raise IllegalAction(seat, "name one of r, y, g, b")
@@ -896,10 +934,10 @@ class Game:
             self._close_window()
             self.stats.turns += 1
             events.append(Event("challenge", seat=seat, other=self.offender))
-            self.phase = Phase.VERDICT
+            self.phase = _VERDICT
             return events
-        if k is Kind.GUILTY or k is Kind.INNOCENT:
-            return self._verdict(seat, k is Kind.GUILTY, events)
+        if k is _GUILTY or k is _INNOCENT:
+            return self._verdict(seat, k is _GUILTY, events)
         if k is _CATCH:
             # 002 · Going Out: "If you don't yell UNO and you are caught ... draw two cards."
             t = a.target
@@ -912,7 +950,7 @@ class Game:
         self._close_window()
         self.color = a.choose
         events.append(Event("color", seat=seat, value=a.choose))
-        self.phase = Phase.TURN
+        self.phase = _TURN
         return events
 
     def _verdict(self, seat: int, guilty: bool, events: list[Event]) -> list[Event]:
@@ -923,7 +961,7 @@ class Game:
         )
         n = self.pending
         self.pending, self.pending_rank = 0, -1
-        self.phase = Phase.TURN
+        self.phase = _TURN
         if guilty:
             # 002 · Wild Draw Four NOTE: "If guilty, the challenged player must draw the 4 cards
             # instead of you." Decision: the challenger then plays their turn.
@@ -1026,7 +1064,7 @@ class Game:
                 self.pending = add
             self.pending_rank = rank
             self.turn = victim
-            self.phase = Phase.PENALTY
+            self.phase = _PENALTY
             if self.pending > add:
                 events.append(Event("stack", seat=victim, value=self.pending))
         else:
@@ -1065,7 +1103,7 @@ class Game:
                     events.append(_new(Event, ("draw", seat, -1, got, -1, None)))
                 sources = tuple(self.discard[:-1])
                 self.resume = self.phase
-                self.phase = Phase.SHUFFLE
+                self.phase = _SHUFFLE
                 self.need = Need("shuffle", count=len(sources), sources=sources)
                 return events
             owed.pop(0)
@@ -1095,7 +1133,7 @@ class Game:
         self._close_window()
         # Every hand is shown to all: the same need on every node, whatever each one knows.
         hands = tuple(s for h in self.hands for s in h)
-        self.phase = Phase.REVEAL
+        self.phase = _REVEAL
         self.need = Need("reveal", slots=hands)
         return events + self._check_need()
 
@@ -1125,7 +1163,7 @@ class Game:
         self.ending = False
         if done:
             self.winners = winners
-            self.phase = Phase.GAME_OVER
+            self.phase = _GAME_OVER
             self.need = None
             events.extend(Event("game-over", seat=s) for s in winners)
             return events
@@ -1150,7 +1188,7 @@ class Game:
         challenged hand while ``seat`` gives its verdict (002 · Wild Draw Four NOTE: "The
         challenged player must show you (the challenger) their hand")."""
         slots = list(self.hands[seat])
-        if self.phase is Phase.VERDICT and seat == self.turn:
+        if self.phase is _VERDICT and seat == self.turn:
             slots.extend(self.wd4_hand)
         return slots
 

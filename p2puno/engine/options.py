@@ -45,6 +45,14 @@ class Options:
             f"{self.players} players, house rules: {house}, {self.scoring} scoring to {self.target}"
         )
 
+    # Immutable: a copy is the same object. (Also what lets copy.deepcopy work on the compiled
+    # build, where a frozen dataclass cannot be rebuilt field by field.)
+    def __copy__(self) -> Options:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Options:
+        return self
+
 
 def parse_house(text: str) -> dict[str, bool]:
     """Parse ``"progressive,seven-o"`` into Options keyword arguments."""
