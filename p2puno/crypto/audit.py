@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
@@ -24,6 +24,7 @@ from .messages import (
     KeyCommitment,
     KeyRelease,
     SecretReveal,
+    ShowMessage,
     ShuffleRecord,
     ShuffleStep,
     step_order,
@@ -49,7 +50,9 @@ def _replay(task: _Task) -> tuple[bytes, ...] | int:
         return err.index
 
 
-def _composed(tasks: Sequence[_Task], initial: Sequence[bytes], m: int) -> tuple[bytes, ...]:
+def _composed(
+    tasks: Sequence[_Task], initial: Sequence[bytes], m: int, executor: Executor | None = None
+) -> tuple[bytes, ...]:
     """The final deck the revealed secrets produce, with one layer per position.
 
     Layers commute and compose (``x(a*x(b*P)) == x(ab*P)``), so instead of replaying the
@@ -75,8 +78,14 @@ def _composed(tasks: Sequence[_Task], initial: Sequence[bytes], m: int) -> tuple
             src = [src[j] for j in perm]
             acc = [acc[j] for j in perm]
         acc = [a * k % ORDER for a, k in zip(acc, scalars, strict=True)]
+    points = [initial[i] for i in src]
     try:
-        return tuple(encrypt_each(acc, [initial[i] for i in src]))
+        if executor is None:
+            return tuple(encrypt_each(acc, points))
+        half = m // 2  # pyca releases the GIL in the EC work: two threads use two cores
+        first = executor.submit(encrypt_each, acc[:half], points[:half])
+        second = encrypt_each(acc[half:], points[half:])
+        return tuple(first.result() + second)
     except InvalidPointError:
         return ()  # an initial entry that is no point: the step-by-step replay names who
 
@@ -105,6 +114,26 @@ def _spot_checks(
         except InvalidPointError:
             return False
     return True
+
+
+_Opened = list[list[tuple[int, bytes]] | None]
+
+
+def _open_shows(
+    shows: Sequence[ShowMessage],
+    keys: Mapping[int, tuple[X25519PrivateKey, bytes]],
+    executor: Executor | None,
+) -> _Opened:
+    def run(part: Sequence[ShowMessage]) -> _Opened:
+        return [decrypt_show_with(show, *keys[show.recipient]) for show in part]
+
+    # loaded keys do not pickle: only a thread pool can take half of the shows
+    if not isinstance(executor, ThreadPoolExecutor) or len(shows) < 8:
+        return run(shows)
+    half = len(shows) // 2
+    first = executor.submit(run, shows[:half])
+    second = run(shows[half:])
+    return first.result() + second
 
 
 @dataclass(frozen=True)
@@ -180,8 +209,10 @@ def audit(
     (decrypted with the recipient's revealed X25519 key), and yields the face of every
     position. ``accuser``: the player who opened a dispute; blamed with
     ``FALSE_ACCUSATION`` if nothing is found. ``executor``: e.g. a ``ProcessPoolExecutor`` to
-    replay the steps on several cores. ``parent``: required for a hidden reshuffle (audit the
-    parent first: its faces place the hidden cards). ``thorough``: replay every step even
+    replay the steps on several cores, or a ``ThreadPoolExecutor``: the composed check and the
+    shows are then split in two halves, one run by the executor (the EC and AEAD work releases
+    the GIL). ``parent``: required for a hidden reshuffle (audit the parent first: its faces
+    place the hidden cards). ``thorough``: replay every step even
     when the composed check (see :func:`_composed`) passes; by default the step-by-step replay
     runs only to find who is at fault.
     """
@@ -277,7 +308,7 @@ def audit(
     results: list[tuple[bytes, ...] | int] | None = None
     if not thorough and len(judged) == len(steps) == len(step_order(n, bool(spec.hidden))):
         final = steps[-1].deck
-        if _composed(tasks, initial, m) == final and _spot_checks(tasks, steps, final, m):
+        if _composed(tasks, initial, m, executor) == final and _spot_checks(tasks, steps, final, m):
             results = [step.deck for step in steps]  # see _composed
     if results is None:
         results = list(executor.map(_replay, tasks)) if executor else [_replay(t) for t in tasks]
@@ -302,15 +333,17 @@ def audit(
 
     # 4. Show-to-one messages, opened with the recipient's revealed X25519 key.
     loaded: dict[int, tuple[X25519PrivateKey, bytes]] = {}
+    judged_shows = []
     for show in record.shows:
         rr = good.get(show.recipient)
         if rr is None:
             continue
-        got = loaded.get(show.recipient)
-        if got is None:  # good reveals hold a valid key matching the commitment (step 2)
+        if show.recipient not in loaded:  # a good reveal's key is valid and committed (step 2)
             priv = X25519PrivateKey.from_private_bytes(rr.x25519_private)
-            got = loaded[show.recipient] = (priv, priv.public_key().public_bytes_raw())
-        entries = decrypt_show_with(show, *got)
+            loaded[show.recipient] = (priv, priv.public_key().public_bytes_raw())
+        judged_shows.append(show)
+    opened = _open_shows(judged_shows, loaded, executor)
+    for show, entries in zip(judged_shows, opened, strict=True):
         if entries is None:
             faults.append(Verdict(show.sender, Fault.BAD_SHOW, "show does not decrypt"))
             continue

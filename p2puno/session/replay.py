@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from p2puno.log import (
@@ -67,7 +68,10 @@ def replay(
     # The session runs while the signatures are checked in other processes; whichever fails
     # first in the file is the verdict, so nothing the session says stands unless they pass.
     try:
-        result = _run(path, log, count, say, lines)
+        # a thread beside the session for each audit's EC work (GIL released), which also
+        # fills the gaps the signature workers leave
+        with ThreadPoolExecutor(1) as audit_pool:
+            result = _run(path, log, count, say, lines, audit_pool)
     except BaseException:
         signatures.close()
         raise
@@ -89,9 +93,10 @@ def _run(
     count: int,
     say: Callable[[str], None],
     lines: list[str],
+    audit_pool: Executor,
 ) -> ReplayResult:
     try:
-        session = Session(log)
+        session = Session(log, audit_executor=audit_pool)
     except ValueError as e:
         return _fail(0, lines, f"bad genesis: {e}")
     say(f"game {session.game_id.hex()[:16]}: {session.options}")

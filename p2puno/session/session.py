@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -145,7 +146,10 @@ class Session:
         rng: Rng | None = None,
         on_entry: Callable[[bytes], None] | None = None,
         on_secrets: Callable[[list[SecretReveal]], None] | None = None,
+        audit_executor: Executor | None = None,
     ) -> None:
+        """``audit_executor``: a thread pool the end-of-deck audit may share its EC work with
+        (see :func:`p2puno.crypto.audit`); the verdict is the same without one."""
         if log.game_id is None or len(log) == 0:
             raise ValueError("the log must hold the genesis first")
         genesis = log.proposal(0)
@@ -156,6 +160,7 @@ class Session:
         if self.options.players != len(log.players):
             raise ValueError("the options and the roster disagree on the number of players")
         self.log = log
+        self.audit_executor = audit_executor
         self.game_id: bytes = log.game_id
         self.n = self.options.players
         self.seat = seat
@@ -866,7 +871,7 @@ class Session:
                 )
             # No accuser here: a dispute may be about the rules (a false verdict), which the
             # crypto audit cannot see; a false accusation is blamed below, after both audits.
-            result = audit(sh.view.record(), mine, parent=parent)
+            result = audit(sh.view.record(), mine, parent=parent, executor=self.audit_executor)
             if not result.ok:
                 v = result.verdict
                 assert v is not None

@@ -126,12 +126,18 @@ class Table:
 
 
 def audit(record: Any, reveals: Any, **kwargs: Any) -> Any:
-    """:func:`p2puno.crypto.audit`, run both ways: the default (composed check, step-by-step
-    replay only to name a culprit) must reach exactly the thorough audit's result, so every
-    test that audits through this checks the fast path on its cheat too."""
+    """:func:`p2puno.crypto.audit`, run three ways: the default (composed check, step-by-step
+    replay only to name a culprit) must reach exactly the thorough audit's result, and so must
+    the default sharing its work with a thread pool; every test that audits through this
+    checks all three on its cheat."""
     from p2puno.crypto import audit as real_audit
+
+    from concurrent.futures import ThreadPoolExecutor
 
     fast = real_audit(record, reveals, **kwargs)
     thorough = real_audit(record, reveals, thorough=True, **kwargs)
     assert fast == thorough, (fast, thorough)
+    with ThreadPoolExecutor(1) as pool:  # the composed check and the shows split in two
+        shared = real_audit(record, reveals, executor=pool, **kwargs)
+    assert shared == fast, (shared, fast)
     return fast
