@@ -26,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(native.build(verbose="-v" in args))
     except (Exception, SystemExit) as e:  # no mypy, no C compiler, a compile error
-        print(f"no compiled build ({type(e).__name__}: {e}); the pure-Python engine is used")
+        print(f"build failed ({type(e).__name__}: {e}; -v shows the compiler output)")
+        print(f"the engine loaded now: {'compiled' if native.problem() is None else 'pure Python'}")
         return 1
     return 0
 

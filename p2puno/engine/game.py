@@ -123,10 +123,12 @@ _TWINS: Final = (
     (),
 )
 _NOBODY: Final[list[int]] = []  # reactors() when nobody may react (never mutated)
+_ACTION: Final = Action  # Final: the compiled build reads it without a module dict lookup
 # the argument-less turn actions, per seat (the same objects simple() returns)
 _SIMPLE_DRAW: Final = tuple(simple(seat, Kind.DRAW) for seat in range(MAX_SEATS))
 _SIMPLE_KEEP: Final = tuple(simple(seat, Kind.KEEP) for seat in range(MAX_SEATS))
 _SIMPLE_TAKE: Final = tuple(simple(seat, Kind.TAKE) for seat in range(MAX_SEATS))
+_SIMPLE_CHALLENGE: Final = tuple(simple(seat, Kind.CHALLENGE) for seat in range(MAX_SEATS))
 
 
 def _deck_slots(order: list[int]) -> list[int] | None:
@@ -208,6 +210,7 @@ class Event(NamedTuple):
         return text
 
 
+_EVENT: Final = Event  # Final: the compiled build reads it without a module dict lookup
 _EVENT_TEXT: Final = {
     "dealer-card": "P{seat} draws {card} for dealer",
     "dealer": "P{seat} deals",
@@ -257,6 +260,10 @@ class Claim:
 
     def __deepcopy__(self, memo: dict[int, object]) -> Claim:
         return self
+
+
+def _no_plays() -> list[Action | None]:
+    return [None] * (DECK_SIZE * MAX_SEATS)
 
 
 @dataclass
@@ -317,6 +324,9 @@ class Game:
     card_slot: list[int] = field(default_factory=list)  # card id -> live slot, or UNKNOWN
     public: set[int] = field(default_factory=set)  # slots revealed to every node
     full_info: bool = False  # this deck's order was given: every card is known
+    # turn_actions' one-variant plays, built once: [card * MAX_SEATS + seat] -> the Action,
+    # valid while its slot is the card's (a new deck or a reshuffle gives the card a new slot)
+    plays_made: list[Action | None] = field(default_factory=_no_plays, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         n = self.options.players
@@ -410,7 +420,7 @@ class Game:
         if self.phase is _REVEAL:  # a Wild Draw Four turned up went back into the deck
             return self._turn_up(events)
         self.discard = self.discard[-1:]
-        events.append(Event("reshuffle", value=need.count))
+        events.append(_new(_EVENT, ("reshuffle", -1, -1, need.count, -1, None)))
         self.phase = self.resume
         return self._settle(events)
 
@@ -480,7 +490,7 @@ class Game:
         tied: list[int] = []
         for seat, slot in zip(self.dd_contenders, self.dd_slots, strict=False):
             card = self.faces[slot]
-            events.append(Event("dealer-card", seat=seat, card=card))
+            events.append(_new(_EVENT, ("dealer-card", seat, card, 0, -1, None)))
             v = dealer_draw_value(card)
             if v > best:
                 best, tied = v, [seat]
@@ -491,12 +501,12 @@ class Game:
             self._dealer_draw_turn()
             return events + self._check_need()
         self.dealer = tied[0]
-        events.append(Event("dealer", seat=self.dealer))
+        events.append(_new(_EVENT, ("dealer", self.dealer, -1, 0, -1, None)))
         return self._next_round(events)
 
     def _next_round(self, events: list[Event]) -> list[Event]:
         self.round_no += 1
-        events.append(Event("round", seat=self.dealer, value=self.round_no))
+        events.append(_new(_EVENT, ("round", self.dealer, -1, self.round_no, -1, None)))
         self.phase = _SHUFFLE
         self.need = Need("shuffle", count=DECK_SIZE)
         self.claims = []
@@ -545,13 +555,13 @@ class Game:
         if rank == WILD_DRAW_FOUR:
             # 002 · Wild Draw Four: "If turned up at the beginning of play, return this card to
             # the deck and pick another card." A new joint shuffle: nobody learns where it went.
-            events.append(Event("returned", card=card))
+            events.append(_new(_EVENT, ("returned", -1, card, 0, -1, None)))
             sources = (*self.draw[::-1], self.discard[-1])
             self.discard = []
             self.card_slot[card] = UNKNOWN
             self.need = Need("shuffle", count=len(sources), sources=sources)
             return events
-        events.append(Event("start", card=card))
+        events.append(_new(_EVENT, ("start", -1, card, 0, -1, None)))
         self.phase = _TURN
         self.turn = first
         if rank == WILD_CARD:
@@ -563,13 +573,13 @@ class Game:
             self.pending, self.pending_rank = 2, DRAW_TWO
         elif rank == SKIP:
             # 002 · Skip: "the player to the left of the dealer is skipped".
-            events.append(Event("skip", seat=first))
+            events.append(_new(_EVENT, ("skip", first, -1, 0, -1, None)))
             self.turn = (first + 1) % n
         elif rank == REVERSE:
             # 002 · Reverse: "the dealer goes first, then play moves to the right".
             self.direction = -1
             self.turn = self.dealer
-            events.append(Event("reverse"))
+            events.append(_new(_EVENT, ("reverse", -1, -1, 0, -1, None)))
         return events
 
     # ------------------------------------------------------------------ legal actions
@@ -598,12 +608,22 @@ class Game:
         draw = self.draw
         low = draw[-1] if draw else len(self.faces)
         card_slot = self.card_slot
-        slots = [
-            slot for t in _TWINS[self.faces[self.discard[-1]]] if 0 <= (slot := card_slot[t]) < low
-        ]
-        if not slots:
-            return _NOBODY
-        return [s for s, hand in enumerate(self.hands) if any(x in hand for x in slots)]
+        hands = self.hands
+        found: list[int] = _NOBODY
+        for t in _TWINS[self.faces[self.discard[-1]]]:
+            slot = card_slot[t]
+            if 0 <= slot < low:  # known, and not in the draw pile: in a hand, or discarded
+                for s in range(len(hands)):
+                    if slot in hands[s]:
+                        if found is _NOBODY:
+                            found = []
+                        found.append(s)
+                        break
+        if len(found) > 1:
+            found.sort()
+            if len(set(found)) < len(found):
+                found = sorted(set(found))
+        return found
 
     def reactions(self, seat: int) -> list[Action]:
         """The out-of-turn part of :meth:`legal_actions`: call UNO, catch, jump in."""
@@ -647,17 +667,22 @@ class Game:
             left = len(hand) - 1
             single = left != 1  # no UNO variant
             seven = left > 0 and self.options.seven_o  # a 7 names a seat to swap with
-            append = acts.append
+            made = self.plays_made
             for slot in hand:
                 c = faces[slot]
                 if _MATCH[c] & mask:
                     cc = CARD_COLOR[c]
                     rank = CARD_RANK[c]
                     if single and cc != WILD and not (seven and rank == 7):
-                        append(_new(Action, (seat, _PLAY, slot, cc, rank, -1, -1, False)))
+                        i = c * MAX_SEATS + seat
+                        act = made[i]
+                        if act is None or act[2] != slot:
+                            act = _new(_ACTION, (seat, _PLAY, slot, cc, rank, -1, -1, False))
+                            made[i] = act
+                        acts.append(act)
                     else:
                         self._play_variants(acts, seat, slot, c, _PLAY)
-            append(_SIMPLE_DRAW[seat])
+            acts.append(_SIMPLE_DRAW[seat])
         elif phase is _DRAWN:
             c = faces[self.drawn]
             if _MATCH[c] & self._match_mask():
@@ -666,7 +691,7 @@ class Game:
         elif phase is _PENALTY:
             acts.append(_SIMPLE_TAKE[seat])
             if self.pending_rank == WILD_DRAW_FOUR:
-                acts.append(simple(seat, _CHALLENGE))
+                acts.append(_SIMPLE_CHALLENGE[seat])
             if self.options.progressive:
                 for slot in hand:
                     c = faces[slot]
@@ -693,17 +718,24 @@ class Game:
         left = len(self.hands[seat]) - 1
         seven = rank == 7 and left > 0 and self.options.seven_o
         if color != WILD and left != 1 and not seven:  # the common case: one variant
-            acts.append(_new(Action, (seat, kind, slot, color, rank, -1, -1, False)))
+            acts.append(_new(_ACTION, (seat, kind, slot, color, rank, -1, -1, False)))
             return
-        unos = (False, True) if left == 1 else (False,)
-        chooses: Sequence[int] = range(4) if color == WILD else (-1,)
-        targets: Sequence[int] = (-1,)
-        if seven:
-            targets = [t for t in range(self.options.players) if t != seat]
-        for ch in chooses:
-            for t in targets:
-                for u in unos:
-                    acts.append(_new(Action, (seat, kind, slot, color, rank, ch, t, u)))
+        # Every color a Wild may name (else -1), then every seat a 7 may swap with (else -1),
+        # then without and with UNO (with the next-to-last card): in this nesting order.
+        uno = left == 1
+        first, last = (0, 4) if color == WILD else (-1, 0)
+        players = self.options.players if seven else 0
+        for ch in range(first, last):
+            if not seven:
+                acts.append(_new(_ACTION, (seat, kind, slot, color, rank, ch, -1, False)))
+                if uno:
+                    acts.append(_new(_ACTION, (seat, kind, slot, color, rank, ch, -1, True)))
+                continue
+            for t in range(players):
+                if t != seat:
+                    acts.append(_new(_ACTION, (seat, kind, slot, color, rank, ch, t, False)))
+                    if uno:
+                        acts.append(_new(_ACTION, (seat, kind, slot, color, rank, ch, t, True)))
 
     # ------------------------------------------------------------------ apply
     def apply(self, action: Action) -> list[Event]:
@@ -892,7 +924,7 @@ class Game:
                 self.hands[seat].append(slot)
                 self.stats.draws += 1
                 self.turn_draw = False
-                events.append(_new(Event, ("draw", seat, -1, 1, -1, None)))
+                events.append(_new(_EVENT, ("draw", seat, -1, 1, -1, None)))
                 self.drawn = slot
                 self.phase = _DRAWN
                 self.passes = 0
@@ -904,17 +936,17 @@ class Game:
             return self._settle(events)
         if k is _UNO:
             self.vulnerable.discard(seat)
-            events.append(_new(Event, ("uno", seat, -1, 0, -1, None)))
+            events.append(_new(_EVENT, ("uno", seat, -1, 0, -1, None)))
             return events
         if k is _KEEP:
-            events.append(_new(Event, ("keep", seat, -1, 0, -1, None)))
+            events.append(_new(_EVENT, ("keep", seat, -1, 0, -1, None)))
             return self._end_turn(events, seat)
         if k is _TAKE:
             self.window = False
             self.vulnerable.clear()
             self.stats.turns += 1
             n = self.pending
-            events.append(_new(Event, ("penalty", seat, -1, n, -1, None)))
+            events.append(_new(_EVENT, ("penalty", seat, -1, n, -1, None)))
             self.pending, self.pending_rank = 0, -1
             self.offender = -1
             self.owed.append([seat, n])
@@ -933,7 +965,7 @@ class Game:
         if k is _CHALLENGE:
             self._close_window()
             self.stats.turns += 1
-            events.append(Event("challenge", seat=seat, other=self.offender))
+            events.append(_new(_EVENT, ("challenge", seat, -1, 0, self.offender, None)))
             self.phase = _VERDICT
             return events
         if k is _GUILTY or k is _INNOCENT:
@@ -943,13 +975,13 @@ class Game:
             t = a.target
             self.vulnerable.discard(t)
             self.stats.uno_penalties += 1
-            events.append(_new(Event, ("caught", t, -1, 0, seat, None)))
+            events.append(_new(_EVENT, ("caught", t, -1, 0, seat, None)))
             self.owed.append([t, 2])
             return self._settle(events)
         # Kind.COLOR
         self._close_window()
         self.color = a.choose
-        events.append(Event("color", seat=seat, value=a.choose))
+        events.append(_new(_EVENT, ("color", seat, -1, a.choose, -1, None)))
         self.phase = _TURN
         return events
 
@@ -965,13 +997,13 @@ class Game:
         if guilty:
             # 002 · Wild Draw Four NOTE: "If guilty, the challenged player must draw the 4 cards
             # instead of you." Decision: the challenger then plays their turn.
-            events.append(Event("guilty", seat=seat, other=self.offender, value=n))
+            events.append(_new(_EVENT, ("guilty", seat, -1, n, self.offender, None)))
             self.stats.challenges_won += 1
             self.owed.append([self.offender, n])
             self.turn = seat
         else:
             # "... you must draw the 4 cards PLUS an additional 2 cards (6 total)!"
-            events.append(Event("innocent", seat=seat, other=self.offender, value=n + 2))
+            events.append(_new(_EVENT, ("innocent", seat, -1, n + 2, self.offender, None)))
             self.stats.challenges_lost += 1
             self.owed.append([seat, n + 2])
             self.turn = self.next_seat(seat)
@@ -1002,13 +1034,13 @@ class Game:
             self.wd4_hand = tuple(hand)
             self.wd4_color = prev_color
             bluff = self._wd4_illegal()
-        events.append(_new(Event, ("jump" if jump else "play", seat, c, 0, -1, bluff)))
+        events.append(_new(_EVENT, ("jump" if jump else "play", seat, c, 0, -1, bluff)))
         if wild:
-            events.append(_new(Event, ("color", seat, -1, color, -1, None)))
+            events.append(_new(_EVENT, ("color", seat, -1, color, -1, None)))
         if uno:
-            events.append(_new(Event, ("uno", seat, -1, 0, -1, None)))
+            events.append(_new(_EVENT, ("uno", seat, -1, 0, -1, None)))
         if not hand:
-            events.append(Event("out", seat=seat))
+            events.append(_new(_EVENT, ("out", seat, -1, 0, -1, None)))
             self.out = seat
             self.ending = True
             self._close_window()
@@ -1018,7 +1050,7 @@ class Game:
                 total = self.pending + (2 if rank == DRAW_TWO else 4)
                 if not self.options.progressive:
                     total = 2 if rank == DRAW_TWO else 4
-                events.append(Event("penalty", seat=victim, value=total))
+                events.append(_new(_EVENT, ("penalty", victim, -1, total, -1, None)))
                 self.owed.append([victim, total])
                 self.pending, self.pending_rank = 0, -1
             return self._settle(events)
@@ -1028,13 +1060,13 @@ class Game:
                 # 001 · SEVEN-O 2: "must trade their hand with another player of their choice".
                 t = target
                 self.hands[seat], self.hands[t] = self.hands[t], self.hands[seat]
-                events.append(Event("swap", seat=seat, other=t))
+                events.append(_new(_EVENT, ("swap", seat, -1, 0, t, None)))
             else:
                 # 001 · SEVEN-O 1: "all players pass their hands to the next player in
                 # direction of play".
                 old = self.hands
                 self.hands = [old[(i - self.direction) % n] for i in range(n)]
-                events.append(Event("rotate", seat=seat))
+                events.append(_new(_EVENT, ("rotate", seat, -1, 0, -1, None)))
         if before_size == 2 and not uno and len(self.hands[seat]) == 1:
             self.vulnerable.add(seat)
         # Effects of the card, from the player's seat.
@@ -1045,15 +1077,15 @@ class Game:
         if rank == SKIP or (rank == REVERSE and n == 2):
             # 002 · Skip; decision: with two players a Reverse acts as a Skip.
             skipped = self.next_seat(seat)
-            events.append(Event("skip", seat=skipped))
+            events.append(_new(_EVENT, ("skip", skipped, -1, 0, -1, None)))
             if rank == REVERSE:
                 self.direction = -self.direction
-                events.append(Event("reverse"))
+                events.append(_new(_EVENT, ("reverse", -1, -1, 0, -1, None)))
                 skipped = seat
             self.turn = self.next_seat(skipped) if rank == SKIP else seat
         elif rank == REVERSE:
             self.direction = -self.direction
-            events.append(Event("reverse"))
+            events.append(_new(_EVENT, ("reverse", -1, -1, 0, -1, None)))
             self.turn = self.next_seat(seat)
         elif rank in (DRAW_TWO, WILD_DRAW_FOUR):
             add = 2 if rank == DRAW_TWO else 4
@@ -1066,7 +1098,7 @@ class Game:
             self.turn = victim
             self.phase = _PENALTY
             if self.pending > add:
-                events.append(Event("stack", seat=victim, value=self.pending))
+                events.append(_new(_EVENT, ("stack", victim, -1, self.pending, -1, None)))
         else:
             self.turn = self.next_seat(seat)
         return events
@@ -1100,7 +1132,7 @@ class Game:
                 # depleted, the DISCARD pile is reshuffled and play continues."
                 entry[1] = count - got
                 if got:
-                    events.append(_new(Event, ("draw", seat, -1, got, -1, None)))
+                    events.append(_new(_EVENT, ("draw", seat, -1, got, -1, None)))
                 sources = tuple(self.discard[:-1])
                 self.resume = self.phase
                 self.phase = _SHUFFLE
@@ -1111,19 +1143,19 @@ class Game:
             if self.turn_draw:
                 self.turn_draw = False
                 if got:
-                    events.append(_new(Event, ("draw", seat, -1, 1, -1, None)))
+                    events.append(_new(_EVENT, ("draw", seat, -1, 1, -1, None)))
                     self.drawn = hand[-1]
                     self.phase = _DRAWN
                     self.passes = 0
                 else:
-                    events.append(Event("pass", seat=seat))
+                    events.append(_new(_EVENT, ("pass", seat, -1, 0, -1, None)))
                     self.passes += 1
                     self._end_turn(events, seat)
                     if self.passes >= self.options.players:
-                        events.append(Event("blocked"))
+                        events.append(_new(_EVENT, ("blocked", -1, -1, 0, -1, None)))
                         self.ending = True
             elif got:
-                events.append(_new(Event, ("draw", seat, -1, got, -1, None)))
+                events.append(_new(_EVENT, ("draw", seat, -1, got, -1, None)))
         if self.ending:
             return self._finish_round(events)
         return events
@@ -1147,7 +1179,7 @@ class Game:
             points = sum(self.hand_points(s) for s in range(n) if s != w) if w >= 0 else 0
             if w >= 0:
                 self.scores[w] += points
-            events.append(Event("round-over", seat=w, value=points))
+            events.append(_new(_EVENT, ("round-over", w, -1, points, -1, None)))
             done = w >= 0 and self.scores[w] >= target
             winners = (w,) if done else ()
         else:
@@ -1156,7 +1188,7 @@ class Game:
             # the winner."
             for s in range(n):
                 self.scores[s] += self.hand_points(s)
-            events.append(Event("round-over", seat=w, value=0))
+            events.append(_new(_EVENT, ("round-over", w, -1, 0, -1, None)))
             done = max(self.scores) >= target
             low = min(self.scores)
             winners = tuple(s for s in range(n) if self.scores[s] == low) if done else ()
@@ -1165,7 +1197,7 @@ class Game:
             self.winners = winners
             self.phase = _GAME_OVER
             self.need = None
-            events.extend(Event("game-over", seat=s) for s in winners)
+            events.extend(_new(_EVENT, ("game-over", s, -1, 0, -1, None)) for s in winners)
             return events
         # Decision: the deal passes to the left.
         self.dealer = (self.dealer + 1) % n

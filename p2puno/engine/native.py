@@ -22,10 +22,12 @@ Both behave identically (same events, same digests); the compiled one is faster.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
 import sysconfig
+from collections.abc import Iterator
 
 MODULES = ("cards", "actions", "options", "game")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -86,6 +88,29 @@ def select(path: list[str]) -> bool:
     return False
 
 
+@contextlib.contextmanager
+def _quiet(on: bool) -> Iterator[None]:
+    """Silence the compilers' output (file descriptors 1 and 2) while on."""
+    if not on:
+        yield
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 1)
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
 def build(verbose: bool = False) -> str:
     """Compile the engine into NATIVE_DIR; return what happened. Raises on failure (the pure
     modules stay in use)."""
@@ -99,33 +124,21 @@ def build(verbose: bool = False) -> str:
     want = stamp()
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="p2puno-native-") as tmp:
+        lib = os.path.join(tmp, "lib")
         os.chdir(root)
         try:
-            exts = mypycify(
-                [os.path.join("p2puno", "engine", m + ".py") for m in MODULES],
-                opt_level="3",
-                target_dir=os.path.join(tmp, "c"),
-                group_name=_GROUP,
-                verbose=verbose,
-            )
-            lib = os.path.join(tmp, "lib")
-            args = ["build_ext", "--build-lib", lib, "--build-temp", os.path.join(tmp, "o")]
-            dist = Distribution({"ext_modules": exts, "script_args": [*args]})
-            dist.parse_command_line()
-            if verbose:
+            with _quiet(not verbose):
+                exts = mypycify(
+                    [os.path.join("p2puno", "engine", m + ".py") for m in MODULES],
+                    opt_level="3",
+                    target_dir=os.path.join(tmp, "c"),
+                    group_name=_GROUP,
+                    verbose=verbose,
+                )
+                args = ["build_ext", "--build-lib", lib, "--build-temp", os.path.join(tmp, "o")]
+                dist = Distribution({"ext_modules": exts, "script_args": args})
+                dist.parse_command_line()
                 dist.run_commands()
-            else:
-                with open(os.devnull, "w") as null:
-                    old_out, old_err = os.dup(1), os.dup(2)
-                    os.dup2(null.fileno(), 1)
-                    os.dup2(null.fileno(), 2)
-                    try:
-                        dist.run_commands()
-                    finally:
-                        os.dup2(old_out, 1)
-                        os.dup2(old_err, 2)
-                        os.close(old_out)
-                        os.close(old_err)
         finally:
             os.chdir(cwd)
         if stamp() != want:
@@ -134,7 +147,7 @@ def build(verbose: bool = False) -> str:
         shutil.rmtree(NATIVE_DIR, ignore_errors=True)
         os.makedirs(NATIVE_DIR)
         with open(os.path.join(NATIVE_DIR, ".gitignore"), "w") as f:
-            f.write("# built by python -m p2puno.engine.native\n*\n")
+            f.write("# built by python -m p2puno.engine.build_native\n*\n")
         for name in sorted(os.listdir(built)):
             shutil.copy2(os.path.join(built, name), os.path.join(NATIVE_DIR, name))
         with open(os.path.join(NATIVE_DIR, "STAMP"), "w") as f:
