@@ -136,13 +136,14 @@ def _deck_slots(order: list[int]) -> list[int] | None:
     every card id exactly once (its length is already checked to be DECK_SIZE)."""
     card_slot = [UNKNOWN] * DECK_SIZE
     try:
-        if min(order) < 0 or max(order) >= DECK_SIZE:
-            return None
-        for slot, c in enumerate(order):
+        for slot in range(DECK_SIZE):
+            c = order[slot]
+            if not 0 <= c < DECK_SIZE or card_slot[c] != UNKNOWN:  # out of range, or twice
+                return None
             card_slot[c] = slot
     except TypeError:  # not ints
         return None
-    return None if UNKNOWN in card_slot else card_slot
+    return card_slot
 
 
 class IllegalAction(ValueError):
