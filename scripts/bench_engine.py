@@ -1,8 +1,8 @@
 """Rounds/s and actions/s of p2puno's rules engine, next to RLCard's UNO, in one run.
 
-Run it through ``scripts/bench_engine`` (which makes ./.venv-bench with rlcard); ``--help``
-lists the options. What is measured is printed with the table and written up in
-docs/benchmarks.md ("Engine vs RLCard").
+Run it through ``scripts/bench_engine`` (which makes ./.venv-bench with rlcard, and builds the
+optional compiled engine when it can); ``--help`` lists the options. What is measured is
+printed with the table and written up in docs/benchmarks.md ("Engine vs RLCard").
 
 The p2puno policy mirrors what RLCard's random play can do, so that rounds are comparable:
 
@@ -12,12 +12,17 @@ The p2puno policy mirrors what RLCard's random play can do, so that rounds are c
 - under a pending Draw Two / Wild Draw Four: take it, or challenge a Wild Draw Four at 50%
   (no stacking); a verdict is the truthful one (the only one the engine offers here);
 - a Wild turned up at the start: a random color;
-- reactions, polled for every seat while the window after a play is open: call UNO and
-  catch when offered; never jump in.
+- reactions, while the window after a play is open, asked of every seat that has one
+  (``Game.reactors()``): call UNO and catch when offered; never jump in.
 
-Every ``Game.apply`` call counts as an action; ``round-over`` events count rounds; games to
-500 are played one after another until the time is up. Shuffles (the engine takes its deck
-orders from outside) use ``random.Random(seed)`` and are timed too, like RLCard's own.
+Every ``Game.apply`` call counts as an action (each is validated by the engine); ``round-over``
+events count rounds; games to 500 are played one after another until the time is up. Choices
+use ``random.Random(seed)``; deck orders (the engine takes them from outside) a numpy
+``RandomState(seed)``, as RLCard shuffles its own deck, and are timed too.
+
+The p2puno rows run in a child process per engine: the pure-Python modules
+(``P2PUNO_ENGINE=pure``) and, when it is built, the mypyc-compiled build of the same modules
+(``P2PUNO_ENGINE=native``, see p2puno/engine/native.py).
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
+import json
 import operator
 import os
 import platform
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -50,29 +57,31 @@ POLICY = (
     "p2puno policy: on turn a random playable card (Wild: random color; 7 under Seven-O: random "
     "seat; UNO always called with it), else draw; after a draw play the drawn card if playable, "
     "else keep; a pending +2/+4 is taken (a +4 challenged at 50%), no stacking; verdicts are "
-    "truthful; reactions: call UNO and catch when offered, never jump in."
+    "truthful; reactions (asked of the seats Game.reactors() names): call UNO and catch when "
+    "offered, never jump in. Every action through Game.apply (validated). Choices: "
+    "random.Random(seed); deck orders: numpy RandomState(seed).permutation, as RLCard shuffles."
 )
+ENGINES = {"pure": "pure", "native": "mypyc"}
 
 
 _slot = operator.itemgetter(2)  # Action.slot
+
+
+_uno = operator.itemgetter(7)  # Action.uno
 
 
 def _pick_variant(plays: list, below: Callable[[int], int]):  # type: ignore[no-untyped-def]
     """A random card among ``plays`` (which has several variants of some card: a Wild's
     colors, a Seven-O 7's seats, UNO or not), then a random variant of it, with UNO when
     offered. ``turn_actions`` lists each card's variants one after another."""
-    groups: list[list] = []  # type: ignore[type-arg]
-    last = -2
-    for a in plays:
-        if a.slot != last:
-            last = a.slot
-            groups.append([a])
-        else:
-            groups[-1].append(a)
-    variants = groups[0] if len(groups) == 1 else groups[below(len(groups))]
+    slots = list(map(_slot, plays))
+    cards = list(dict.fromkeys(slots))  # each card once, in order
+    slot = cards[0] if len(cards) == 1 else cards[below(len(cards))]
+    start = slots.index(slot)
+    variants = plays[start : start + slots.count(slot)]
     if len(variants) == 1:
         return variants[0]
-    with_uno = [a for a in variants if a.uno]
+    with_uno = list(filter(_uno, variants))
     if with_uno:
         variants = with_uno
     return variants[0] if len(variants) == 1 else variants[below(len(variants))]
@@ -87,13 +96,15 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
     then waits for a new deck or the game is over); reactions are asked only of the seats
     ``Game.reactors()`` names, which are exactly those whose ``reactions`` are not empty.
     """
+    import numpy  # in .venv-bench: rlcard needs it
+
     opts = Options(players=players, progressive=full, seven_o=full, jump_in=full)
     rng = random.Random(seed)
-    shuffle, rand = rng.shuffle, rng.random
+    rand = rng.random
     below = rng._randbelow  # what rng.choice(seq) calls: seq[below(len(seq))]
+    permutation = numpy.random.RandomState(seed).permutation  # deck orders, as RLCard's
     perf = time.perf_counter
     rounds = actions = games = 0
-    deck = list(range(DECK_SIZE))
     t0 = perf()
     done = False
     while not done:
@@ -103,24 +114,25 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
         while True:
             need = g.need
             if need is not None:
-                cards = deck[:] if not need.sources else [g.faces[s] for s in need.sources]
-                shuffle(cards)
+                if not need.sources:  # a fresh deck: a random order of the 108 card ids
+                    cards = permutation(DECK_SIZE).tolist()
+                else:  # a reshuffle of these cards
+                    faces = g.faces
+                    cards = [faces[need.sources[i]] for i in permutation(need.count).tolist()]
                 events = g.shuffle(cards)
             else:
                 phase = g.phase
                 if phase is TURN or phase is DRAWN:
                     # a random card among the plays (then a random variant, UNO when offered),
-                    # else draw (TURN) / keep (DRAWN), which turn_actions lists last
+                    # else draw (TURN) / keep (DRAWN), which turn_actions lists last (slot -1)
                     acts = turn_actions(g.turn)
                     n = len(acts) - 1
                     if n <= 1:
                         a = acts[0]  # the only play, or (none) the draw / keep
+                    elif len(set(map(_slot, acts))) == n + 1:  # one variant per card (common)
+                        a = acts[below(n)]
                     else:
-                        plays = acts[:n]
-                        if len(set(map(_slot, plays))) == n:  # one variant per card (common)
-                            a = plays[below(n)]
-                        else:
-                            a = _pick_variant(plays, below)
+                        a = _pick_variant(acts[:n], below)
                 elif phase is PENALTY:  # take, or challenge a +4 at 50%; never stack
                     acts = turn_actions(g.turn)
                     a = acts[0]  # turn_actions lists take first, then challenge
@@ -175,6 +187,36 @@ def _measure(fn: Callable[[], Result]) -> Result:
     return r
 
 
+def _child(engine: str, secs: float, seed: int, nr: int) -> None:
+    """Measure the four p2puno configurations with one engine; one JSON line per row."""
+    import p2puno.engine
+
+    if (engine == "native") != p2puno.engine.NATIVE:
+        raise SystemExit(f"bench_engine: asked for the {engine} engine, another one loaded")
+    run_p2puno(4, True, 0, seed, max_rounds=20)  # warm-up, not counted
+    for full in (True, False):
+        for n in (2, 4):
+            r = _measure(lambda n=n, full=full: run_p2puno(n, full, secs, seed, nr))
+            row = {"full": full, "n": n, "rounds": r.rounds, "actions": r.actions}
+            print(json.dumps({**row, "seconds": r.seconds, "cpu": r.cpu}), flush=True)
+
+
+def _p2puno_rows(engine: str, secs: float, seed: int, nr: int):  # type: ignore[no-untyped-def]
+    """Run _child in a fresh process with P2PUNO_ENGINE=engine; yield (name, n, Result)."""
+    cmd = [sys.executable, __file__, "--child", engine, "--seconds", str(secs)]
+    cmd += ["--seed", str(seed), "--rounds", str(nr)]
+    env = {**os.environ, "P2PUNO_ENGINE": engine}
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            d = json.loads(line)
+            name = f"p2puno {'full' if d['full'] else 'official'} ({ENGINES[engine]})"
+            r = Result(d["rounds"], d["actions"], d["seconds"], 0, d["n"], d["cpu"])
+            yield name, d["n"], r
+    if proc.returncode:
+        raise SystemExit(f"bench_engine: the {engine} child failed ({proc.returncode})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="time per configuration (5)")
@@ -182,15 +224,33 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=0, help="a fixed number of rounds instead")
     ap.add_argument("--only", choices=["p2puno", "rlcard"], help="measure one side only")
     ap.add_argument(
+        "--engine",
+        choices=["both", "pure", "native"],
+        default="both",
+        help="p2puno engine(s): both (the compiled one only if built), pure, native",
+    )
+    ap.add_argument(
         "--profile", action="store_true", help="then profile p2puno full rules 4p (pyinstrument)"
     )
     ap.add_argument("--profile-seconds", type=float, default=10.0)
+    ap.add_argument("--child", choices=["pure", "native"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     secs, seed, nr = args.seconds, args.seed, args.rounds
+    if args.child:
+        _child(args.child, secs, seed, nr)
+        return
 
     import numpy
     import rlcard
 
+    from p2puno.engine import native
+
+    engines = ["native", "pure"] if args.engine == "both" else [args.engine]
+    why = native.problem()
+    if why is not None and "native" in engines:
+        if args.engine == "native":
+            raise SystemExit(f"bench_engine: --engine native: {why}")
+        engines.remove("native")
     print(
         f"date {datetime.date.today()}  nproc {os.cpu_count()}"
         f"  python {platform.python_version()}  rlcard {rlcard.__version__}"
@@ -198,9 +258,14 @@ def main() -> None:
     )
     print(
         f"each configuration: {f'{nr} rounds' if nr else f'{secs:.1f} s'}, seed {seed}, "
-        "time.perf_counter, one process, one after another"
+        "time.perf_counter, one after another (p2puno: one process per engine)"
     )
     print(POLICY)
+    print(
+        "p2puno engines: "
+        + ", ".join(f"{ENGINES[e]} (P2PUNO_ENGINE={e})" for e in engines)
+        + ("" if why is None else f"; no compiled engine: {why}")
+    )
     print(
         "RLCard core: UnoGame(num_players=N), init_game..is_over = 1 round, uniform random "
         "legal action per step (from the returned state). RLCard env.run: rlcard.make('uno') "
@@ -208,21 +273,14 @@ def main() -> None:
     )
     print()
 
-    # warm-up (imports, caches): a few rounds each, not counted
-    if args.only != "rlcard":
-        run_p2puno(4, True, 0, seed, max_rounds=20)
-    if args.only != "p2puno":
-        bench_rlcard.run_core(4, 0, seed, max_rounds=20)
-
     rows: list[tuple[str, int, Result]] = []
     if args.only != "rlcard":
-        for full in (True, False):
-            for n in (2, 4):
-                name = "p2puno full rules" if full else "p2puno official rules"
-                r = _measure(lambda n=n, full=full: run_p2puno(n, full, secs, seed, nr))
+        for engine in engines:
+            for name, n, r in _p2puno_rows(engine, secs, seed, nr):
                 rows.append((name, n, r))
                 _row(name, n, r, header=len(rows) == 1)
     if args.only != "p2puno":
+        bench_rlcard.run_core(4, 0, seed, max_rounds=20)  # warm-up, not counted
         for n in (2, 4):
             r = _measure(lambda n=n: bench_rlcard.run_core(n, secs, seed, nr))
             rows.append(("RLCard UnoGame core", n, r))
@@ -250,19 +308,19 @@ def main() -> None:
     if args.only is None:
         print()
         print("ratio p2puno / RLCard UnoGame core, rounds/s (target >= 2.00x):")
-        for name in ("p2puno full rules", "p2puno official rules"):
+        names = [name for name, n, _ in rows if name.startswith("p2puno") and n == 2]
+        for name in names:
             parts = []
             for n in (2, 4):
                 x = rate[(name, n)] / rate[("RLCard UnoGame core", n)]
                 y = cpu_rate[(name, n)] / cpu_rate[("RLCard UnoGame core", n)]
                 verdict = "met" if x >= 2 else "NOT met"
                 parts.append(f"{n}p {x:5.2f}x {verdict:<7} (per CPU-second {y:4.2f}x)")
-            print(f"  {name:<22} " + "   ".join(parts))
+            print(f"  {name:<26} " + "   ".join(parts))
         env2 = rate[("RLCard env.run", 2)]
         print(
             "ratio p2puno / RLCard env.run (2p), rounds/s: "
-            f"full {rate[('p2puno full rules', 2)] / env2:.2f}x, "
-            f"official {rate[('p2puno official rules', 2)] / env2:.2f}x"
+            + ", ".join(f"{name} {rate[(name, 2)] / env2:.2f}x" for name in names)
         )
 
     if args.profile:
@@ -272,11 +330,11 @@ def main() -> None:
 def _row(name: str, n: int, r: Result, header: bool) -> None:
     if header:
         print(
-            f"{'configuration':<24}{'players':>8}{'rounds':>9}{'actions':>10}{'seconds':>9}"
+            f"{'configuration':<28}{'players':>8}{'rounds':>9}{'actions':>10}{'seconds':>9}"
             f"{'rounds/s':>11}{'actions/s':>12}{'actions/round':>15}{'cpu%':>6}"
         )
     print(
-        f"{name:<24}{n:>8}{r.rounds:>9}{r.actions:>10}{r.seconds:>9.2f}"
+        f"{name:<28}{n:>8}{r.rounds:>9}{r.actions:>10}{r.seconds:>9.2f}"
         f"{r.rounds / r.seconds:>11.1f}{r.actions / r.seconds:>12.0f}"
         f"{r.actions / max(r.rounds, 1):>15.1f}{100 * r.cpu / r.seconds:>6.0f}",
         flush=True,
@@ -286,10 +344,13 @@ def _row(name: str, n: int, r: Result, header: bool) -> None:
 def _profile(seconds: float, seed: int) -> None:
     from pyinstrument import Profiler
 
+    import p2puno.engine
+
     print()
     print(
-        f"profile: p2puno full rules, 4 players, {seconds:.0f} s (pyinstrument; the bench's "
-        "own policy code is in the picture too)"
+        f"profile: p2puno full rules, 4 players, {seconds:.0f} s, "
+        f"{'mypyc' if p2puno.engine.NATIVE else 'pure Python'} engine (pyinstrument; the "
+        "bench's own policy code is in the picture too; P2PUNO_ENGINE=pure for the other)"
     )
     prof = Profiler(interval=0.0005)
     prof.start()
