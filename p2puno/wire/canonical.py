@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 import json
 import re
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, cast
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -184,6 +184,18 @@ def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return d
 
 
+class _Unsorted(Exception):
+    """Keys out of order: not canonical, but left to the exact path to say precisely why."""
+
+
+def _sorted_pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    d = _pairs(pairs)
+    keys = list(d)
+    if keys != sorted(keys):  # code-point order: UTF-16 order for the ASCII keys it sees
+        raise _Unsorted
+    return d
+
+
 _decoder: Final = json.JSONDecoder(
     object_pairs_hook=_pairs,
     parse_float=_parse_float,
@@ -191,6 +203,14 @@ _decoder: Final = json.JSONDecoder(
     parse_constant=_parse_constant,
     strict=True,
 )
+_sorting_decoder: Final = json.JSONDecoder(
+    object_pairs_hook=_sorted_pairs,
+    parse_float=_parse_float,
+    parse_int=_parse_int,
+    parse_constant=_parse_constant,
+    strict=True,
+)
+_JSON_SPACE: Final = (" ", "\n", "\r", "\t")
 
 
 def decode(
@@ -213,6 +233,10 @@ def decode(
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise EncodingError(Code.UTF8, f"invalid UTF-8 at byte {e.start}") from None
+    if data.isascii() and b"\\" not in data:
+        fast = _decode_plain_ascii(text, max_depth)
+        if fast is not _NOT_SURE:
+            return cast(JSONValue, fast)
     try:
         value, end = _decoder.raw_decode(text)
     except _Reject as e:
@@ -234,6 +258,32 @@ def decode(
     if again != data:
         raise EncodingError(Code.NON_CANONICAL, _first_difference(data, again))
     return result
+
+
+_NOT_SURE: Final = object()
+
+
+def _decode_plain_ascii(text: str, max_depth: int) -> object:
+    """Accept-only fast path for ASCII text without a backslash: the value, or ``_NOT_SURE``.
+
+    Such text is canonical exactly when no JSON whitespace stands outside its strings and
+    every object's keys are in order: with no backslash no string holds an escape (and json
+    refuses raw control characters in strings), ``true``/``false``/``null`` have one spelling,
+    and the hooks refuse every other spelling of a number. So no re-encoding is needed; any
+    doubt goes to the exact path, which also words the error.
+    """
+    try:
+        value, end = _sorting_decoder.raw_decode(text)
+    except (_Reject, _Unsorted, RecursionError, ValueError):
+        return _NOT_SURE
+    if end != len(text):
+        return _NOT_SURE
+    outside = "".join(text.split('"')[::2])  # no backslash: every quote opens or closes a string
+    if any(space in outside for space in _JSON_SPACE):
+        return _NOT_SURE
+    if not _nesting_within(outside, max_depth):
+        return _NOT_SURE
+    return value
 
 
 def _fast_canonical(value: JSONValue, text: str, max_depth: int) -> bool:
@@ -265,7 +315,13 @@ def _depth_within(text: str, limit: int) -> bool:
     """
     if text.count("[") + text.count("{") <= limit:  # counts string contents too: an upper bound
         return True
-    t = _STRING_RE.sub("", text)
+    return _nesting_within(_STRING_RE.sub("", text), limit)
+
+
+def _nesting_within(t: str, limit: int) -> bool:
+    """:func:`_depth_within` for text already without strings."""
+    if t.count("[") + t.count("{") <= limit:
+        return True
     for _ in range(limit):
         t, peeled = _INNERMOST_RE.subn("", t)
         if not peeled:

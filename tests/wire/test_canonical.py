@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -291,3 +292,91 @@ def test_worst_case_inputs_are_bounded() -> None:
     ]
     for data in cases:
         _check_hostile(data)
+
+
+@st.composite
+def respelled(draw: st.DrawFn) -> tuple[JSONValue, bytes]:
+    """A value and another valid JSON spelling of it: keys reordered, a character escaped
+    that needs no escape, or whitespace after a separator."""
+    value = draw(json_values)
+
+    def shuffle_keys(v: JSONValue) -> JSONValue:
+        if isinstance(v, dict):
+            items = [(k, shuffle_keys(c)) for k, c in v.items()]
+            return dict(draw(st.permutations(items)))
+        if isinstance(v, list):
+            return [shuffle_keys(c) for c in v]
+        return v
+
+    how = draw(st.sampled_from(["keys", "escape", "space"]))
+    if how == "keys":
+        text = json.dumps(shuffle_keys(value), ensure_ascii=False, separators=(",", ":"))
+        # json.dumps escapes like RFC 8785 for the characters hypothesis draws, bar these
+        return value, text.encode("utf-8", "surrogatepass")
+    canonical = encode(value).decode()
+    if "\\" in canonical:  # an escape already: its letters and quotes are part of it
+        return value, canonical.encode()
+    if how == "escape":
+        spots = [
+            i for i, c in enumerate(canonical) if c.isalnum() and canonical.count('"', 0, i) % 2
+        ]
+        if not spots:
+            return value, canonical.encode()
+        i = draw(st.sampled_from(spots))
+        return value, (canonical[:i] + f"\\u{ord(canonical[i]):04x}" + canonical[i + 1 :]).encode()
+    seps = [
+        i for i, c in enumerate(canonical) if c in ",:[{" and not canonical.count('"', 0, i) % 2
+    ]
+    if not seps:
+        return value, canonical.encode()
+    i = draw(st.sampled_from(seps)) + 1
+    return value, (
+        canonical[:i] + draw(st.sampled_from([" ", "\n", "\t", "\r"])) + canonical[i:]
+    ).encode()
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(respelled())
+def test_only_the_canonical_spelling_is_accepted(case: tuple[JSONValue, bytes]) -> None:
+    """RFC 8785 sec. 3.2: one spelling per value. Whatever path decode takes (the ASCII
+    fast path checks whitespace and key order on the text), another spelling is refused."""
+    value, data = case
+    if data == encode(value):
+        assert decode(data) == value
+        return
+    with pytest.raises(EncodingError) as e:
+        decode(data)
+    assert e.value.code in (Code.NON_CANONICAL, Code.UTF8), e.value
+
+
+ascii_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | st.text("abc xyz019", max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text("abcdXYZ_019", min_size=1, max_size=3), children, max_size=4)
+    ),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ascii_values, st.randoms(use_true_random=False))
+def test_plain_ascii_keys_out_of_order_are_refused(value: JSONValue, rnd: Any) -> None:
+    """RFC 8785 sec. 3.2.3 on the ASCII fast path: keys must be in order at every level."""
+
+    def scramble(v: JSONValue) -> JSONValue:
+        if isinstance(v, dict):
+            items = [(k, scramble(c)) for k, c in v.items()]
+            rnd.shuffle(items)
+            return dict(items)
+        if isinstance(v, list):
+            return [scramble(c) for c in v]
+        return v
+
+    data = json.dumps(scramble(value), separators=(",", ":")).encode()
+    if data == encode(value):
+        assert decode(data) == value
+    else:
+        with pytest.raises(EncodingError) as e:
+            decode(data)
+        assert e.value.code is Code.NON_CANONICAL
