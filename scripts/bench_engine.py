@@ -70,13 +70,14 @@ _slot = operator.itemgetter(2)  # Action.slot
 _uno = operator.itemgetter(7)  # Action.uno
 
 
-def _pick_variant(plays: list, below: Callable[[int], int]):  # type: ignore[no-untyped-def]
+def _pick_variant(plays: list, slots: list, below: Callable[[int], int]):  # type: ignore[no-untyped-def]
     """A random card among ``plays`` (which has several variants of some card: a Wild's
     colors, a Seven-O 7's seats, UNO or not), then a random variant of it, with UNO when
-    offered. ``turn_actions`` lists each card's variants one after another."""
-    slots = list(map(_slot, plays))
-    cards = list(dict.fromkeys(slots))  # each card once, in order
-    slot = cards[0] if len(cards) == 1 else cards[below(len(cards))]
+    offered. ``turn_actions`` lists each card's variants one after another; ``slots`` are the
+    plays' slots (then the draw's or keep's, -1)."""
+    cards = list(dict.fromkeys(slots))  # each card once, in order, then -1
+    n = len(cards) - 1
+    slot = cards[0] if n == 1 else cards[below(n)]
     start = slots.index(slot)
     variants = plays[start : start + slots.count(slot)]
     if len(variants) == 1:
@@ -129,10 +130,12 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
                     n = len(acts) - 1
                     if n <= 1:
                         a = acts[0]  # the only play, or (none) the draw / keep
-                    elif len(set(map(_slot, acts))) == n + 1:  # one variant per card (common)
-                        a = acts[below(n)]
                     else:
-                        a = _pick_variant(acts[:n], below)
+                        slots = list(map(_slot, acts))
+                        if len(set(slots)) == n + 1:  # one variant per card (common)
+                            a = acts[below(n)]
+                        else:
+                            a = _pick_variant(acts, slots, below)
                 elif phase is PENALTY:  # take, or challenge a +4 at 50%; never stack
                     acts = turn_actions(g.turn)
                     a = acts[0]  # turn_actions lists take first, then challenge
