@@ -130,12 +130,10 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
                     n = len(acts) - 1
                     if n <= 1:
                         a = acts[0]  # the only play, or (none) the draw / keep
+                    elif len(set(map(_slot, acts))) == n + 1:  # one variant per card (common)
+                        a = acts[below(n)]
                     else:
-                        slots = list(map(_slot, acts))
-                        if len(set(slots)) == n + 1:  # one variant per card (common)
-                            a = acts[below(n)]
-                        else:
-                            a = _pick_variant(acts, slots, below)
+                        a = _pick_variant(acts, list(map(_slot, acts)), below)
                 elif phase is PENALTY:  # take, or challenge a +4 at 50%; never stack
                     acts = turn_actions(g.turn)
                     a = acts[0]  # turn_actions lists take first, then challenge
