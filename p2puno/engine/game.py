@@ -212,6 +212,23 @@ class Event(NamedTuple):
 
 
 _EVENT: Final = Event  # Final: the compiled build reads it without a module dict lookup
+# The commonest events, built once (events are immutable): a play of each card by each seat
+# [card * MAX_SEATS + seat] (a Wild Draw Four's carries the bluff flag, so it is built when it
+# is known), the color a seat names [seat * 4 + color], and per seat: one card drawn, the drawn
+# card kept, UNO called.
+_EV_PLAY: Final = tuple(
+    _new(Event, ("play", seat, c, 0, -1, None))
+    for c in range(DECK_SIZE)
+    for seat in range(MAX_SEATS)
+)
+_EV_COLOR: Final = tuple(
+    _new(Event, ("color", seat, -1, color, -1, None))
+    for seat in range(MAX_SEATS)
+    for color in range(4)
+)
+_EV_DRAW1: Final = tuple(_new(Event, ("draw", seat, -1, 1, -1, None)) for seat in range(MAX_SEATS))
+_EV_KEEP: Final = tuple(_new(Event, ("keep", seat, -1, 0, -1, None)) for seat in range(MAX_SEATS))
+_EV_UNO: Final = tuple(_new(Event, ("uno", seat, -1, 0, -1, None)) for seat in range(MAX_SEATS))
 _EVENT_TEXT: Final = {
     "dealer-card": "P{seat} draws {card} for dealer",
     "dealer": "P{seat} deals",
@@ -925,7 +942,7 @@ class Game:
                 self.hands[seat].append(slot)
                 self.stats.draws += 1
                 self.turn_draw = False
-                events.append(_new(_EVENT, ("draw", seat, -1, 1, -1, None)))
+                events.append(_EV_DRAW1[seat])
                 self.drawn = slot
                 self.phase = _DRAWN
                 self.passes = 0
@@ -937,10 +954,10 @@ class Game:
             return self._settle(events)
         if k is _UNO:
             self.vulnerable.discard(seat)
-            events.append(_new(_EVENT, ("uno", seat, -1, 0, -1, None)))
+            events.append(_EV_UNO[seat])
             return events
         if k is _KEEP:
-            events.append(_new(_EVENT, ("keep", seat, -1, 0, -1, None)))
+            events.append(_EV_KEEP[seat])
             return self._end_turn(events, seat)
         if k is _TAKE:
             self.window = False
@@ -1035,11 +1052,14 @@ class Game:
             self.wd4_hand = tuple(hand)
             self.wd4_color = prev_color
             bluff = self._wd4_illegal()
-        events.append(_new(_EVENT, ("jump" if jump else "play", seat, c, 0, -1, bluff)))
+        if jump or bluff is not None:
+            events.append(_new(_EVENT, ("jump" if jump else "play", seat, c, 0, -1, bluff)))
+        else:
+            events.append(_EV_PLAY[c * MAX_SEATS + seat])
         if wild:
-            events.append(_new(_EVENT, ("color", seat, -1, color, -1, None)))
+            events.append(_EV_COLOR[seat * 4 + color])
         if uno:
-            events.append(_new(_EVENT, ("uno", seat, -1, 0, -1, None)))
+            events.append(_EV_UNO[seat])
         if not hand:
             events.append(_new(_EVENT, ("out", seat, -1, 0, -1, None)))
             self.out = seat
@@ -1144,7 +1164,7 @@ class Game:
             if self.turn_draw:
                 self.turn_draw = False
                 if got:
-                    events.append(_new(_EVENT, ("draw", seat, -1, 1, -1, None)))
+                    events.append(_EV_DRAW1[seat])
                     self.drawn = hand[-1]
                     self.phase = _DRAWN
                     self.passes = 0
