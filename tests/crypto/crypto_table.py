@@ -130,9 +130,9 @@ def audit(record: Any, reveals: Any, **kwargs: Any) -> Any:
     replay only to name a culprit) must reach exactly the thorough audit's result, and so must
     the default sharing its work with a thread pool; every test that audits through this
     checks all three on its cheat."""
-    from p2puno.crypto import audit as real_audit
-
     from concurrent.futures import ThreadPoolExecutor
+
+    from p2puno.crypto import audit as real_audit
 
     fast = real_audit(record, reveals, **kwargs)
     thorough = real_audit(record, reveals, thorough=True, **kwargs)
