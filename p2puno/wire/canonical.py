@@ -203,13 +203,15 @@ _decoder: Final = json.JSONDecoder(
     parse_constant=_parse_constant,
     strict=True,
 )
-_sorting_decoder: Final = json.JSONDecoder(
+_sorting_decoder: Final = json.JSONDecoder(  # integers by the C scanner: see below
     object_pairs_hook=_sorted_pairs,
     parse_float=_parse_float,
-    parse_int=_parse_int,
     parse_constant=_parse_constant,
     strict=True,
 )
+# Integers the fast path leaves to the exact one: 16 digits or more (the safe range ends at
+# 9007199254740991) and -0. Checked on the text outside strings, so no hook runs per integer.
+_RISKY_INT_RE: Final = re.compile(r"[0-9]{16}|-0")
 _JSON_SPACE: Final = (" ", "\n", "\r", "\t")
 
 
@@ -269,7 +271,8 @@ def _decode_plain_ascii(text: str, max_depth: int) -> object:
     Such text is canonical exactly when no JSON whitespace stands outside its strings and
     every object's keys are in order: with no backslash no string holds an escape (and json
     refuses raw control characters in strings), ``true``/``false``/``null`` have one spelling,
-    and the hooks refuse every other spelling of a number. So no re-encoding is needed; any
+    the parse refuses every other spelling of a number (floats by the hook, leading zeros by
+    the grammar; -0 and long integers go to the exact path). So no re-encoding is needed; any
     doubt goes to the exact path, which also words the error.
     """
     try:
@@ -279,7 +282,7 @@ def _decode_plain_ascii(text: str, max_depth: int) -> object:
     if end != len(text):
         return _NOT_SURE
     outside = "".join(text.split('"')[::2])  # no backslash: every quote opens or closes a string
-    if any(space in outside for space in _JSON_SPACE):
+    if any(space in outside for space in _JSON_SPACE) or _RISKY_INT_RE.search(outside):
         return _NOT_SURE
     if not _nesting_within(outside, max_depth):
         return _NOT_SURE

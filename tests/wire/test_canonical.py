@@ -380,3 +380,30 @@ def test_plain_ascii_keys_out_of_order_are_refused(value: JSONValue, rnd: Any) -
         with pytest.raises(EncodingError) as e:
             decode(data)
         assert e.value.code is Code.NON_CANONICAL
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"[9007199254740992]", Code.INT_RANGE),
+        (b'{"a":[-9007199254740992]}', Code.INT_RANGE),
+        (b'{"a":' + b"1" * 400 + b"}", Code.INT_RANGE),
+        (b"[-0]", Code.NON_CANONICAL),
+        (b'{"a":-0,"b":1}', Code.NON_CANONICAL),
+        (b"[0.5]", Code.FLOAT),
+        (b"[01]", Code.SYNTAX),
+    ],
+)
+def test_integers_outside_the_model_are_refused_on_the_ascii_fast_path(
+    data: bytes, code: Code
+) -> None:
+    """RFC 8785 / I-JSON integers: the plain-ASCII path parses integers in C and leaves long
+    ones and -0 to the exact path, which refuses them with the same codes as ever."""
+    with pytest.raises(EncodingError) as e:
+        decode(data)
+    assert e.value.code is code
+
+
+def test_integers_at_the_edges_pass_the_ascii_fast_path() -> None:
+    for v in (0, -1, 10**15, MAX_SAFE_INT, -MAX_SAFE_INT, 1234567890123456):
+        assert decode(encode([v, {"k": v}])) == [v, {"k": v}]
