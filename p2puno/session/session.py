@@ -457,9 +457,7 @@ class Session:
             q: ([], {}) for q in range(self.n)
         }
         opened = self._opened  # slots whose every key is public: nothing more is owed
-        for slot in sorted(public):
-            if slot in opened:
-                continue
+        for slot in sorted(public - opened):  # (the discard pile is almost all opened)
             ref = self._slot_ref(slot)
             if ref is None:
                 continue
@@ -735,6 +733,8 @@ class Session:
     ) -> None:
         if self.dispute is not None:
             return
+        if not any(releases or shows for releases, shows in before.values()):
+            return  # nothing was owed: nothing can have been withheld
         now = self._owed_now()
         for q in range(self.n):
             still = set(before[q][0]) & set(now[q][0])
