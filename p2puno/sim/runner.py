@@ -70,9 +70,12 @@ class Table:
             self._count(events)
             return None, events
         n = g.players
-        if g.window:
+        who = g.reactors()  # the seats with a reaction, without asking every seat
+        if who:
             for i in range(1, n + 1):
                 seat = (self.last_actor + i) % n
+                if seat not in who:
+                    continue
                 options = g.reactions(seat)
                 if options:
                     choice = self.bots[seat].react(self.views[seat], options)
