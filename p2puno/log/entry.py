@@ -58,6 +58,9 @@ class Role(enum.Enum):
     RESPONSE = "response"
 
 
+_ROLES: Final = {r.value: r for r in Role}
+
+
 class Reason(enum.Enum):
     """Why the log refused an entry: stable codes, used by the protocol's test vectors."""
 
@@ -175,7 +178,8 @@ class Entry:
             raise LogError(Reason.MALFORMED, "seq must be an integer >= 0")
         if type(author) is not int or not 0 <= author < MAX_PLAYERS:
             raise LogError(Reason.MALFORMED, f"author must be a seat index 0..{MAX_PLAYERS - 1}")
-        if role not in ("proposal", "response"):
+        the_role = _ROLES.get(role) if type(role) is str else None
+        if the_role is None:
             raise LogError(Reason.MALFORMED, 'role must be "proposal" or "response"')
         if type(kind) is not str or not _KIND_RE.fullmatch(kind):
             raise LogError(Reason.MALFORMED, "kind must match [a-z][a-z0-9_.-]{0,31}")
@@ -193,7 +197,7 @@ class Entry:
             game=game,
             seq=seq,
             author=author,
-            role=Role(role),
+            role=the_role,
             kind=kind,
             prev=parents,
             body=obj["body"],
