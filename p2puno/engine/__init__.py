@@ -6,7 +6,7 @@ all call it; no rule is written anywhere else.
 - :mod:`p2puno.engine.options` rule options (house rules, scoring, target)
 - :mod:`p2puno.engine.game`    the state machine (``Game``, ``legal_actions``, ``apply``)
 
-An optional compiled build of those four modules (mypyc, ``python -m p2puno.engine.native``)
+An optional compiled build of those four modules (mypyc, ``python -m p2puno.engine.build_native``)
 is used when it exists and matches these sources; otherwise the pure-Python modules are (see
 :mod:`p2puno.engine.native`; ``P2PUNO_ENGINE=pure`` forces them, ``=native`` requires the
 build). ``NATIVE`` says which is loaded.
