@@ -339,12 +339,15 @@ class KeyRelease(_Message):
     @classmethod
     def _from_obj(cls, obj: object) -> KeyRelease:
         d = want_dict(obj, {"shuffle_id", "owner", "position", "key", "salt"}, cls.TYPE)
-        return cls(
-            get_hex(d, "shuffle_id", ID_LEN),
-            get_int(d, "owner", 0, MAX_PLAYERS - 1),
-            get_int(d, "position", 0, MAX_CARDS - 1),
-            _want_scalar(d["key"], "key"),
-            get_hex(d, "salt", SALT_LEN),
+        # every field checked here exactly as __post_init__ would: skip checking twice (the
+        # messages a replay parses most)
+        return unchecked(
+            cls,
+            shuffle_id=get_hex(d, "shuffle_id", ID_LEN),
+            owner=get_int(d, "owner", 0, MAX_PLAYERS - 1),
+            position=get_int(d, "position", 0, MAX_CARDS - 1),
+            key=_want_scalar(d["key"], "key"),
+            salt=get_hex(d, "salt", SALT_LEN),
         )
 
 
