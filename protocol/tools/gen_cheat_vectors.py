@@ -31,14 +31,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from p2puno.bots import HeuristicBot, SeatView
 from p2puno.crypto import DeterministicRng, KeyRelease, ShowMessage, ShuffleSecrets
 from p2puno.engine import Options, Phase
-from p2puno.engine.actions import Action, Kind
-from p2puno.engine.cards import CARD_COLOR, CARD_RANK, UNKNOWN_CARD, WILD, WILD_DRAW_FOUR
 from p2puno.log import Identity, LogFileError, Role, entry_hash, sign_entry, verify_log_file
 from p2puno.session.harness import LocalTable
 from p2puno.session.replay import replay
+from p2puno.session.testing import (
+    AlwaysChallenges,
+    Bluffer,
+    FairWildFour,
+    IllegalPlayer,
+    LyingChallenger,
+    Trusting,
+)
 from p2puno.wire import JSONValue, decode
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
@@ -89,85 +94,6 @@ def find(lines: list[bytes], pick: Callable[[dict[str, Any]], bool], after: int 
 def log_lines(table: LocalTable, seat: int) -> list[bytes]:
     log = table.sessions[seat].log
     return [log.raw(h) for h, _ in log]
-
-
-# ---------------------------------------------------------------------- cheating bots
-class IllegalPlayer(HeuristicBot):
-    """Plays a card that matches neither color nor rank, once it holds one."""
-
-    cheated = False
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        g = view._game
-        legal = {a.slot for a in actions if a.kind is Kind.PLAY}
-        if view.phase is Phase.TURN and not self.cheated:
-            for slot in g.hands[view.seat]:
-                c = g.faces[slot]
-                if c != UNKNOWN_CARD and slot not in legal and CARD_COLOR[c] != WILD:
-                    self.cheated = True
-                    return Action(view.seat, Kind.PLAY, slot, CARD_COLOR[c], CARD_RANK[c])
-        return super().act(view, actions)
-
-
-class FairWildFour(HeuristicBot):
-    """Plays a Wild Draw Four whenever it may (legally: no card of the pile's color)."""
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        fair = not any(CARD_COLOR[c] == view.color for c in view.my_cards() if c >= 0)
-        for a in actions:
-            if fair and a.kind is Kind.PLAY and a.rank == WILD_DRAW_FOUR:
-                return a
-        return super().act(view, actions)
-
-
-class AlwaysChallenges(HeuristicBot):
-    """Challenges every Wild Draw Four; says ``innocent`` when it could not see the hand."""
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        kinds = {a.kind for a in actions}
-        if Kind.CHALLENGE in kinds:
-            return next(a for a in actions if a.kind is Kind.CHALLENGE)
-        if Kind.INNOCENT in kinds:
-            return next(a for a in actions if a.kind is Kind.INNOCENT)
-        return super().act(view, actions)
-
-
-class LyingChallenger(HeuristicBot):
-    """Challenges every Wild Draw Four, then says ``guilty`` whatever the hand shows."""
-
-    lied = False
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        kinds = {a.kind for a in actions}
-        if Kind.CHALLENGE in kinds:
-            return next(a for a in actions if a.kind is Kind.CHALLENGE)
-        if Kind.INNOCENT in kinds:
-            self.lied = Kind.GUILTY not in kinds
-            return Action(view.seat, Kind.GUILTY)
-        return super().act(view, actions)
-
-
-class Trusting(HeuristicBot):
-    """Never challenges."""
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        return super().act(view, [a for a in actions if a.kind is not Kind.CHALLENGE] or actions)
-
-
-class Bluffer(Trusting):
-    """Plays a Wild Draw Four while holding the pile's color (a bluff) whenever it can."""
-
-    def __init__(self, seed: int | str = 0) -> None:
-        super().__init__(seed)
-        self.bluffed: list[Action] = []
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        if any(CARD_COLOR[c] == view.color for c in view.my_cards()):
-            for a in actions:
-                if a.kind is Kind.PLAY and a.rank == WILD_DRAW_FOUR:
-                    self.bluffed.append(a)
-                    return a
-        return super().act(view, actions)
 
 
 # ---------------------------------------------------------------------- vectors

@@ -18,15 +18,19 @@ from typing import Any
 
 import pytest
 
-from p2puno.bots import HeuristicBot, SeatView
 from p2puno.crypto import DeterministicRng, KeyRelease, ShowMessage, ShuffleSecrets
 from p2puno.engine import Options, Phase
-from p2puno.engine.actions import Action, Kind
-from p2puno.engine.cards import CARD_COLOR, CARD_RANK, UNKNOWN_CARD, WILD, WILD_DRAW_FOUR
 from p2puno.log import Role, append_entry, entry_hash, sign_entry
 from p2puno.session import Session, SessionError
 from p2puno.session.harness import LocalTable
 from p2puno.session.replay import replay
+from p2puno.session.testing import (
+    Bluffer,
+    FairWildFour,
+    IllegalPlayer,
+    LyingChallenger,
+    Trusting,
+)
 from p2puno.wire import decode
 
 # A hook sees every entry a node sends and returns what is delivered instead:
@@ -156,23 +160,6 @@ def test_action_in_another_seats_name_is_blamed_on_the_proposer() -> None:
     errors = route(table, hook)
     assert not any(errors.values())
     blamed([table.sessions[1 - done[0]]], done[0], "another seat's name")
-
-
-class IllegalPlayer(HeuristicBot):
-    """Plays a card that does not match, once it holds one."""
-
-    cheated = False
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        g = view._game
-        legal = {a.slot for a in actions if a.kind is Kind.PLAY}
-        if view.phase is Phase.TURN and not self.cheated:
-            for slot in g.hands[view.seat]:
-                c = g.faces[slot]
-                if c != UNKNOWN_CARD and slot not in legal and CARD_COLOR[c] != WILD:
-                    self.cheated = True
-                    return Action(view.seat, Kind.PLAY, slot, CARD_COLOR[c], CARD_RANK[c])
-        return super().act(view, actions)
 
 
 def test_illegal_card_is_blamed_on_every_node() -> None:
@@ -402,33 +389,6 @@ def test_wrong_key_shown_to_one_is_disputed_and_the_audit_names_the_sender() -> 
     blamed(table.sessions, 1, "bad-show")
 
 
-class Challenger(HeuristicBot):
-    """Always challenges a Wild Draw Four; then says guilty whatever the hand shows."""
-
-    lied = False
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        kinds = {a.kind for a in actions}
-        if Kind.CHALLENGE in kinds:
-            return next(a for a in actions if a.kind is Kind.CHALLENGE)
-        if Kind.INNOCENT in kinds:
-            self.lied = True
-            return Action(view.seat, Kind.GUILTY)
-        return super().act(view, actions)
-
-
-class FairWildFour(HeuristicBot):
-    """Plays a Wild Draw Four whenever it may (legally)."""
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        for a in actions:
-            if a.kind is Kind.PLAY and a.rank == WILD_DRAW_FOUR:
-                hand = view.my_cards()
-                if not any(CARD_COLOR[c] == view.color for c in hand if c >= 0):
-                    return a
-        return super().act(view, actions)
-
-
 @pytest.mark.parametrize("players", [2, 3])
 def test_false_challenge_verdict_is_disputed_and_named_everywhere(
     tmp_path: Path, players: int
@@ -439,10 +399,10 @@ def test_false_challenge_verdict_is_disputed_and_named_everywhere(
     seed = {2: "verdict2/0", 3: "verdict3/3"}[players]
     table = LocalTable(small(players), seed=seed)
     table.sessions[0].decider = FairWildFour("w")
-    liar = Challenger("c")
+    liar = LyingChallenger("c")
     table.sessions[1].decider = liar
     for s in table.sessions[2:]:
-        s.decider = Challenger("c2")
+        s.decider = LyingChallenger("c2")
     errors = route(table)
     assert liar.lied, "no legal Wild Draw Four was challenged: pick another seed"
     assert not any(errors.values())
@@ -500,27 +460,6 @@ def test_false_permutation_in_the_reveal_is_named_by_the_audit() -> None:
 
 
 # ---------------------------------------------------------------------- not a cheat
-class Trusting(HeuristicBot):
-    """Never challenges."""
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        return super().act(view, [a for a in actions if a.kind is not Kind.CHALLENGE] or actions)
-
-
-class Bluffer(Trusting):
-    """Plays a Wild Draw Four while holding the color on the pile (a bluff)."""
-
-    bluffed = 0
-
-    def act(self, view: SeatView, actions: list[Action]) -> Action:
-        if any(CARD_COLOR[c] == view.color for c in view.my_cards()):
-            for a in actions:
-                if a.kind is Kind.PLAY and a.rank == WILD_DRAW_FOUR:
-                    self.bluffed += 1
-                    return a
-        return super().act(view, actions)
-
-
 def test_unchallenged_bluff_is_not_a_cheat(tmp_path: Path) -> None:
     table = LocalTable(small(), seed="bluff/1")
     bluffer = Bluffer("b")
@@ -532,7 +471,7 @@ def test_unchallenged_bluff_is_not_a_cheat(tmp_path: Path) -> None:
     finished_cleanly(table)
     for s in table.sessions:
         assert s.engine.stats.challenges_won + s.engine.stats.challenges_lost == 0
-        assert sum("seat 0 bluffed" in b for b in s.bluffs) == bluffer.bluffed
+        assert sum("seat 0 bluffed" in b for b in s.bluffs) == len(bluffer.bluffed)
         assert s.bluffs == table.sessions[0].bluffs
     path = tmp_path / "bluff.log"
     for h, _ in table.sessions[0].log:
