@@ -51,7 +51,11 @@ def _replay(task: _Task) -> tuple[bytes, ...] | int:
 
 
 def _composed(
-    tasks: Sequence[_Task], initial: Sequence[bytes], m: int, executor: Executor | None = None
+    tasks: Sequence[_Task],
+    initial: Sequence[bytes],
+    m: int,
+    executor: Executor | None = None,
+    opened: Mapping[int, tuple[int, bytes, bytes]] | None = None,
 ) -> tuple[bytes, ...]:
     """The final deck the revealed secrets produce, with one layer per position.
 
@@ -64,6 +68,11 @@ def _composed(
     change, which takes knowing what every honest step in between did to it (its keys): a
     coalition can at most redistribute its own layers, which changes nothing anyone sees.
     Anything else fails here and the step-by-step replay names the author.
+
+    ``opened``: position -> ``(k, x, f)`` where the caller computed ``x(k^-1 * f) == x`` (a
+    card it opened, see :meth:`ShuffleView.openings`). Then ``k^-1 * f == +-x`` as points, so
+    ``x(k * x) == f``: where the position's product is ``k``, its initial point ``x`` and the
+    final entry ``f``, the result is ``f`` without multiplying again (anything else: multiply).
     """
     src = list(range(m))  # the initial entry each position holds
     acc = [1] * m  # and the product of the scalars put on it so far
@@ -79,15 +88,30 @@ def _composed(
             acc = [acc[j] for j in perm]
         acc = [a * k % ORDER for a, k in zip(acc, scalars, strict=True)]
     points = [initial[i] for i in src]
+    out: list[bytes | None] = [None] * m
+    todo = list(range(m))
+    if opened:
+        todo = []
+        for i in range(m):
+            known = opened.get(i)
+            if known is not None and known[0] == acc[i] and known[1] == points[i]:
+                out[i] = known[2]
+            else:
+                todo.append(i)
+    ks, xs = [acc[i] for i in todo], [points[i] for i in todo]
     try:
-        if executor is None:
-            return tuple(encrypt_each(acc, points))
-        half = m // 2  # pyca releases the GIL in the EC work: two threads use two cores
-        first = executor.submit(encrypt_each, acc[:half], points[:half])
-        second = encrypt_each(acc[half:], points[half:])
-        return tuple(first.result() + second)
+        if executor is None or len(todo) < 2:
+            done = encrypt_each(ks, xs)
+        else:
+            half = len(todo) // 2  # pyca releases the GIL in the EC work: two threads, two cores
+            first = executor.submit(encrypt_each, ks[:half], xs[:half])
+            second = encrypt_each(ks[half:], xs[half:])
+            done = first.result() + second
     except InvalidPointError:
         return ()  # an initial entry that is no point: the step-by-step replay names who
+    for i, x in zip(todo, done, strict=True):
+        out[i] = x
+    return tuple(x for x in out if x is not None)
 
 
 def _spot_checks(
@@ -200,6 +224,7 @@ def audit(
     executor: Executor | None = None,
     parent: Parent | None = None,
     thorough: bool = False,
+    opened: Mapping[int, tuple[int, bytes, bytes]] | None = None,
 ) -> Audit:
     """Verify one shuffle completely and name whoever is at fault, deterministically.
 
@@ -214,7 +239,9 @@ def audit(
     the GIL). ``parent``: required for a hidden reshuffle (audit the parent first: its faces
     place the hidden cards). ``thorough``: replay every step even
     when the composed check (see :func:`_composed`) passes; by default the step-by-step replay
-    runs only to find who is at fault.
+    runs only to find who is at fault. ``opened``: the openings the caller computed on this
+    shuffle's final deck (:meth:`ShuffleView.openings`): the composed check does not multiply
+    again where one already proves its result; the verdicts are the same with or without.
     """
     spec = record.spec
     n, m = spec.players, spec.size
@@ -308,7 +335,8 @@ def audit(
     results: list[tuple[bytes, ...] | int] | None = None
     if not thorough and len(judged) == len(steps) == len(step_order(n, bool(spec.hidden))):
         final = steps[-1].deck
-        if _composed(tasks, initial, m, executor) == final and _spot_checks(tasks, steps, final, m):
+        composed = _composed(tasks, initial, m, executor, opened)
+        if composed == final and _spot_checks(tasks, steps, final, m):
             results = [step.deck for step in steps]  # see _composed
     if results is None:
         results = list(executor.map(_replay, tasks)) if executor else [_replay(t) for t in tasks]
@@ -342,8 +370,8 @@ def audit(
             priv = X25519PrivateKey.from_private_bytes(rr.x25519_private)
             loaded[show.recipient] = (priv, priv.public_key().public_bytes_raw())
         judged_shows.append(show)
-    opened = _open_shows(judged_shows, loaded, executor)
-    for show, entries in zip(judged_shows, opened, strict=True):
+    decrypted = _open_shows(judged_shows, loaded, executor)
+    for show, entries in zip(judged_shows, decrypted, strict=True):
         if entries is None:
             faults.append(Verdict(show.sender, Fault.BAD_SHOW, "show does not decrypt"))
             continue

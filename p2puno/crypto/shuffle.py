@@ -463,6 +463,8 @@ class ShuffleView:
         self._shown: dict[tuple[int, int], KeyRelease] = {}
         self._faces: dict[int, int] = {}
         self._where: dict[int, int] = {}
+        # position -> (key product k, card point x, final entry f) with x(k^-1 * f) == x checked
+        self._openings: dict[int, tuple[int, bytes, bytes]] = {}
 
     def __repr__(self) -> str:
         return (
@@ -509,6 +511,13 @@ class ShuffleView:
     def faces(self) -> Mapping[int, int]:
         """Position -> card id, for every position this node has opened or seen revealed."""
         return dict(self._faces)
+
+    def openings(self) -> Mapping[int, tuple[int, bytes, bytes]]:
+        """Position -> ``(k, x, f)`` for every position this node has opened: ``f`` the final
+        deck's entry, ``k`` the product of every key on it, ``x`` the card point, and
+        ``x(k^-1 * f) == x`` computed here. So ``x(k * x) == f``: :func:`audit` takes these as
+        proven instead of multiplying again (``opened``)."""
+        return dict(self._openings)
 
     def record(self) -> ShuffleRecord:
         """The public transcript so far (what :func:`audit` verifies)."""
@@ -618,8 +627,9 @@ class ShuffleView:
         for owner in range(self._spec.players):
             product = product * self._key(position, owner, me) % ORDER
         final = self._steps[-1]
+        entry = final.deck[position]
         try:
-            x = encrypt_one(inverse(product), final.deck[position])
+            x = encrypt_one(inverse(product), entry)
         except InvalidPointError:
             detail = f"entry {position} of the final deck is not a curve point"
             raise VerificationError(
@@ -643,6 +653,7 @@ class ShuffleView:
             node = ancestor
         self._faces[position] = card
         self._where[card] = position
+        self._openings[position] = (product, x, entry)
         return card
 
     def open(self, position: int, me: ShuffleSecrets) -> int:

@@ -871,7 +871,14 @@ class Session:
                 )
             # No accuser here: a dispute may be about the rules (a false verdict), which the
             # crypto audit cannot see; a false accusation is blamed below, after both audits.
-            result = audit(sh.view.record(), mine, parent=parent, executor=self.audit_executor)
+            # the cards opened in this deck need no second multiplication (see audit)
+            result = audit(
+                sh.view.record(),
+                mine,
+                parent=parent,
+                executor=self.audit_executor,
+                opened=sh.view.openings(),
+            )
             if not result.ok:
                 v = result.verdict
                 assert v is not None
