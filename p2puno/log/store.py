@@ -158,7 +158,7 @@ class VerifyReport:
         return self.entries / self.seconds if self.seconds > 0 else float("inf")
 
 
-_CHUNK: Final = 512
+_CHUNK: Final = 256  # entries per batch of signatures (the unit a worker or the caller takes)
 
 
 def verify_log_file(
@@ -247,6 +247,7 @@ class PendingSignatures:
         self.workers = max(1, workers if workers is not None else os.cpu_count() or 1)
         self._pool: Executor | None = None
         self._futures: list[Future[int | None]] = []
+        self._batches: list[list[_RawCheck]] = []  # beside each future: to take it back
         self._raw_keys: dict[int, bytes] = {}
 
     def _executor(self) -> Executor:
@@ -276,13 +277,25 @@ class PendingSignatures:
             done: Future[int | None] = Future()
             done.set_result(_verify_raw(batch))
             self._futures.append(done)
-            return
-        self._futures.append(self._executor().submit(_verify_raw, batch))
+        else:
+            self._futures.append(self._executor().submit(_verify_raw, batch))
+        self._batches.append(batch)
 
     def first_bad(self) -> int | None:
-        """Wait for every check; the smallest failing entry index, or None. Closes the pool."""
+        """Wait for every check; the smallest failing entry index, or None. Closes the pool.
+
+        The caller's process helps: it takes back the batches no worker has started yet, from
+        the last one (the workers take them first to last), and checks them itself. The
+        verdict is the same whoever checks a batch.
+        """
         try:
-            bad = [i for f in self._futures if (i := f.result()) is not None]
+            taken: dict[int, int | None] = {}
+            for k in range(len(self._futures) - 1, -1, -1):
+                if not self._futures[k].cancel():
+                    break  # a worker has it (so, very likely, every batch before it)
+                taken[k] = _verify_raw(self._batches[k])
+            results = [taken[k] if k in taken else f.result() for k, f in enumerate(self._futures)]
+            bad = [i for i in results if i is not None]
         finally:
             self.close()
         return min(bad) if bad else None

@@ -229,3 +229,48 @@ def test_background_signature_checks_in_processes_or_threads(
     )
     assert outcome == [last]
     assert kinds and set(kinds) == {want}
+
+
+def test_the_caller_checks_the_batches_no_worker_has_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """first_bad takes back the batches still queued (last first) and checks them itself;
+    the bad entry is named whoever checked which batch."""
+    import concurrent.futures
+    import threading
+
+    from p2puno.log import store
+
+    g = build_game(3, 200)
+    entries = list(g.entries)
+    last = len(entries) - 1  # no entry names it as a parent: only its signature is wrong
+    bad = bytearray(entries[last])
+    i = bad.index(b'"sig":"') + 10
+    bad[i] = ord("0") if bad[i] != ord("0") else ord("1")
+    entries[last] = bytes(bad)
+    path = tmp_path / "steal.log"
+    _write(path, entries)
+    gate = threading.Event()
+
+    def executor(self: store.PendingSignatures) -> concurrent.futures.Executor:
+        if self._pool is None:  # one worker, busy until the caller starts checking
+            self._pool = concurrent.futures.ThreadPoolExecutor(1)
+            self._pool.submit(gate.wait, 10)
+        return self._pool
+
+    checked: list[tuple[int, int]] = []  # (thread, first entry of the batch)
+    real = store._verify_raw
+
+    def verify(batch: list[store._RawCheck]) -> int | None:
+        checked.append((threading.get_ident(), batch[0][0]))
+        gate.set()
+        return real(batch)
+
+    monkeypatch.setattr(store.PendingSignatures, "_executor", executor)
+    monkeypatch.setattr(store, "_verify_raw", verify)
+    _log, count, pending = store.open_log_file(path, workers=1)
+    assert count == len(entries) and len(pending._batches) > 2
+    assert pending.first_bad() == last
+    last_batch = pending._batches[-1][0][0]
+    assert (threading.get_ident(), last_batch) in checked  # the caller took the last batch
+    assert sorted(b for _, b in checked) == [b[0][0] for b in pending._batches]  # each once
