@@ -8,6 +8,14 @@ from .errors import CryptoFormatError
 
 
 def want_dict(obj: object, keys: set[str], type_tag: str | None = None) -> dict[str, Any]:
+    if (  # the common case, accepted at once: exactly ``keys`` and the right "type"
+        type(obj) is dict
+        and type_tag is not None
+        and len(obj) == len(keys) + 1
+        and obj.get("type") == type_tag
+        and obj.keys() >= keys
+    ):
+        return obj
     if not isinstance(obj, dict):
         raise CryptoFormatError("expected an object")
     if not all(isinstance(k, str) for k in obj):
@@ -66,3 +74,31 @@ def get_list(d: dict[str, Any], key: str, lo: int, hi: int) -> list[Any]:
     if not lo <= len(v) <= hi:
         raise CryptoFormatError(f"{key}: wrong number of entries")
     return v
+
+
+def hex_list(v: object, nbytes: int, below: str | None = None) -> list[bytes] | None:
+    """Accept-only fast path for a list of hex fields: each entry as :func:`want_hex` with
+    ``nbytes`` would return it (and, with ``below``, a lowercase hex string of that length,
+    each under it), or ``None``, and the caller takes the exact path (which words the error).
+
+    One join and one round trip for the whole list: the join is lowercase hex exactly when
+    every entry is, since every entry has the same even length.
+    """
+    if type(v) is not list or not v:
+        return None
+    width = 2 * nbytes
+    try:
+        joined = "".join(v)
+    except TypeError:
+        return None
+    if len(joined) != width * len(v) or set(map(len, v)) != {width}:
+        return None
+    if below is not None and max(v) >= below:  # lowercase hex of one length: text order is
+        return None  # numeric order
+    try:
+        data = bytes.fromhex(joined)
+    except ValueError:
+        return None
+    if data.hex() != joined:
+        return None
+    return [data[i : i + nbytes] for i in range(0, len(data), nbytes)]

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from ._codec import get_hex, get_int, get_list, want_dict, want_hex, want_int
+from ._codec import get_hex, get_int, get_list, hex_list, want_dict, want_hex, want_int
 from ._group import FIELD_P, MAX_CARD_ID, ORDER
 from .errors import CryptoFormatError
 
@@ -128,6 +128,36 @@ def _want_scalar(v: object, what: str) -> int:
     if not 1 <= k < ORDER:
         raise CryptoFormatError(f"{what}: scalar out of range")
     return k
+
+
+_P_HEX = f"{FIELD_P:064x}"
+_ORDER_HEX = f"{ORDER:064x}"
+
+
+def _points(v: list[Any], what: str) -> tuple[bytes, ...]:
+    """``_want_point`` on every entry; a whole 108-card deck at once when it is all fine."""
+    fast = hex_list(v, 32, _P_HEX)
+    if fast is not None:
+        return tuple(fast)
+    return tuple(_want_point(x, what) for x in v)
+
+
+def _scalars(v: list[Any], what: str) -> tuple[int, ...]:
+    """``_want_scalar`` on every entry; all at once when they are all fine."""
+    fast = hex_list(v, KEY_LEN, _ORDER_HEX)
+    if fast is not None:
+        keys = tuple(int.from_bytes(b, "big") for b in fast)
+        if 0 not in keys:
+            return keys
+    return tuple(_want_scalar(k, what) for k in v)
+
+
+def _hexes(v: list[Any], nbytes: int, what: str) -> tuple[bytes, ...]:
+    """``want_hex`` on every entry; all at once when they are all fine."""
+    fast = hex_list(v, nbytes)
+    if fast is not None:
+        return tuple(fast)
+    return tuple(want_hex(x, nbytes, what) for x in v)
 
 
 def _scalar_hex(k: int) -> str:
@@ -249,11 +279,13 @@ class KeyCommitment(_Message):
     @classmethod
     def _from_obj(cls, obj: object) -> KeyCommitment:
         d = want_dict(obj, {"shuffle_id", "player", "x25519_public", "commitments"}, cls.TYPE)
-        return cls(
-            get_hex(d, "shuffle_id", ID_LEN),
-            get_int(d, "player", 0, MAX_PLAYERS - 1),
-            get_hex(d, "x25519_public", 32),
-            tuple(want_hex(c, 32, "commitment") for c in get_list(d, "commitments", 1, MAX_CARDS)),
+        # every field checked here exactly as __post_init__ would: skip checking twice
+        return unchecked(
+            cls,
+            shuffle_id=get_hex(d, "shuffle_id", ID_LEN),
+            player=get_int(d, "player", 0, MAX_PLAYERS - 1),
+            x25519_public=get_hex(d, "x25519_public", 32),
+            commitments=_hexes(get_list(d, "commitments", 1, MAX_CARDS), 32, "commitment"),
         )
 
 
@@ -295,11 +327,13 @@ class ShuffleStep(_Message):
     @classmethod
     def _from_obj(cls, obj: object) -> ShuffleStep:
         d = want_dict(obj, {"shuffle_id", "player", "phase", "deck"}, cls.TYPE)
-        return cls(
-            get_hex(d, "shuffle_id", ID_LEN),
-            get_int(d, "player", 0, MAX_PLAYERS - 1),
-            get_int(d, "phase", 0, 2),
-            tuple(_want_point(x, "deck entry") for x in get_list(d, "deck", 1, MAX_CARDS)),
+        # every field checked here exactly as __post_init__ would: skip checking twice
+        return unchecked(
+            cls,
+            shuffle_id=get_hex(d, "shuffle_id", ID_LEN),
+            player=get_int(d, "player", 0, MAX_PLAYERS - 1),
+            phase=get_int(d, "phase", 0, 2),
+            deck=_points(get_list(d, "deck", 1, MAX_CARDS), "deck entry"),
         )
 
 
@@ -524,8 +558,8 @@ class SecretReveal(_Message):
                 want_int(i, 0, MAX_CARDS - 1, "permutation entry")
                 for i in get_list(d, "permutation", 1, MAX_CARDS)
             ),
-            tuple(_want_scalar(k, "key") for k in get_list(d, "keys", 1, MAX_CARDS)),
-            tuple(want_hex(s, SALT_LEN, "salt") for s in get_list(d, "salts", 1, MAX_CARDS)),
+            _scalars(get_list(d, "keys", 1, MAX_CARDS), "key"),
+            _hexes(get_list(d, "salts", 1, MAX_CARDS), SALT_LEN, "salt"),
             get_hex(d, "x25519_private", 32),
             None if d["rekey_key"] is None else _want_scalar(d["rekey_key"], "rekey_key"),
         )
