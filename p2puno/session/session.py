@@ -516,16 +516,19 @@ class Session:
 
     # ------------------------------------------------------------------ processing a step
     def _process(self, seq: int) -> None:
-        self._done_seq = seq
-        self._owed_cache.clear()
         proposal = self.log.proposal(seq)
         assert proposal is not None
         p = proposal[1]
+        # What was owed in the state the last step left: the schedule has usually computed
+        # it already (nothing changes a session's state between two steps but a new deck,
+        # which clears the cache), so this is a cache hit unless a card is played now.
+        owed_before = None if p.kind == "genesis" else self._owed(self._played_slot(p))
+        self._done_seq = seq
+        self._owed_cache.clear()
         responses = self.log.responses(seq)
         entries = [p] + [responses[s][1] for s in sorted(responses)]
-        if p.kind in ("genesis",):
+        if owed_before is None:
             return
-        owed_before = self._owed_now(self._played_slot(p))
         try:
             self._take_keys(entries)
             self._apply_proposal(p, [e for e in entries[1:]])
@@ -793,6 +796,7 @@ class Session:
         g = self.engine
         need = g.need
         assert need is not None and need.kind == "shuffle"
+        self._owed_cache.clear()  # a new shuffle: other slots, nothing opened or settled
         if not need.sources:
             cards: tuple[int, ...] = tuple(range(DECK_SIZE))
             self.deck_no += 1
