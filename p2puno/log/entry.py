@@ -49,6 +49,10 @@ GENESIS_KIND: Final = "genesis"
 ACCEPT_KIND: Final = "accept"
 _KIND_RE: Final = re.compile(r"[a-z][a-z0-9_.-]{0,31}", re.ASCII)
 _FIELDS: Final = frozenset({"v", "game", "seq", "author", "role", "kind", "prev", "body", "sig"})
+# the kinds p2puno writes (each matches _KIND_RE): checked by a set lookup, not the regex
+_COMMON_KINDS: Final = frozenset(
+    {"genesis", "accept", "ack", "shuffle", "action", "pass", "window", "sync", "reveal"}
+)
 
 
 class Role(enum.Enum):
@@ -181,13 +185,13 @@ class Entry:
         the_role = _ROLES.get(role) if type(role) is str else None
         if the_role is None:
             raise LogError(Reason.MALFORMED, 'role must be "proposal" or "response"')
-        if type(kind) is not str or not _KIND_RE.fullmatch(kind):
+        if type(kind) is not str or (kind not in _COMMON_KINDS and not _KIND_RE.fullmatch(kind)):
             raise LogError(Reason.MALFORMED, "kind must match [a-z][a-z0-9_.-]{0,31}")
         if type(prev) is not list or len(prev) > MAX_PLAYERS:
             raise LogError(Reason.MALFORMED, f"prev must be a list of at most {MAX_PLAYERS}")
         try:
-            game = h2b(obj["game"], HASH_SIZE)
-            parents = tuple(h2b(p, HASH_SIZE) for p in prev)
+            game = _game_bytes(obj["game"])
+            parents = _hashes(prev)
             sig = h2b(obj["sig"], SIG_SIZE)
         except EncodingError as e:
             raise LogError(Reason.MALFORMED, f"game/prev/sig: {e}") from None
@@ -203,6 +207,36 @@ class Entry:
             body=obj["body"],
             sig=sig,
         )
+
+
+_last_game: tuple[object, bytes] = ("", b"")
+
+
+def _game_bytes(text: object) -> bytes:
+    """``h2b(text, HASH_SIZE)``, remembering the last game id (a log has one)."""
+    global _last_game
+    last = _last_game
+    if type(text) is str and text == last[0]:
+        return last[1]
+    game = h2b(text, HASH_SIZE)
+    _last_game = (text, game)
+    return game
+
+
+def _hashes(texts: list[JSONValue]) -> tuple[bytes, ...]:
+    """``tuple(h2b(t, HASH_SIZE) for t in texts)``: one round trip for the whole list when
+    every entry is a str of the right length (the joined text is then lowercase hex exactly
+    when each entry is); the entry-by-entry path otherwise, which raises the same error."""
+    width = 2 * HASH_SIZE
+    if len(texts) > 1 and all(type(t) is str and len(t) == width for t in texts):
+        joined = "".join(texts)  # type: ignore[arg-type]
+        try:
+            data = bytes.fromhex(joined)
+        except ValueError:
+            data = b""
+        if data.hex() == joined:
+            return tuple(data[i : i + HASH_SIZE] for i in range(0, len(data), HASH_SIZE))
+    return tuple(h2b(t, HASH_SIZE) for t in texts)
 
 
 def sign_entry(

@@ -247,9 +247,12 @@ class Log:
         seq = self.head
         if seq < 0 or not self.step_complete(seq):
             raise ValueError("the current step is not complete")
-        p_hash, p = self._proposals[seq], self._entries[self._proposals[seq]]
-        rs = self._responses[seq]
-        return [p_hash] + [rs[s] for s in range(len(self.players)) if s != p.author]
+        return self._prev_after(self._entries[self._proposals[seq]])
+
+    def _prev_after(self, p: Entry) -> list[bytes]:
+        """The ``prev`` of the proposal after ``p`` (a proposal whose step is complete)."""
+        rs = self._responses[p.seq]
+        return [self._proposals[p.seq]] + [rs[s] for s in range(len(self.players)) if s != p.author]
 
     # ------------------------------------------------------------------ making entries
 
@@ -452,7 +455,8 @@ class Log:
             return
         if parent.seq != entry.seq - 1:
             raise LogError(Reason.BAD_PREV, "prev[0] is not the previous proposal", author=a)
-        if not self.step_complete(parent.seq) or list(entry.prev) != self.next_prev():
+        # parent.seq is the head (a proposal for a taken seq was refused in _check_slot)
+        if not self.step_complete(parent.seq) or list(entry.prev) != self._prev_after(parent):
             raise LogError(
                 Reason.BAD_PREV,
                 "prev must be the previous proposal then every response in seat order",

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from p2puno.log import (
     GAME_ID_DOMAIN,
@@ -351,3 +353,34 @@ def test_identity_never_shows_secrets(tmp_path: object) -> None:
         pickle.dumps(ident)
     sig = ident.sign(b"m")
     ident.player("x").verifier().verify(sig, b"m")
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(min_size=32, max_size=32).map(bytes.hex),
+            st.binary(min_size=32, max_size=32).map(lambda b: b.hex().upper()),
+            st.binary(min_size=31, max_size=33).map(bytes.hex),
+            st.text(alphabet="0123456789abcdef x", min_size=63, max_size=65),
+            st.integers(),
+        ),
+        max_size=4,
+    )
+)
+def test_parent_hashes_parse_as_one_at_a_time(texts: list[Any]) -> None:
+    """The envelope's list fast path for "prev" and its last-game-id memo give what h2b
+    gives entry by entry, or raise the same error."""
+    from p2puno.log.entry import HASH_SIZE, _game_bytes, _hashes
+    from p2puno.wire import EncodingError, h2b
+
+    def outcome(f: Callable[[], object]) -> object:
+        try:
+            return f()
+        except EncodingError as e:
+            return str(e)
+
+    assert outcome(lambda: _hashes(texts)) == outcome(
+        lambda: tuple(h2b(t, HASH_SIZE) for t in texts)
+    )
+    for t in texts + texts:  # the second time from the memo
+        assert outcome(lambda t=t: _game_bytes(t)) == outcome(lambda t=t: h2b(t, HASH_SIZE))
