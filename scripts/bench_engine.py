@@ -6,14 +6,19 @@ printed with the table and written up in docs/benchmarks.md ("Engine vs RLCard")
 
 The p2puno policy mirrors what RLCard's random play can do, so that rounds are comparable:
 
-- on turn: a random playable card if there is one (a Wild names a random color, a Seven-O 7 a
-  random seat, UNO always called with the next-to-last card), else draw;
-- after drawing: play the drawn card if it is playable, else keep it;
+- on turn: a uniformly random play among the legal ones if there is one, else draw. This is
+  RLCard's own random policy (``choice(state['legal_actions'])``, which lists a Wild once per
+  color): each variant of a card is one play (a Wild's 4 colors, a Seven-O 7's seats), except
+  that UNO is always called with the next-to-last card (only the variants with UNO are drawn
+  from then);
+- after drawing: play the drawn card (a random variant) if it is playable, else keep it;
 - under a pending Draw Two / Wild Draw Four: take it, or challenge a Wild Draw Four at 50%
   (no stacking); a verdict is the truthful one (the only one the engine offers here);
 - a Wild turned up at the start: a random color;
-- reactions, while the window after a play is open, asked of every seat that has one
-  (``Game.reactors()``): call UNO and catch when offered; never jump in.
+- reactions, while the window after a play is open and a seat is vulnerable (it played its
+  next-to-last card without calling UNO), asked of every seat that has one
+  (``Game.reactors()``): call UNO and catch when offered; never jump in (so with no seat
+  vulnerable there is nothing to ask).
 
 Every ``Game.apply`` call counts as an action (each is validated by the engine); ``round-over``
 events count rounds; games to 500 are played one after another until the time is up. Choices
@@ -31,7 +36,6 @@ import argparse
 import datetime
 import gc
 import json
-import operator
 import os
 import platform
 import random
@@ -54,38 +58,16 @@ CHALLENGE, UNO, CATCH = Kind.CHALLENGE, Kind.UNO, Kind.CATCH
 TURN, DRAWN, PENALTY, GAME_OVER = Phase.TURN, Phase.DRAWN, Phase.PENALTY, Phase.GAME_OVER
 
 POLICY = (
-    "p2puno policy: on turn a random playable card (Wild: random color; 7 under Seven-O: random "
-    "seat; UNO always called with it), else draw; after a draw play the drawn card if playable, "
-    "else keep; a pending +2/+4 is taken (a +4 challenged at 50%), no stacking; verdicts are "
-    "truthful; reactions (asked of the seats Game.reactors() names): call UNO and catch when "
-    "offered, never jump in. Every action through Game.apply (validated). Choices: "
-    "random.Random(seed); deck orders: numpy RandomState(seed).permutation, as RLCard shuffles."
+    "p2puno policy: on turn a uniformly random legal play, each variant one play as RLCard "
+    "lists a Wild once per color (Wild: 4 colors; 7 under Seven-O: one per seat; with the "
+    "next-to-last card only the variants that call UNO), else draw; after a draw play the drawn"
+    " card if playable, else keep; a pending +2/+4 is taken (a +4 challenged at 50%), no "
+    "stacking; verdicts are truthful; reactions while a seat is vulnerable (asked of the seats "
+    "Game.reactors() names): call UNO and catch when offered, never jump in. Every action "
+    "through Game.apply (validated). Choices: random.Random(seed); deck orders: numpy "
+    "RandomState(seed).permutation, as RLCard shuffles."
 )
 ENGINES = {"pure": "pure", "native": "mypyc"}
-
-
-_slot = operator.itemgetter(2)  # Action.slot
-
-
-_uno = operator.itemgetter(7)  # Action.uno
-
-
-def _pick_variant(plays: list, slots: list, below: Callable[[int], int]):  # type: ignore[no-untyped-def]
-    """A random card among ``plays`` (which has several variants of some card: a Wild's
-    colors, a Seven-O 7's seats, UNO or not), then a random variant of it, with UNO when
-    offered. ``turn_actions`` lists each card's variants one after another; ``slots`` are the
-    plays' slots (then the draw's or keep's, -1)."""
-    cards = list(dict.fromkeys(slots))  # each card once, in order, then -1
-    n = len(cards) - 1
-    slot = cards[0] if n == 1 else cards[below(n)]
-    start = slots.index(slot)
-    variants = plays[start : start + slots.count(slot)]
-    if len(variants) == 1:
-        return variants[0]
-    with_uno = list(filter(_uno, variants))
-    if with_uno:
-        variants = with_uno
-    return variants[0] if len(variants) == 1 else variants[below(len(variants))]
 
 
 def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: int = 0) -> Result:
@@ -124,16 +106,17 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
             else:
                 phase = g.phase
                 if phase is TURN or phase is DRAWN:
-                    # a random card among the plays (then a random variant, UNO when offered),
-                    # else draw (TURN) / keep (DRAWN), which turn_actions lists last (slot -1)
+                    # turn_actions lists the plays, each card's variants one after another
+                    # (with the next-to-last card: each without, then with UNO), then the
+                    # draw (TURN) or keep (DRAWN) last
                     acts = turn_actions(g.turn)
                     n = len(acts) - 1
                     if n <= 1:
                         a = acts[0]  # the only play, or (none) the draw / keep
-                    elif len(set(map(_slot, acts))) == n + 1:  # one variant per card (common)
-                        a = acts[below(n)]
+                    elif acts[1][7]:  # Action.uno: every play comes as a pair; call UNO
+                        a = acts[below(n >> 1) * 2 + 1]
                     else:
-                        a = _pick_variant(acts, list(map(_slot, acts)), below)
+                        a = acts[below(n)]
                 elif phase is PENALTY:  # take, or challenge a +4 at 50%; never stack
                     acts = turn_actions(g.turn)
                     a = acts[0]  # turn_actions lists take first, then challenge
@@ -146,8 +129,11 @@ def run_p2puno(players: int, full: bool, seconds: float, seed: int, max_rounds: 
                     a = acts[below(len(acts))] if len(acts) > 1 else acts[0]
                 events = apply(a)
                 actions += 1
-                # Reactions exist only while the window after a play is open.
-                while g.window:
+                # Reactions exist only while the window after a play is open. Calling UNO and
+                # catching are offered only while a seat is vulnerable (it played its
+                # next-to-last card without UNO): the policy never jumps in, so it has nothing
+                # to ask of reactors() otherwise, and does not.
+                while g.window and g.vulnerable:
                     r = None
                     for s in reactors():
                         for x in reactions(s):

@@ -108,7 +108,7 @@ _MATCH: Final = (
     0,
 )
 # indexed by the color in play (WILD = -1 reads the last entry, 0) and by the top card's rank
-_COLOR_BITS: Final = (1, 2, 4, 8, 0)
+_COLOR_BITS: Final[tuple[int, ...]] = (1, 2, 4, 8, 0)  # [...]: mypyc keeps it boxed
 _RANK_BITS: Final = tuple(1 << (4 + r) if r < WILD_CARD else 0 for r in range(WILD_DRAW_FOUR + 1))
 _FACE: Final = (
     *CARD_FACE,
