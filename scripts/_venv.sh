@@ -10,7 +10,7 @@ fi
 stamp="$venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)-$1"
 if [ ! -e "$stamp" ]; then
   echo "setting up $venv (once; pip output in $venv/install.log)" >&2
-  what="$root"
+  what="$root[native]"
   [ "$1" = test ] && what="$root[test]"
   if ! { "$venv/bin/python" -m pip install --upgrade pip &&
          "$venv/bin/python" -m pip install -e "$what"; } >"$venv/install.log" 2>&1; then
@@ -19,4 +19,15 @@ if [ ! -e "$stamp" ]; then
     exit 1
   fi
   touch "$stamp"
+fi
+# The compiled engine (p2puno/engine/native.py): built where mypyc (in the native and test
+# extras) and a C compiler are at hand, and rebuilt when the engine's sources change; else the
+# pure-Python engine, the same rules, is used. P2PUNO_BUILD_NATIVE=0 skips the build.
+if [ "${P2PUNO_BUILD_NATIVE:-1}" != 0 ] && "$venv/bin/python" -c 'import mypyc' 2>/dev/null &&
+   ! "$venv/bin/python" -c 'import sys; from p2puno.engine import native as n; sys.exit(n.problem() is not None)' 2>/dev/null; then
+  echo "building the compiled engine (once per engine change; ~30 s)" >&2
+  if ! "$venv/bin/python" -m p2puno.engine.build_native >"$venv/native-build.log" 2>&1; then
+    cat "$venv/native-build.log" >&2
+    echo "(the pure-Python engine will be used)" >&2
+  fi
 fi

@@ -10,14 +10,16 @@ The build compiles ``cards``, ``actions``, ``options`` and ``game`` unchanged in
 ``p2puno/engine/_native/`` (ignored by git), with a stamp of the sources it was made from and
 of the Python it was made for. ``import p2puno.engine`` loads the compiled modules only when
 that stamp matches the sources now on disk; otherwise (no build, sources edited since, another
-Python) it loads the pure-Python ones, which stay the reference and the default everywhere
-(install and CI need no C compiler). ``P2PUNO_ENGINE=pure`` always loads the pure modules;
-``P2PUNO_ENGINE=native`` requires the build and fails the import without it, which is how the
-engine tests are run against the compiled modules::
+Python) it loads the pure-Python ones, which are the reference: the same source, the same
+rules. ``scripts/demo`` and ``scripts/test`` build it when mypyc and a C compiler are at hand
+(so the game, the simulator and CI run it), and nothing needs it: without a compiler the pure
+modules run. ``P2PUNO_ENGINE=pure`` always loads the pure modules; ``P2PUNO_ENGINE=native``
+requires the build and fails the import without it::
 
-    P2PUNO_ENGINE=native .venv/bin/pytest -q tests/engine tests/test_bots.py
+    P2PUNO_ENGINE=pure .venv/bin/pytest -q tests/engine tests/test_bots.py
 
-Both behave identically (same events, same digests); the compiled one is faster.
+Both behave identically (same events, same digests: tests/engine/test_native.py plays the same
+seeded games on both); the compiled one is 2-3x faster.
 """
 
 from __future__ import annotations
