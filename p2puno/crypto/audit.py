@@ -29,7 +29,7 @@ from .messages import (
     ShuffleStep,
     step_order,
 )
-from .shuffle import commitment_digest, decrypt_show_with, rekey_scalars, release_opens
+from .shuffle import _commitments, decrypt_show_with, rekey_scalars, release_opens
 
 __all__ = ["Audit", "Parent", "audit"]
 
@@ -191,9 +191,10 @@ def _check_reveal(
     if commitment is None or len(commitment.commitments) != spec.size:
         return None  # no usable commitment (never sent, or already blamed as malformed)
     bad = None
-    for i, (k, s) in enumerate(zip(r.keys, r.salts, strict=True)):
-        digest = commitment_digest(spec.shuffle_id, r.player, i, k, s)
-        if not hmac.compare_digest(digest, commitment.commitments[i]) and bad is None:
+    # commitment_digest at every position, the common prefix hashed once
+    digests = _commitments(spec.shuffle_id, r.player, r.keys, r.salts)
+    for i, (digest, committed) in enumerate(zip(digests, commitment.commitments, strict=True)):
+        if not hmac.compare_digest(digest, committed) and bad is None:
             bad = i
     if bad is not None:
         return f"revealed key for position {bad} does not open its commitment"

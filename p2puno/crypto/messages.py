@@ -464,15 +464,28 @@ class ShowMessage(_Message):
             want_int(o, 0, MAX_PLAYERS - 1, "owner")
             for o in get_list(d, "owners", len(positions), len(positions))
         )
-        return cls(
-            get_hex(d, "shuffle_id", ID_LEN),
-            get_int(d, "sender", 0, MAX_PLAYERS - 1),
-            get_int(d, "recipient", 0, MAX_PLAYERS - 1),
-            positions,
-            owners,
-            get_hex(d, "ephemeral", 32),
-            get_hex(d, "ciphertext", SHOW_ENTRY_LEN * len(positions) + AEAD_TAG_LEN),
+        show = unchecked(
+            cls,
+            shuffle_id=get_hex(d, "shuffle_id", ID_LEN),
+            sender=get_int(d, "sender", 0, MAX_PLAYERS - 1),
+            recipient=get_int(d, "recipient", 0, MAX_PLAYERS - 1),
+            positions=positions,
+            owners=owners,
+            ephemeral=get_hex(d, "ephemeral", 32),
+            ciphertext=get_hex(d, "ciphertext", SHOW_ENTRY_LEN * len(positions) + AEAD_TAG_LEN),
         )
+        show._relations()  # every other check of __post_init__ is made above, field by field
+        return show
+
+    def _relations(self) -> None:
+        """The checks of __post_init__ that relate fields (in its order)."""
+        if self.sender == self.recipient:
+            raise CryptoFormatError("show: sender is the recipient")
+        pairs = list(zip(self.positions, self.owners, strict=True))
+        if any(a >= b for a, b in itertools.pairwise(pairs)):
+            raise CryptoFormatError("entries must be strictly increasing by (position, owner)")
+        if self.recipient in self.owners:
+            raise CryptoFormatError("show: the recipient's own key")
 
 
 @dataclass(frozen=True)
