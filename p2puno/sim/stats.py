@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from p2puno.engine import NATIVE
 from p2puno.engine.options import Options
 from p2puno.sim.runner import GameRecord
 
@@ -138,5 +139,10 @@ class Summary:
             + "  ".join(f"P{s} {w} ({100 * w / g:.1f}%)" for s, w in enumerate(self.game_wins_seat))
         )
         lines.append("")
-        lines.append(f"{self.rounds / seconds:.0f} rounds/s" if seconds > 0 else "")
+        # the one line that is not the same for the same seed: the speed, and the engine build
+        # that gave it (the same rules either way: p2puno/engine/native.py)
+        build = "compiled" if NATIVE else "pure-Python"
+        lines.append(
+            f"{self.rounds / seconds:.0f} rounds/s ({build} engine)" if seconds > 0 else ""
+        )
         return "\n".join(lines)
