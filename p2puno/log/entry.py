@@ -209,7 +209,9 @@ class Entry:
         )
 
 
-_last_game: tuple[object, bytes] = ("", b"")
+# The last game id parsed, as (text, bytes). Starts with no text at all: a str there (even "")
+# would let that text through unchecked in a fresh process.
+_last_game: tuple[object, bytes] = (None, b"")
 
 
 def _game_bytes(text: object) -> bytes:

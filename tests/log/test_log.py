@@ -384,3 +384,38 @@ def test_parent_hashes_parse_as_one_at_a_time(texts: list[Any]) -> None:
     )
     for t in texts + texts:  # the second time from the memo
         assert outcome(lambda t=t: _game_bytes(t)) == outcome(lambda t=t: h2b(t, HASH_SIZE))
+
+
+_FRESH_EMPTY_GAME = r"""
+from pathlib import Path
+from p2puno.log import Entry, LogError
+from p2puno.wire import decode
+line = Path("protocol/vectors/game-2p.log").read_bytes().split(b"\n")[0]
+o = decode(line)
+o["game"] = ""
+try:
+    Entry.from_obj(o)
+    print("accepted")
+except LogError as e:
+    print("refused", e.reason.value)
+"""
+
+
+def test_an_empty_game_id_is_malformed_even_first_in_a_process() -> None:
+    """The parser remembers the last game id it parsed; in a fresh process nothing is
+    remembered, and "" must not pass for it (protocol/spec.md section 3: `game` is 32 bytes
+    of hex)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", _FRESH_EMPTY_GAME],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip() == "refused malformed"
