@@ -120,11 +120,17 @@ def replay(
     verify: bool = typer.Option(
         False, "--verify", help="print only the verdict (every entry is checked either way)"
     ),
+    thorough: bool = typer.Option(
+        False,
+        "--thorough",
+        help="also recompute every shuffle step, so every intermediate deck is checked "
+        "(slower: by default the audit checks each final deck, which is what decides the cards)",
+    ),
 ) -> None:
     """Check a finished game log offline, signature by signature and card by card."""
     from p2puno.session.replay import replay as run_replay
 
-    result = run_replay(log, echo=None if verify else typer.echo)
+    result = run_replay(log, echo=None if verify else typer.echo, thorough=thorough)
     if not result.ok:
         where = f"entry {result.bad_entry}" if result.bad_entry is not None else "the log"
         typer.echo(f"REJECTED at {where}: {result.error}", err=True)

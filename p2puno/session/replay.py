@@ -47,21 +47,29 @@ class ReplayResult:
 
 
 def replay(
-    path: str | os.PathLike[str], *, echo: Callable[[str], None] | None = None
+    path: str | os.PathLike[str],
+    *,
+    echo: Callable[[str], None] | None = None,
+    thorough: bool = False,
 ) -> ReplayResult:
-    """Verify the log file at ``path``; ``echo`` gets each line of the game as it is checked."""
+    """Verify the log file at ``path``; ``echo`` gets each line of the game as it is checked.
+
+    ``thorough``: also recompute every shuffle step, so that every intermediate deck in the
+    log is checked, not only the final deck (the composed audit, docs/security.md)."""
     # A replay builds many objects and frees none until the end, and makes no cycles that
     # matter: the cyclic collector would only rescan the growing log (a few % of the time).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _replay(path, echo)
+        return _replay(path, echo, thorough)
     finally:
         if collecting:
             gc.enable()
 
 
-def _replay(path: str | os.PathLike[str], echo: Callable[[str], None] | None) -> ReplayResult:
+def _replay(
+    path: str | os.PathLike[str], echo: Callable[[str], None] | None, thorough: bool
+) -> ReplayResult:
     lines: list[str] = []
 
     def say(text: str) -> None:
@@ -85,7 +93,7 @@ def _replay(path: str | os.PathLike[str], echo: Callable[[str], None] | None) ->
         # a thread beside the session for each audit's EC work (GIL released), which also
         # fills the gaps the signature workers leave
         with ThreadPoolExecutor(1) as audit_pool:
-            result = _run(path, log, count, say, lines, audit_pool)
+            result = _run(path, log, count, say, lines, audit_pool, thorough)
     except BaseException:
         signatures.close()
         raise
@@ -108,9 +116,10 @@ def _run(
     say: Callable[[str], None],
     lines: list[str],
     audit_pool: Executor,
+    thorough: bool,
 ) -> ReplayResult:
     try:
-        session = Session(log, audit_executor=audit_pool)
+        session = Session(log, audit_executor=audit_pool, thorough_audit=thorough)
     except ValueError as e:
         return _fail(0, lines, f"bad genesis: {e}")
     say(f"game {session.game_id.hex()[:16]}: {session.options}")

@@ -147,9 +147,13 @@ class Session:
         on_entry: Callable[[bytes], None] | None = None,
         on_secrets: Callable[[list[SecretReveal]], None] | None = None,
         audit_executor: Executor | None = None,
+        thorough_audit: bool = False,
     ) -> None:
         """``audit_executor``: a thread pool the end-of-deck audit may share its EC work with
-        (see :func:`p2puno.crypto.audit`); the verdict is the same without one."""
+        (see :func:`p2puno.crypto.audit`); the verdict is the same without one.
+        ``thorough_audit``: the audit recomputes every shuffle step, so every intermediate deck
+        in the log is checked too, not only what the composed check proves ((2n-1)x the EC
+        work; see docs/security.md)."""
         if log.game_id is None or len(log) == 0:
             raise ValueError("the log must hold the genesis first")
         genesis = log.proposal(0)
@@ -161,6 +165,7 @@ class Session:
             raise ValueError("the options and the roster disagree on the number of players")
         self.log = log
         self.audit_executor = audit_executor
+        self.thorough_audit = thorough_audit
         self.game_id: bytes = log.game_id
         self.n = self.options.players
         self.seat = seat
@@ -882,6 +887,7 @@ class Session:
                 parent=parent,
                 executor=self.audit_executor,
                 opened=sh.view.openings(),
+                thorough=self.thorough_audit,
             )
             if not result.ok:
                 v = result.verdict
