@@ -31,6 +31,21 @@ def _write(path: Path, entries: list[bytes]) -> None:
         append_entry(path, raw, fsync=False)
 
 
+def _bad_last_signature(tmp_path: Path) -> tuple[Path, list[bytes], int]:
+    """A 3-player game's log file (over 512 entries) whose last signature is wrong: the file,
+    its entries and the bad one's index. No entry names the last as a parent, so only its
+    signature check can fail."""
+    entries = list(build_game(3, 200).entries)
+    last = len(entries) - 1
+    bad = bytearray(entries[last])
+    i = bad.index(b'"sig":"') + 10
+    bad[i] = ord("0") if bad[i] != ord("0") else ord("1")
+    entries[last] = bytes(bad)
+    path = tmp_path / "bad-last-sig.log"
+    _write(path, entries)
+    return path, entries, last
+
+
 def test_round_trip_and_fast_path(tmp_path: Path) -> None:
     g = build_game(4, 5)
     path = tmp_path / "game.log"
@@ -187,16 +202,8 @@ def test_background_signature_checks_in_processes_or_threads(
 
     from p2puno.log.store import PendingSignatures, open_log_file
 
-    g = build_game(3, 200)  # > 512 entries: at least one full batch goes to the pool
-    entries = list(g.entries)
-    last = len(entries) - 1  # no entry names it as a parent: only its signature is wrong
-    assert last > 512
-    bad = bytearray(entries[last])
-    i = bad.index(b'"sig":"') + 10
-    bad[i] = ord("0") if bad[i] != ord("0") else ord("1")
-    entries[last] = bytes(bad)
-    path = tmp_path / "big.log"
-    _write(path, entries)
+    path, entries, last = _bad_last_signature(tmp_path)
+    assert last > 512  # at least one full batch goes to the pool
     kinds: list[type] = []
     real = PendingSignatures._executor
 
@@ -241,15 +248,7 @@ def test_the_caller_checks_the_batches_no_worker_has_started(
 
     from p2puno.log import store
 
-    g = build_game(3, 200)
-    entries = list(g.entries)
-    last = len(entries) - 1  # no entry names it as a parent: only its signature is wrong
-    bad = bytearray(entries[last])
-    i = bad.index(b'"sig":"') + 10
-    bad[i] = ord("0") if bad[i] != ord("0") else ord("1")
-    entries[last] = bytes(bad)
-    path = tmp_path / "steal.log"
-    _write(path, entries)
+    path, entries, last = _bad_last_signature(tmp_path)
     gate = threading.Event()
 
     def executor(self: store.PendingSignatures) -> concurrent.futures.Executor:
