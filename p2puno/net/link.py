@@ -1,0 +1,793 @@
+"""Authenticated, encrypted links between nodes over asyncio TCP streams.
+
+``open_link`` dials (the handshake's initiator), ``serve_links`` accepts (the responder); both
+give :class:`Link` objects that carry typed messages (``p2puno.net.frames.MsgType``) as records
+of the record layer (``p2puno.net.handshake``). A link knows nothing of game rules: it
+authenticates the peer's roster key, keeps the connection alive (PING every ``ping_interval``,
+dead after ``dead_after`` with no record received), and drops a peer that breaks a limit:
+
+==================  ==========================================================================
+code                the peer ...
+==================  ==========================================================================
+handshake codes     failed the handshake (``bad_signature``, ``other_context``, ...)
+handshake_timeout   did not finish the handshake in time (slowloris)
+oversize, empty,    sent a frame or message that breaks ``protocol/transport.md``
+bad_payload, ...
+auth_failed         sent a record that does not authenticate (tampered, replayed, reordered)
+rate_limited        sent more bytes or frames per second than its token buckets allow
+silent / stalled    sent nothing / left a frame unfinished for ``dead_after`` seconds
+too_slow            did not read what we send (send queue full, or drain timed out)
+eof / io_error      closed the connection without BYE / broke it
+bye                 said BYE (a clean close); ``closed``: we closed the link ourselves
+refused             (initiator) the responder refused our key after the handshake
+==================  ==========================================================================
+
+Every :class:`LinkError` names the peer by its key when the handshake got that far, else by its
+address; a server keeps accepting whatever one connection does. Timing uses ``loop.time()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import inspect
+import logging
+import os
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Final
+
+from p2puno.net.frames import (
+    DEFAULT_MAX_FRAME,
+    HEADER_SIZE,
+    FrameDecoder,
+    FrameError,
+    FrameErrorCode,
+    Message,
+    MsgType,
+    TransportError,
+    clip_reason,
+    decode_bye,
+    decode_message,
+    decode_ping,
+    encode_bye,
+    encode_frame,
+    encode_message,
+    encode_ping,
+)
+from p2puno.net.handshake import (
+    MAX_HANDSHAKE_FRAME,
+    TAG_SIZE,
+    ContextResolver,
+    HandshakeError,
+    HandshakeErrorCode,
+    HandshakeResult,
+    Initiator,
+    RecordError,
+    Responder,
+    Rng,
+    Signer,
+    encode_alert,
+)
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "Limits",
+    "Link",
+    "LinkError",
+    "LinkErrorCode",
+    "LinkStats",
+    "open_link",
+    "serve_links",
+]
+
+log = logging.getLogger("p2puno.net")
+_MiB: Final = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-link limits and timers (seconds, bytes). The defaults suit a LAN game."""
+
+    max_frame: int = DEFAULT_MAX_FRAME  # frame cap after the handshake (256 bytes during it)
+    connect_timeout: float = 5.0  # open_link: TCP connect
+    handshake_timeout: float = 5.0  # whole handshake, both roles (slowloris cap)
+    ping_interval: float = 2.0  # a PING this often
+    dead_after: float = 6.0  # no complete record for this long: the peer is dropped
+    write_timeout: float = 6.0  # one drain() of our writes: longer and the peer is too slow
+    close_timeout: float = 1.0  # flushing the BYE on close
+    send_queue_frames: int = 1024  # messages waiting to be written ...
+    send_queue_bytes: int = 8 * _MiB  # ... and their bytes: over either, the link closes
+    recv_queue_frames: int = 1024  # messages received and not yet taken by recv() ...
+    recv_queue_bytes: int = 8 * _MiB  # ... over either, reading pauses (TCP backpressure)
+    bytes_per_s: float = 4 * _MiB  # token bucket on the bytes the peer sends
+    bytes_burst: float = 16 * _MiB
+    frames_per_s: float = 200.0  # token bucket on the frames the peer sends
+    frames_burst: float = 1000.0
+    max_handshakes: int = 32  # serve_links: handshakes in progress at once; more are refused
+    read_chunk: int = 64 * 1024
+
+    def __post_init__(self) -> None:
+        if not HEADER_SIZE < self.max_frame < 2**32:
+            raise ValueError("max_frame out of range")
+        timers = (
+            self.connect_timeout,
+            self.handshake_timeout,
+            self.ping_interval,
+            self.dead_after,
+            self.write_timeout,
+            self.close_timeout,
+        )
+        if min(timers) <= 0:
+            raise ValueError("every timeout and interval must be > 0")
+        if self.dead_after <= self.ping_interval:
+            raise ValueError("dead_after must be longer than ping_interval")
+        counts = (
+            self.send_queue_frames,
+            self.send_queue_bytes,
+            self.recv_queue_frames,
+            self.recv_queue_bytes,
+            self.max_handshakes,
+            self.read_chunk,
+        )
+        if min(counts) < 1 or min(self.bytes_per_s, self.frames_per_s) <= 0:
+            raise ValueError("queue sizes, rates and counts must be positive")
+        if self.bytes_burst < self.read_chunk or self.frames_burst < 1:
+            raise ValueError("bytes_burst must hold one read_chunk, frames_burst one frame")
+
+
+DEFAULT_LIMITS: Final = Limits()
+
+
+class LinkErrorCode(enum.StrEnum):
+    """Link-level codes; handshake, frame and record codes pass through unchanged."""
+
+    CONNECT = "connect"
+    HANDSHAKE_TIMEOUT = "handshake_timeout"
+    BUSY = "busy"
+    REFUSED = "refused"
+    SILENT = "silent"
+    STALLED = "stalled"
+    RATE_LIMITED = "rate_limited"
+    TOO_SLOW = "too_slow"
+    EOF = "eof"
+    IO_ERROR = "io_error"
+    BYE = "bye"
+    CLOSED = "closed"
+
+
+class LinkError(TransportError):
+    """Why a link failed or closed, naming the peer: its key when known, else its address."""
+
+    def __init__(
+        self, code: str, message: str, *, peer: bytes | None = None, address: str = ""
+    ) -> None:
+        self.peer = peer
+        self.address = address
+        self.detail = message
+        super().__init__(code, f"{self.who}: {message}")
+
+    @property
+    def who(self) -> str:
+        if self.peer is not None:
+            at = f" at {self.address}" if self.address else ""
+            return f"peer {self.peer.hex()[:16]}{at}"
+        return f"address {self.address or '?'}"
+
+
+@dataclass(slots=True)
+class LinkStats:
+    """Counters of one link. Bytes include the handshake; frames are records after it."""
+
+    bytes_in: int = 0
+    bytes_out: int = 0
+    frames_in: int = 0
+    frames_out: int = 0
+    handshake_ms: float = 0.0  # connect (initiator) or first byte (responder) to a usable link
+    rtt_ms: float | None = None  # the last PING's round trip
+
+
+class _Bucket:
+    """Token bucket: ``rate`` per second, at most ``burst`` saved up."""
+
+    __slots__ = ("burst", "last", "rate", "tokens")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate, self.burst, self.tokens, self.last = rate, burst, burst, now
+
+    def take(self, n: float, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens < n:
+            return False
+        self.tokens -= n
+        return True
+
+
+_OPEN, _CLOSING, _CLOSED = 0, 1, 2
+_GRACEFUL: Final = frozenset({LinkErrorCode.CLOSED.value, LinkErrorCode.BYE.value})
+
+
+class Link:
+    """One authenticated link. Made by :func:`open_link` and :func:`serve_links` only.
+
+    ``send(type, payload)`` queues a message and returns at once; a writer task seals and
+    writes the queue and awaits ``drain()`` under ``write_timeout``. If the queue is over
+    ``send_queue_frames`` or ``send_queue_bytes`` when a message is added, or a drain times
+    out, the peer is too slow: the link closes with ``too_slow`` and ``send`` raises that
+    :class:`LinkError` (memory per link stays bounded). ``recv()`` (or ``async for``) gives
+    ``(type, payload)`` of ENTRY, FETCH, SYNC and LOBBY messages in order; PING, PONG and BYE
+    are handled here. Once the link is closed and what it had received is taken, ``recv()``
+    raises the :class:`LinkError` that closed it and iteration stops (cleanly for ``closed``
+    and ``bye``, else by raising it).
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        result: HandshakeResult,
+        limits: Limits,
+        address: str,
+        stats: LinkStats,
+    ) -> None:
+        self.peer: bytes = result.peer_sign_pk
+        self.context: bytes = result.context
+        self.channel_binding: bytes = result.channel_binding
+        self.role: str = result.role
+        self.address = address
+        self.stats = stats
+        self.limits = limits
+        self._reader = reader
+        self._writer = writer
+        self._sender = result.sender
+        self._receiver = result.receiver
+        self._loop = asyncio.get_running_loop()
+        self._state = _OPEN
+        self._error: LinkError | None = None
+        self._out: deque[bytes] = deque()
+        self._out_bytes = 0
+        self._out_wake = asyncio.Event()
+        self._in: deque[Message] = deque()
+        self._in_bytes = 0
+        self._in_ready = asyncio.Event()
+        self._in_space = asyncio.Event()
+        self._first = asyncio.Event()  # the first record from the peer, or the link closed
+        self._accepted = False  # a first record that was not BYE (the responder's welcome)
+        self._closed = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closer: asyncio.Task[None] | None = None
+        self._ping: tuple[int, float] | None = None
+        now = self._loop.time()
+        self._byte_bucket = _Bucket(limits.bytes_per_s, limits.bytes_burst, now)
+        self._frame_bucket = _Bucket(limits.frames_per_s, limits.frames_burst, now)
+
+    # ------------------------------------------------------------ public
+
+    @property
+    def closed(self) -> bool:
+        """True once the link is closing or closed (``error`` says why)."""
+        return self._state != _OPEN
+
+    @property
+    def error(self) -> LinkError | None:
+        """Why the link closed (``closed`` / ``bye`` for clean closes), None while open."""
+        return self._error
+
+    def send(self, mtype: MsgType | int, payload: bytes) -> None:
+        """Queue one message. :class:`FrameError` for a malformed payload (the link stays
+        open); :class:`LinkError` if the link is closed or this message overflows the queue."""
+        if self._error is not None:
+            raise self._error.with_traceback(None)
+        data = encode_message(mtype, payload)
+        if len(data) + TAG_SIZE > self.limits.max_frame:
+            raise FrameError(FrameErrorCode.OVERSIZE, "message over the frame cap")
+        lim = self.limits
+        if self._out and (
+            len(self._out) >= lim.send_queue_frames
+            or self._out_bytes + len(data) > lim.send_queue_bytes
+        ):
+            err = self._err(
+                LinkErrorCode.TOO_SLOW,
+                f"send queue full ({len(self._out)} messages, {self._out_bytes} bytes): "
+                "the peer does not read fast enough",
+            )
+            self._fail(err, bye=False)
+            raise err
+        self._queue(data)
+
+    async def recv(self) -> Message:
+        """The next message from the peer (waits); :class:`LinkError` once closed and empty."""
+        while not self._in:
+            if self._error is not None:
+                raise self._error.with_traceback(None)
+            self._in_ready.clear()
+            await self._in_ready.wait()
+        msg = self._in.popleft()
+        self._in_bytes -= len(msg.payload)
+        self._in_space.set()
+        return msg
+
+    def __aiter__(self) -> Link:
+        return self
+
+    async def __anext__(self) -> Message:
+        try:
+            return await self.recv()
+        except LinkError as e:
+            if e.code in _GRACEFUL:
+                raise StopAsyncIteration from None
+            raise
+
+    def close(self, reason: str = "closed") -> None:
+        """Close cleanly: what is queued is written, then BYE with ``reason``, each within
+        ``close_timeout``. Does nothing if the link is already closing."""
+        if self._state != _OPEN:
+            return
+        self._begin_close(self._err(LinkErrorCode.CLOSED, f"closed here: {reason}"))
+        self._closer = self._loop.create_task(self._shutdown(reason, flush=True))
+
+    async def aclose(self, reason: str = "closed") -> None:
+        """:meth:`close` and wait until the connection is closed."""
+        self.close(reason)
+        await self.wait_closed()
+
+    async def wait_closed(self) -> None:
+        await self._closed.wait()
+
+    def __repr__(self) -> str:
+        state = ("open", "closing", "closed")[self._state]
+        return f"Link({self.role}, peer={self.peer.hex()[:16]}, {self.address}, {state})"
+
+    # ------------------------------------------------------------ internals
+
+    def _err(self, code: str, message: str) -> LinkError:
+        return LinkError(code, message, peer=self.peer, address=self.address)
+
+    def _start(self) -> None:
+        create = self._loop.create_task
+        self._tasks = [create(self._read_loop()), create(self._write_loop())]
+        self._tasks.append(create(self._heartbeat()))
+
+    async def _wait_first(self) -> None:
+        await self._first.wait()
+
+    def _queue(self, data: bytes) -> None:
+        self._out.append(data)
+        self._out_bytes += len(data)
+        self._out_wake.set()
+
+    def _queue_internal(self, mtype: MsgType, payload: bytes) -> None:
+        if self._state == _OPEN:  # link upkeep bypasses the queue limits (a few bytes)
+            self._queue(bytes((mtype,)) + payload)
+
+    def _begin_close(self, error: LinkError) -> None:
+        self._state = _CLOSING
+        self._error = error
+        self._first.set()
+        self._in_ready.set()
+        current = asyncio.current_task()
+        for task in self._tasks:
+            if task is not current:
+                task.cancel()
+
+    def _fail(self, error: LinkError, *, bye: bool = True) -> None:
+        """Close at once because of ``error``; BYE naming it if the socket may take it."""
+        if self._state != _OPEN:
+            return
+        if error.code in _GRACEFUL:
+            log.info("link %s", error)
+        else:
+            log.warning("link dropped: %s", error)
+        self._begin_close(error)
+        self._out.clear()
+        self._out_bytes = 0
+        reason = clip_reason(f"{error.code}: {error.detail}") if bye else None
+        self._closer = self._loop.create_task(self._shutdown(reason, flush=False))
+
+    async def _shutdown(self, bye: str | None, *, flush: bool) -> None:
+        writer = self._writer
+        try:
+            current = asyncio.current_task()
+            others = [t for t in self._tasks if t is not current and not t.done()]
+            if others:
+                await asyncio.wait(others, timeout=self.limits.close_timeout)
+            if not writer.transport.is_closing():
+                if flush:
+                    self._write_queued()
+                if bye is not None:
+                    with contextlib.suppress(RecordError, FrameError):
+                        self._write_record(encode_message(MsgType.BYE, encode_bye(bye)))
+                with contextlib.suppress(TimeoutError, OSError):
+                    async with asyncio.timeout(self.limits.close_timeout):
+                        await writer.drain()
+                writer.close()
+                with contextlib.suppress(TimeoutError, OSError):
+                    async with asyncio.timeout(self.limits.close_timeout):
+                        await writer.wait_closed()
+        finally:
+            writer.transport.abort()  # a no-op once closed; else the peer is not reading
+            self._out.clear()
+            self._out_bytes = 0
+            self._state = _CLOSED
+            self._closed.set()
+
+    def _write_record(self, data: bytes) -> int:
+        frame = self._sender.seal(data)
+        self._writer.write(frame)
+        self.stats.bytes_out += len(frame)
+        self.stats.frames_out += 1
+        return len(frame)
+
+    def _write_queued(self, budget: int = 2**62) -> None:
+        written = 0
+        while self._out and written < budget:
+            data = self._out.popleft()
+            self._out_bytes -= len(data)
+            written += self._write_record(data)
+
+    async def _write_loop(self) -> None:
+        try:
+            while True:
+                while not self._out:
+                    self._out_wake.clear()
+                    await self._out_wake.wait()
+                self._write_queued(budget=256 * 1024)
+                try:
+                    async with asyncio.timeout(self.limits.write_timeout):
+                        await self._writer.drain()
+                except TimeoutError:
+                    raise self._err(
+                        LinkErrorCode.TOO_SLOW,
+                        f"not reading: our writes did not drain in {self.limits.write_timeout} s",
+                    ) from None
+        except LinkError as e:
+            self._fail(e, bye=False)
+        except RecordError as e:
+            self._fail(self._err(e.code, e.message))
+        except OSError as e:
+            self._fail(self._err(LinkErrorCode.IO_ERROR, f"write failed: {_os_text(e)}"))
+
+    async def _heartbeat(self) -> None:
+        token = 0
+        while True:
+            self._ping = (token, self._loop.time())
+            self._queue_internal(MsgType.PING, encode_ping(token))
+            token += 1
+            await asyncio.sleep(self.limits.ping_interval)
+
+    def _silence(self, decoder: FrameDecoder) -> LinkError:
+        secs = self.limits.dead_after
+        if decoder.pending:
+            return self._err(
+                LinkErrorCode.STALLED,
+                f"left a frame unfinished for {secs} s ({decoder.pending} bytes of it)",
+            )
+        return self._err(LinkErrorCode.SILENT, f"sent nothing for {secs} s")
+
+    async def _read_loop(self) -> None:
+        loop = self._loop
+        lim = self.limits
+        decoder = FrameDecoder(lim.max_frame)
+        last = loop.time()  # the last complete record, or when reading resumed after a pause
+        try:
+            while True:
+                remaining = last + lim.dead_after - loop.time()
+                if remaining <= 0:
+                    raise self._silence(decoder)
+                try:
+                    async with asyncio.timeout(remaining):
+                        chunk = await self._reader.read(lim.read_chunk)
+                except TimeoutError:
+                    raise self._silence(decoder) from None
+                if not chunk:
+                    decoder.eof()
+                    if self.role == "initiator" and not self._first.is_set():
+                        raise self._err(
+                            LinkErrorCode.REFUSED,
+                            "closed the connection after the handshake (our key refused)",
+                        )
+                    raise self._err(LinkErrorCode.EOF, "closed the connection without BYE")
+                now = loop.time()
+                self.stats.bytes_in += len(chunk)
+                if not self._byte_bucket.take(len(chunk), now):
+                    raise self._err(
+                        LinkErrorCode.RATE_LIMITED,
+                        f"sent more than {lim.bytes_per_s:.0f} bytes/s "
+                        f"(burst {lim.bytes_burst:.0f})",
+                    )
+                for body in decoder.feed(chunk):
+                    if not self._frame_bucket.take(1, now):
+                        raise self._err(
+                            LinkErrorCode.RATE_LIMITED,
+                            f"sent more than {lim.frames_per_s:.0f} frames/s "
+                            f"(burst {lim.frames_burst:.0f})",
+                        )
+                    msg = decode_message(self._receiver.open(body))
+                    self.stats.frames_in += 1
+                    last = loop.time()
+                    first = not self._first.is_set()
+                    if msg.type is not MsgType.BYE:
+                        self._accepted = True
+                    self._first.set()
+                    if msg.type is MsgType.PING:
+                        self._queue_internal(MsgType.PONG, msg.payload)
+                    elif msg.type is MsgType.PONG:
+                        self._pong(decode_ping(msg.payload), last)
+                    elif msg.type is MsgType.BYE:
+                        self._peer_bye(decode_bye(msg.payload), first)
+                        return
+                    elif await self._deliver(msg):
+                        last = loop.time()  # the app made us wait: the silence clock restarts
+        except LinkError as e:
+            self._fail(e)
+        except (FrameError, RecordError) as e:
+            self._fail(self._err(e.code, e.message))
+        except OSError as e:
+            self._fail(self._err(LinkErrorCode.IO_ERROR, f"read failed: {_os_text(e)}"))
+
+    def _pong(self, token: int, now: float) -> None:
+        if self._ping is not None and self._ping[0] == token:
+            self.stats.rtt_ms = (now - self._ping[1]) * 1000.0
+
+    def _peer_bye(self, reason: str, first: bool) -> None:
+        if self.role == "initiator" and first:
+            err = self._err(LinkErrorCode.REFUSED, f"refused the link: {reason}")
+        else:
+            err = self._err(LinkErrorCode.BYE, f"said bye: {reason}")
+        self._fail(err, bye=False)
+
+    async def _deliver(self, msg: Message) -> bool:
+        """Queue for recv(); wait while the inbox is full. True if it had to wait."""
+        lim = self.limits
+        waited = False
+        while self._in and (
+            len(self._in) >= lim.recv_queue_frames
+            or self._in_bytes + len(msg.payload) > lim.recv_queue_bytes
+        ):
+            waited = True
+            self._in_space.clear()
+            await self._in_space.wait()
+        self._in.append(msg)
+        self._in_bytes += len(msg.payload)
+        self._in_ready.set()
+        return waited
+
+
+def _os_text(e: OSError) -> str:
+    return e.strerror or type(e).__name__
+
+
+def _address(writer: asyncio.StreamWriter) -> str:
+    peer = writer.get_extra_info("peername")
+    if isinstance(peer, tuple) and len(peer) >= 2:
+        return f"{peer[0]}:{peer[1]}"
+    return str(peer)
+
+
+async def _read_handshake_frame(reader: asyncio.StreamReader) -> bytes:
+    header = await reader.readexactly(HEADER_SIZE)
+    length = int.from_bytes(header, "big")
+    if length == 0:
+        raise FrameError(FrameErrorCode.EMPTY, "a zero-length handshake frame")
+    if length > MAX_HANDSHAKE_FRAME:
+        raise FrameError(
+            FrameErrorCode.OVERSIZE,
+            f"length header {length} is over the handshake cap of {MAX_HANDSHAKE_FRAME}",
+        )
+    return await reader.readexactly(length)
+
+
+def _handshake_error(e: BaseException, address: str, limits: Limits) -> LinkError:
+    if isinstance(e, TimeoutError):
+        return LinkError(
+            LinkErrorCode.HANDSHAKE_TIMEOUT,
+            f"did not finish the handshake within {limits.handshake_timeout} s",
+            address=address,
+        )
+    if isinstance(e, asyncio.IncompleteReadError):
+        return LinkError(
+            LinkErrorCode.EOF,
+            f"closed the connection during the handshake ({len(e.partial)} bytes of a frame)",
+            address=address,
+        )
+    if isinstance(e, TransportError):
+        return LinkError(e.code, e.message, address=address)
+    if isinstance(e, OSError):
+        return LinkError(LinkErrorCode.IO_ERROR, _os_text(e), address=address)
+    raise e
+
+
+async def open_link(
+    host: str,
+    port: int,
+    identity: Signer,
+    context: bytes | None,
+    expect: bytes | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    rng: Rng = os.urandom,
+) -> Link:
+    """Connect to ``host:port`` and run the initiator's handshake in ``context`` (None: take
+    the responder's, joining by address), requiring the key ``expect`` if given. Returns once
+    the responder has accepted our key (its first record arrived); :class:`LinkError` if not.
+    """
+    loop = asyncio.get_running_loop()
+    address = f"{host}:{port}"
+    start = loop.time()
+    try:
+        async with asyncio.timeout(limits.connect_timeout):
+            reader, writer = await asyncio.open_connection(host, port)
+    except TimeoutError:
+        raise LinkError(
+            LinkErrorCode.CONNECT, f"no connection in {limits.connect_timeout} s", address=address
+        ) from None
+    except OSError as e:
+        raise LinkError(LinkErrorCode.CONNECT, _os_text(e), address=address) from None
+    deadline = loop.time() + limits.handshake_timeout
+    stats = LinkStats()
+    init = Initiator(identity, context, expect=expect, rng=rng, max_frame=limits.max_frame)
+    try:
+        async with asyncio.timeout_at(deadline):
+            msg1 = encode_frame(init.start())
+            writer.write(msg1)
+            await writer.drain()
+            msg2 = await _read_handshake_frame(reader)
+            msg3, result = init.finish(msg2)
+            writer.write(encode_frame(msg3))
+            await writer.drain()
+    except (TimeoutError, asyncio.IncompleteReadError, TransportError, OSError) as e:
+        writer.transport.abort()
+        raise _handshake_error(e, address, limits) from None
+    stats.bytes_out = len(msg1) + HEADER_SIZE + len(msg3)
+    stats.bytes_in = HEADER_SIZE + len(msg2)
+    link = Link(reader, writer, result, limits, address, stats)
+    link._start()
+    try:
+        async with asyncio.timeout_at(deadline):
+            await link._wait_first()
+    except TimeoutError:
+        link._fail(
+            link._err(
+                LinkErrorCode.HANDSHAKE_TIMEOUT,
+                f"did not accept or refuse the link within {limits.handshake_timeout} s",
+            )
+        )
+    except asyncio.CancelledError:
+        link._fail(link._err(LinkErrorCode.CLOSED, "open_link cancelled"), bye=False)
+        raise
+    if not link._accepted:
+        await link.wait_closed()
+        assert link.error is not None
+        raise link.error
+    stats.handshake_ms = (loop.time() - start) * 1000.0
+    return link
+
+
+OnLink = Callable[["Link"], Awaitable[None] | None]
+
+
+async def serve_links(
+    host: str,
+    port: int,
+    identity: Signer,
+    context: bytes | ContextResolver,
+    accept_peer: Callable[[bytes], bool],
+    on_link: OnLink,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    on_error: Callable[[LinkError], object] | None = None,
+    rng: Rng = os.urandom,
+) -> asyncio.Server:
+    """Listen on ``host:port`` (port 0: any free port) as the handshake's responder.
+
+    ``context`` is this node's context or a resolver (see ``Responder``). ``accept_peer(key)``
+    decides whether an authenticated key is welcome (a roster is an allow list; e.g.
+    ``keys.__contains__``): if not, the peer gets a BYE naming the refusal. Each accepted link
+    is passed to ``on_link`` (awaited if it returns an awaitable), which owns it from then on.
+    Each connection that fails is reported to ``on_error`` (and logged) as a
+    :class:`LinkError`; the server goes on accepting. At most ``limits.max_handshakes``
+    handshakes run at once; beyond that a connection gets a ``busy`` alert and is closed.
+    """
+    pending = 0
+
+    def report(err: LinkError) -> None:
+        log.info("refused connection: %s", err)
+        if on_error is not None:
+            try:
+                on_error(err)
+            except Exception:
+                log.exception("on_error failed")
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal pending
+        address = _address(writer)
+        if pending >= limits.max_handshakes:
+            alert = encode_alert(HandshakeErrorCode.BUSY)
+            assert alert is not None
+            writer.write(encode_frame(alert))
+            writer.close()
+            report(
+                LinkError(
+                    LinkErrorCode.BUSY,
+                    f"{pending} handshakes already in progress",
+                    address=address,
+                )
+            )
+            return
+        pending += 1
+        try:
+            link = await _respond(reader, writer, identity, context, accept_peer, limits, rng)
+        except LinkError as e:
+            report(e)
+            return
+        except Exception:
+            log.exception("handshake with %s failed unexpectedly", address)
+            writer.transport.abort()
+            return
+        finally:
+            pending -= 1
+        try:
+            got = on_link(link)
+            if inspect.isawaitable(got):
+                await got
+        except Exception:
+            log.exception("on_link failed for %r", link)
+            link.close("internal error")
+
+    return await asyncio.start_server(handle, host, port)
+
+
+async def _respond(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    identity: Signer,
+    context: bytes | ContextResolver,
+    accept_peer: Callable[[bytes], bool],
+    limits: Limits,
+    rng: Rng,
+) -> Link:
+    loop = asyncio.get_running_loop()
+    address = _address(writer)
+    start = loop.time()
+    resp = Responder(identity, context, rng=rng, max_frame=limits.max_frame)
+    stats = LinkStats()
+    try:
+        async with asyncio.timeout(limits.handshake_timeout):
+            msg1 = await _read_handshake_frame(reader)
+            stats.bytes_in += HEADER_SIZE + len(msg1)
+            try:
+                msg2 = encode_frame(resp.hello(msg1))
+            except HandshakeError as e:
+                alert = encode_alert(e.code)
+                if alert is not None:
+                    writer.write(encode_frame(alert))
+                    with contextlib.suppress(OSError):
+                        await writer.drain()
+                raise
+            writer.write(msg2)
+            stats.bytes_out += len(msg2)
+            await writer.drain()
+            msg3 = await _read_handshake_frame(reader)
+            stats.bytes_in += HEADER_SIZE + len(msg3)
+            result = resp.finish(msg3)
+    except (TimeoutError, asyncio.IncompleteReadError, TransportError, OSError) as e:
+        writer.transport.abort()
+        raise _handshake_error(e, address, limits) from None
+    stats.handshake_ms = (loop.time() - start) * 1000.0
+    link = Link(reader, writer, result, limits, address, stats)
+    try:
+        welcome = accept_peer(result.peer_sign_pk)
+    except Exception:
+        log.exception("accept_peer failed")
+        welcome = False
+    if not welcome:
+        err = link._err(
+            HandshakeErrorCode.UNEXPECTED_IDENTITY, "is not welcome here (not on the roster)"
+        )
+        link._fail(err)  # sends BYE naming the refusal, then closes
+        raise err
+    link._start()
+    return link
