@@ -29,7 +29,13 @@ from .messages import (
     ShuffleStep,
     step_order,
 )
-from .shuffle import _commitments, decrypt_show_with, rekey_scalars, release_opens
+from .shuffle import (
+    _commitments,
+    decrypt_show_with,
+    pledge_digest,
+    rekey_scalars,
+    release_opens,
+)
 
 __all__ = ["Audit", "Parent", "audit"]
 
@@ -204,6 +210,9 @@ def _check_reveal(
         return "revealed X25519 key is invalid"
     if not hmac.compare_digest(pub.public_bytes_raw(), commitment.x25519_public):
         return "revealed X25519 key does not match the committed public key"
+    pledge = pledge_digest(spec.shuffle_id, r.player, r.phase1_key, r.rekey_key, r.permutation)
+    if not hmac.compare_digest(pledge, commitment.pledge):
+        return "revealed phase-1 key, permutation or rekey key break the pledge"
     return None
 
 

@@ -249,13 +249,18 @@ class ShuffleSpec(_Message):
 @dataclass(frozen=True)
 class KeyCommitment(_Message):
     """Player ``player``'s commitments to its per-position keys, one per position, plus the
-    X25519 public key that show-to-one messages for this shuffle are encrypted to."""
+    X25519 public key that show-to-one messages for this shuffle are encrypted to, and its
+    ``pledge``: a hash binding the phase-1 key, the permutation and the rekey key (see
+    :func:`p2puno.crypto.shuffle.pledge_digest`). Sent before any shuffle step, so every secret
+    a player will use is fixed before it sees its input: no seat can choose its permutation
+    after looking at the deck it is handed."""
 
     TYPE: ClassVar[str] = "key-commitment"
     shuffle_id: bytes
     player: int
     x25519_public: bytes
     commitments: tuple[bytes, ...]
+    pledge: bytes
 
     def __post_init__(self) -> None:
         _check_id(self.shuffle_id)
@@ -266,6 +271,8 @@ class KeyCommitment(_Message):
             raise CryptoFormatError("commitments: wrong number of entries")
         if not all(isinstance(c, bytes) and len(c) == 32 for c in self.commitments):
             raise CryptoFormatError("commitments: entries must be 32 bytes")
+        if not isinstance(self.pledge, bytes) or len(self.pledge) != 32:
+            raise CryptoFormatError("pledge must be 32 bytes")
 
     def to_obj(self) -> dict[str, Any]:
         return {
@@ -274,11 +281,14 @@ class KeyCommitment(_Message):
             "player": self.player,
             "x25519_public": self.x25519_public.hex(),
             "commitments": [c.hex() for c in self.commitments],
+            "pledge": self.pledge.hex(),
         }
 
     @classmethod
     def _from_obj(cls, obj: object) -> KeyCommitment:
-        d = want_dict(obj, {"shuffle_id", "player", "x25519_public", "commitments"}, cls.TYPE)
+        d = want_dict(
+            obj, {"shuffle_id", "player", "x25519_public", "commitments", "pledge"}, cls.TYPE
+        )
         # every field checked here exactly as __post_init__ would: skip checking twice
         return unchecked(
             cls,
@@ -286,6 +296,7 @@ class KeyCommitment(_Message):
             player=get_int(d, "player", 0, MAX_PLAYERS - 1),
             x25519_public=get_hex(d, "x25519_public", 32),
             commitments=_hexes(get_list(d, "commitments", 1, MAX_CARDS), 32, "commitment"),
+            pledge=get_hex(d, "pledge", 32),
         )
 
 

@@ -54,9 +54,10 @@ from .messages import (
 )
 from .rng import Rng, SystemRng
 
-__all__ = ["ShuffleSecrets", "ShuffleView", "commitment_digest"]
+__all__ = ["ShuffleSecrets", "ShuffleView", "commitment_digest", "pledge_digest"]
 
 _COMMIT_DOMAIN = b"p2puno/v1/key-commitment\0"
+_PLEDGE_DOMAIN = b"p2puno/v1/shuffle-pledge\0"
 _SHOW_DOMAIN = b"p2puno/v1/show\0"
 _WIDE = 48  # bytes drawn per per-position key (384 bits for a 256-bit order)
 _NONCE = bytes(12)  # every show uses a fresh ephemeral key, hence a fresh AEAD key
@@ -71,6 +72,24 @@ def commitment_digest(shuffle_id: bytes, owner: int, position: int, key: int, sa
         + position.to_bytes(2, "big")
         + salt
         + key.to_bytes(KEY_LEN, "big")
+    ).digest()
+
+
+def pledge_digest(
+    shuffle_id: bytes, owner: int, phase1_key: int, rekey_key: int | None, perm: Sequence[int]
+) -> bytes:
+    """SHA-256 commitment to the rest of a player's shuffle secrets: the phase-1 key, the
+    rekey key (zeros when there is none) and the permutation. Published in the
+    :class:`KeyCommitment` before any step, so a player's whole shuffle is fixed before it sees
+    its input. Hiding: the phase-1 key is a uniform secret 256-bit scalar (the last seat, which
+    never uses it, still draws one). Binding: SHA-256."""
+    return hashlib.sha256(
+        _PLEDGE_DOMAIN
+        + shuffle_id
+        + bytes([owner])
+        + phase1_key.to_bytes(KEY_LEN, "big")
+        + (rekey_key or 0).to_bytes(KEY_LEN, "big")
+        + b"".join(i.to_bytes(2, "big") for i in perm)
     ).digest()
 
 
@@ -230,6 +249,7 @@ class ShuffleSecrets:
             self._player,
             x_pub,
             _commitments(spec.shuffle_id, self._player, self._keys, self._salts),
+            pledge_digest(spec.shuffle_id, self._player, self._k1, self._u, self._perm),
         )
 
     @classmethod
@@ -462,7 +482,9 @@ class ShuffleView:
         self._show_set: set[ShowMessage] = set()
         self._shown: dict[tuple[int, int], KeyRelease] = {}
         self._faces: dict[int, int] = {}
-        self._where: dict[int, int] = {}
+        self._where: dict[int, int] = {}  # card -> position, for every position opened here
+        # card -> position for the positions revealed to all: what every node knows alike
+        self._where_public: dict[int, int] = {}
         # position -> (key product k, card point x, final entry f) with x(k^-1 * f) == x checked
         self._openings: dict[int, tuple[int, bytes, bytes]] = {}
 
@@ -551,6 +573,11 @@ class ShuffleView:
         Whether each entry is a curve point is checked by the next shuffler as it works (and for
         the final deck when a position is opened); ``check_points=True`` checks it here too.
         """
+        self.check_step(step, check_points=check_points)
+        self._steps.append(step)
+
+    def check_step(self, step: ShuffleStep, *, check_points: bool = False) -> None:
+        """The checks of :meth:`add_step`, without adding the step (raise, or return None)."""
         spec = self._spec
         if step.shuffle_id != spec.shuffle_id:
             self._malformed(step.player, f"step of player {step.player} is for another shuffle")
@@ -572,10 +599,15 @@ class ShuffleView:
                         f"entry {i} of player {step.player}'s step is not a curve point",
                         Fault.MALFORMED_STEP,
                     )
-        self._steps.append(step)
 
     def add_release(self, release: KeyRelease) -> None:
         """Accept a published key after checking it against its owner's commitment."""
+        self.check_release(release)
+        self._releases[(release.position, release.owner)] = release
+        self._released_by.setdefault(release.position, set()).add(release.owner)
+
+    def check_release(self, release: KeyRelease) -> None:
+        """The checks of :meth:`add_release`, without keeping the key."""
         if len(self._steps) != len(self._order):
             raise CryptoStateError("keys are released only after the shuffle")
         spec = self._spec
@@ -590,8 +622,6 @@ class ShuffleView:
                 "does not open its commitment"
             )
             raise VerificationError(detail, Verdict(release.owner, Fault.KEY_COMMITMENT, detail))
-        self._releases[(release.position, release.owner)] = release
-        self._released_by.setdefault(release.position, set()).add(release.owner)
 
     def add_show(self, show: ShowMessage) -> None:
         """Record a show-to-one message (every node logs it; only the recipient can open it)."""
@@ -638,13 +668,17 @@ class ShuffleView:
         card = self._table.get(x)
         if card is None:
             raise VerificationError(f"position {position} decrypts to no card")
-        other = self._where.get(card)
+        # A public opening is judged on public openings only, so that every node reaches the
+        # same verdict; a clash with a card only this node has seen is the caller's to raise
+        # as its own dispute (see :meth:`where`). A private opening is judged on everything.
+        public = me is None
+        other = (self._where_public if public else self._where).get(card)
         if other is not None and other != position:
             raise VerificationError(f"position {position} repeats the card at position {other}")
         node = self  # a hidden reshuffle holds no card still seen in its parent's other places
         while node._parent is not None and card not in node._spec.cards:
             ancestor = node._parent
-            seen = ancestor._where.get(card)
+            seen = (ancestor._where_public if public else ancestor._where).get(card)
             if seen is not None and seen not in ancestor._consumed:
                 raise VerificationError(
                     f"position {position} repeats a card seen in shuffle "
@@ -652,9 +686,29 @@ class ShuffleView:
                 )
             node = ancestor
         self._faces[position] = card
-        self._where[card] = position
+        self._where.setdefault(card, position)  # a private sighting elsewhere stays (clash)
+        if public:
+            self._where_public[card] = position
         self._openings[position] = (product, x, entry)
         return card
+
+    def clash(self, card: int, position: int) -> str | None:
+        """Whether this node has opened ``card`` somewhere other than ``position`` (here, or
+        still live in the parent of a hidden reshuffle), e.g. in its own hand.
+
+        A public reveal (:meth:`reveal`) is judged only on what every node knows; call this
+        after one to learn whether it contradicts what only this node knows: a private fault,
+        to be raised as this node's dispute, never as a verdict of its own."""
+        node = self
+        while True:
+            other = node._where.get(card)
+            here = node is self
+            if other is not None and (other != position if here else other not in node._consumed):
+                where = "" if here else f" of shuffle {node.spec.shuffle_id.hex()[:16]}"
+                return f"card {card} at position {position} was opened at {other}{where}"
+            if node._parent is None or card in node._spec.cards:
+                return None
+            node = node._parent
 
     def open(self, position: int, me: ShuffleSecrets) -> int:
         """Privately open a position dealt to ``me``: every other key must have been released.

@@ -634,7 +634,7 @@ def live_vectors() -> list[Vector]:
             "reveal-lie-permutation",
             "permutation",
             "two entries of its permutation",
-            "audit: bad-shuffle",
+            "audit: bad-reveal: revealed phase-1 key, permutation or rekey key break the pledge",
         ),
     ):
 

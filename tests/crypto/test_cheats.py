@@ -10,6 +10,7 @@ from p2puno.crypto import (
     DeterministicRng,
     Fault,
     KeyRelease,
+    ShuffleSecrets,
     ShuffleStep,
     Verdict,
     VerificationError,
@@ -234,9 +235,43 @@ def test_lying_in_the_end_of_round_reveal(lie: str) -> None:
     reveals[CHEAT] = r
     result = audit(table.views[0].record(), reveals)
     assert result.faults and {v.player for v in result.faults} == {CHEAT}
-    expected = Fault.BAD_SHUFFLE if lie in ("phase1", "permutation") else Fault.BAD_REVEAL
-    assert result.verdict is not None and result.verdict.fault == expected
-    assert result.faces is None or lie in ("key", "salt", "x25519")
+    # every secret is committed before the first step (the phase-1 key, the permutation and
+    # the rekey key by the pledge), so any lie in the reveal breaks a commitment
+    assert result.verdict is not None and result.verdict.fault == Fault.BAD_REVEAL
+    assert result.faces is None
+
+
+@pytest.mark.parametrize("shows", ["pledged", "used"])
+@pytest.mark.parametrize("last", [False, True])
+def test_a_shuffler_cannot_pick_its_permutation_after_seeing_its_input(
+    shows: str, last: bool
+) -> None:
+    """The steering attack: a seat looks at the deck it is handed and chooses how to permute
+    it (e.g. to put marked cards where a colluder is dealt). Its permutation was pledged in
+    its commitment before any step, so the step it really made cannot be revealed without
+    breaking the pledge (BAD_REVEAL), and the pledged secrets do not produce it (BAD_SHUFFLE):
+    the audit names it either way."""
+    table = _table(b"steer-" + shows.encode() + bytes([last]))
+    cheat = table.n - 1 if last else CHEAT
+    table.commit()
+    pledged = table.secrets[cheat].reveal()
+    chosen = dataclasses.replace(pledged, permutation=tuple(reversed(pledged.permutation)))
+    used = ShuffleSecrets.from_reveal(table.spec, chosen, DeterministicRng(b"steer"))
+
+    def steer(step: ShuffleStep, deck_in: tuple[bytes, ...]) -> ShuffleStep:
+        permuting = step.phase == 1 or (step.phase == 2 and step.player == table.n - 1)
+        if step.player != cheat or not permuting:
+            return step
+        return used.step(table.views[0])  # chosen after seeing deck_in
+
+    table.shuffle(steer)
+    reveals = table.reveals()
+    if shows == "used":
+        reveals[cheat] = chosen
+    result = audit(table.views[0].record(), reveals)
+    expected = Fault.BAD_REVEAL if shows == "used" else Fault.BAD_SHUFFLE
+    assert result.verdict is not None
+    assert (result.verdict.player, result.verdict.fault) == (cheat, expected)
 
 
 def test_missing_reveal_and_false_accusation() -> None:

@@ -456,7 +456,7 @@ def test_false_permutation_in_the_reveal_is_named_by_the_audit() -> None:
 
     errors = route(table, hook)
     assert lies and not any(errors.values())
-    blamed([table.sessions[0]], 1, "bad-shuffle")
+    blamed([table.sessions[0]], 1, "bad-reveal", "pledge")
 
 
 # ---------------------------------------------------------------------- not a cheat
