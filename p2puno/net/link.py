@@ -276,6 +276,11 @@ class Link:
         """Why the link closed (``closed`` / ``bye`` for clean closes), None while open."""
         return self._error
 
+    @property
+    def queued_bytes(self) -> int:
+        """Bytes of messages waiting in the send queue (to pace a large transfer by)."""
+        return self._out_bytes
+
     def send(self, mtype: MsgType | int, payload: bytes) -> None:
         """Queue one message. :class:`FrameError` for a malformed payload (the link stays
         open); :class:`LinkError` if the link is closed or this message overflows the queue."""

@@ -1,0 +1,491 @@
+"""Links over real sockets on 127.0.0.1: honest traffic, and attackers that must be dropped,
+named, and leave the server accepting.
+
+Every socket binds and connects to 127.0.0.1 only; every loop is bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from p2puno.log import Identity
+from p2puno.net.frames import (
+    MsgType,
+    decode_fetch,
+    decode_sync,
+    encode_fetch,
+    encode_frame,
+    encode_message,
+    encode_ping,
+    encode_sync,
+)
+from p2puno.net.handshake import HandshakeResult, Initiator
+from p2puno.net.link import Limits, Link, LinkError, open_link, serve_links
+
+HOST = "127.0.0.1"
+ALICE = Identity.from_test_seed(b"link test alice")
+BOB = Identity.from_test_seed(b"link test bob")  # the server
+CAROL = Identity.from_test_seed(b"link test carol")
+MALLORY = Identity.from_test_seed(b"link test mallory")  # not on the roster
+GAME = hashlib.sha256(b"link test game").digest()
+OTHER = hashlib.sha256(b"link test other game").digest()
+ROSTER = {ALICE.sign_pk, BOB.sign_pk, CAROL.sign_pk}
+
+FAST = Limits(
+    connect_timeout=1.0,
+    handshake_timeout=1.0,
+    ping_interval=0.15,
+    dead_after=0.6,
+    write_timeout=0.5,
+    close_timeout=0.3,
+    send_queue_bytes=1024 * 1024,
+    recv_queue_bytes=1024 * 1024,
+    frames_per_s=100.0,
+    frames_burst=200.0,
+    max_handshakes=4,
+)
+WAIT = 5.0  # the longest any single step of a test may take
+
+
+@dataclass
+class Server:
+    server: asyncio.Server
+    port: int
+    links: asyncio.Queue[Link] = field(default_factory=asyncio.Queue)
+    errors: asyncio.Queue[LinkError] = field(default_factory=asyncio.Queue)
+    owned: list[Link] = field(default_factory=list)
+
+    async def next_link(self) -> Link:
+        async with asyncio.timeout(WAIT):
+            return await self.links.get()
+
+    async def next_error(self) -> LinkError:
+        async with asyncio.timeout(WAIT):
+            return await self.errors.get()
+
+    async def still_accepts(self) -> None:
+        """A fresh honest link works end to end after whatever came before."""
+        link = await open_link(HOST, self.port, CAROL, GAME, BOB.sign_pk, FAST)
+        theirs = await self.next_link()
+        assert theirs.peer == CAROL.sign_pk
+        link.send(MsgType.SYNC, encode_sync(42))
+        async with asyncio.timeout(WAIT):
+            got = await theirs.recv()
+        assert got == (MsgType.SYNC, encode_sync(42))
+        await link.aclose("done")
+        await theirs.wait_closed()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    holder: list[Server] = []
+
+    def on_link(link: Link) -> None:
+        holder[0].owned.append(link)
+        holder[0].links.put_nowait(link)
+
+    def on_error(err: LinkError) -> None:
+        holder[0].errors.put_nowait(err)
+
+    srv = await serve_links(
+        HOST, 0, BOB, GAME, ROSTER.__contains__, on_link, FAST, on_error=on_error
+    )
+    port = srv.sockets[0].getsockname()[1]
+    holder.append(Server(srv, port))
+    try:
+        yield holder[0]
+    finally:
+        srv.close()
+        await srv.wait_closed()
+        for link in holder[0].owned:
+            link.close("test over")
+        async with asyncio.timeout(WAIT):
+            for link in holder[0].owned:
+                await link.wait_closed()
+
+
+async def raw(
+    port: int, *, rcvbuf: int | None = None
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    if rcvbuf is None:
+        return await asyncio.open_connection(HOST, port)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, (HOST, port))
+    return await asyncio.open_connection(sock=sock)
+
+
+async def read_frame(reader: asyncio.StreamReader) -> bytes:
+    async with asyncio.timeout(WAIT):
+        header = await reader.readexactly(4)
+        return await reader.readexactly(int.from_bytes(header, "big"))
+
+
+async def insider(
+    port: int, identity: Identity = ALICE, *, rcvbuf: int | None = None
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, HandshakeResult, list[bytes]]:
+    """A peer on the roster that speaks the handshake itself, then may misbehave.
+    Returns the connection, the result, and the bytes it wrote (for replays)."""
+    reader, writer = await raw(port, rcvbuf=rcvbuf)
+    init = Initiator(identity, GAME)
+    sent = [encode_frame(init.start())]
+    writer.write(sent[0])
+    msg3, result = init.finish(await read_frame(reader))
+    sent.append(encode_frame(msg3))
+    writer.write(sent[1])
+    await writer.drain()
+    return reader, writer, result, sent
+
+
+def record(result: HandshakeResult, mtype: MsgType, payload: bytes) -> bytes:
+    return result.sender.seal(encode_message(mtype, payload))
+
+
+# ---------------------------------------------------------------- honest links
+
+
+async def test_links_exchange_frames_both_ways(server: Server) -> None:
+    alice = await open_link(HOST, server.port, ALICE, GAME, BOB.sign_pk, FAST)
+    carol = await open_link(HOST, server.port, CAROL, GAME, None, FAST)
+    first, second = await server.next_link(), await server.next_link()
+    by_peer = {first.peer: first, second.peer: second}
+    assert set(by_peer) == {ALICE.sign_pk, CAROL.sign_pk}
+    assert alice.peer == carol.peer == BOB.sign_pk
+    assert alice.context == GAME and by_peer[ALICE.sign_pk].context == GAME
+    assert alice.channel_binding == by_peer[ALICE.sign_pk].channel_binding
+    hashes = [hashlib.sha256(bytes([i])).digest() for i in range(3)]
+    plan = [
+        (MsgType.ENTRY, b'{"entry":1}'),
+        (MsgType.FETCH, encode_fetch(hashes)),
+        (MsgType.SYNC, encode_sync(9)),
+        (MsgType.LOBBY, b'{"seat":2}'),
+        (MsgType.ENTRY, bytes(200 * 1024)),
+    ]
+    for mine, theirs in ((alice, by_peer[ALICE.sign_pk]), (carol, by_peer[CAROL.sign_pk])):
+        for mtype, payload in plan:
+            mine.send(mtype, payload)
+            theirs.send(mtype, payload[::-1] if mtype is not MsgType.FETCH else payload)
+        async with asyncio.timeout(WAIT):
+            got_there = [await theirs.recv() for _ in plan]
+            got_here = [await mine.recv() for _ in plan]
+        assert got_there == plan
+        assert [m.type for m in got_here] == [t for t, _ in plan]
+        assert decode_fetch(got_here[1].payload) == tuple(hashes)
+        assert decode_sync(got_here[2].payload[::-1]) == 9
+    await asyncio.sleep(0.4)  # a few heartbeats: links stay up, round trips measured
+    for link in (alice, carol, first, second):
+        assert not link.closed
+        assert link.stats.rtt_ms is not None and link.stats.frames_in >= 5
+        assert link.stats.bytes_in > 200 * 1024 and link.stats.handshake_ms > 0
+    # a clean close: the other side's iteration ends without an error
+    alice.close("leaving the table")
+    theirs = by_peer[ALICE.sign_pk]
+    async with asyncio.timeout(WAIT):
+        async for _ in theirs:
+            raise AssertionError("nothing more was sent")
+        await alice.wait_closed()
+    assert theirs.error is not None and theirs.error.code == "bye"
+    assert "leaving the table" in str(theirs.error)
+    assert alice.error is not None and alice.error.code == "closed"
+    with pytest.raises(LinkError, match="closed"):
+        alice.send(MsgType.SYNC, encode_sync(1))
+    await carol.aclose()
+    await server.still_accepts()
+
+
+async def test_join_by_address_and_refusals(server: Server) -> None:
+    link = await open_link(HOST, server.port, ALICE, None, None, FAST)
+    assert link.context == GAME and link.peer == BOB.sign_pk
+    await server.next_link()
+    await link.aclose()
+    # a stranger: authenticated, then refused by the allow list, and told so
+    with pytest.raises(LinkError) as e:
+        await open_link(HOST, server.port, MALLORY, GAME, None, FAST)
+    assert e.value.code == "refused" and "not welcome" in str(e.value)
+    err = await server.next_error()
+    assert err.code == "unexpected_identity" and err.peer == MALLORY.sign_pk
+    assert MALLORY.sign_pk.hex()[:16] in str(err)
+    # the initiator requires another key than the server's
+    with pytest.raises(LinkError) as e:
+        await open_link(HOST, server.port, ALICE, GAME, CAROL.sign_pk, FAST)
+    assert e.value.code == "unexpected_identity"
+    err = await server.next_error()
+    assert err.code == "eof" and err.peer is None and err.address.startswith(HOST)
+    # nobody listening
+    probe = socket.socket()
+    probe.bind((HOST, 0))
+    free = probe.getsockname()[1]
+    probe.close()
+    with pytest.raises(LinkError, match="connect"):
+        await open_link(HOST, free, ALICE, GAME, None, FAST)
+    await server.still_accepts()
+
+
+async def test_handshake_for_another_context(server: Server) -> None:
+    with pytest.raises(LinkError) as e:
+        await open_link(HOST, server.port, ALICE, OTHER, None, FAST)
+    assert e.value.code == "other_context"
+    err = await server.next_error()
+    assert err.code == "other_context" and err.address.startswith(f"{HOST}:")
+    await server.still_accepts()
+
+
+# ---------------------------------------------------------------- attackers before the handshake
+
+
+async def test_garbage(server: Server) -> None:
+    rnd = random.Random(7)
+    codes = set()
+    for n in range(5):
+        reader, writer = await raw(server.port)
+        junk = rnd.randbytes(rnd.randrange(1, 300))
+        if n == 0:
+            junk = b"\x00\x00\x00\x10" + junk.ljust(16, b"x")  # a frame of plausible size
+        writer.write(junk)
+        await writer.drain()
+        err = await server.next_error()
+        codes.add(err.code)
+        assert err.peer is None and err.address.startswith(HOST)
+        async with asyncio.timeout(WAIT):
+            assert await reader.read() in (b"", encode_frame(b"P2PU\x01\xff\x04"))  # dropped
+        writer.close()
+    assert codes <= {"malformed", "oversize", "empty", "bad_version", "handshake_timeout"}
+    assert "malformed" in codes
+    await server.still_accepts()
+
+
+async def test_oversize_length_header(server: Server) -> None:
+    reader, writer = await raw(server.port)
+    writer.write(b"\xff\xff\xff\xff")
+    err = await server.next_error()
+    assert err.code == "oversize" and err.peer is None
+    async with asyncio.timeout(WAIT):
+        assert await reader.read() == b""
+    writer.close()
+    # and after the handshake, from a peer on the roster: named by key
+    _reader, writer, _, _ = await insider(server.port)
+    link = await server.next_link()
+    writer.write((FAST.max_frame + 1).to_bytes(4, "big"))
+    await writer.drain()
+    async with asyncio.timeout(WAIT):
+        await link.wait_closed()
+    assert link.error is not None and link.error.code == "oversize"
+    assert link.error.peer == ALICE.sign_pk
+    writer.close()
+    await server.still_accepts()
+
+
+async def test_truncated_frame_then_silence(server: Server) -> None:
+    _reader, writer = await raw(server.port)
+    writer.write(b"\x00\x00\x00\x67P2PU\x01\x01")  # half a msg1, then nothing
+    err = await server.next_error()
+    assert err.code == "handshake_timeout" and err.peer is None
+    writer.close()
+    _reader, writer, result, _ = await insider(server.port)
+    link = await server.next_link()
+    writer.write(record(result, MsgType.PING, encode_ping(1))[:-5])  # a record cut short
+    await writer.drain()
+    async with asyncio.timeout(WAIT):
+        await link.wait_closed()
+    assert link.error is not None and link.error.code == "stalled"
+    assert link.error.peer == ALICE.sign_pk
+    writer.close()
+    await server.still_accepts()
+
+
+async def test_silent_peer_is_dropped(server: Server) -> None:
+    _reader, writer, _, _ = await insider(server.port)
+    link = await server.next_link()
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    async with asyncio.timeout(WAIT):
+        await link.wait_closed()
+    assert link.error is not None and link.error.code == "silent"
+    assert FAST.dead_after - 0.05 <= loop.time() - start < FAST.dead_after + 1.0
+    writer.close()
+    await server.still_accepts()
+
+
+async def test_slowloris_during_the_handshake(server: Server) -> None:
+    init = Initiator(ALICE, GAME)
+    msg1 = encode_frame(init.start())
+    _reader, writer = await raw(server.port)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+
+    async def drip() -> None:
+        for i in range(len(msg1)):  # bounded: 107 bytes, one per 0.25 s at most
+            writer.write(msg1[i : i + 1])
+            await writer.drain()
+            await asyncio.sleep(0.25)
+
+    dripping = asyncio.create_task(drip())
+    err = await server.next_error()
+    elapsed = loop.time() - start
+    dripping.cancel()
+    assert err.code == "handshake_timeout" and err.peer is None
+    assert FAST.handshake_timeout - 0.05 <= elapsed < FAST.handshake_timeout + 1.0
+    writer.close()
+    await server.still_accepts()
+
+
+async def test_too_many_handshakes_at_once(server: Server) -> None:
+    held = [await raw(server.port) for _ in range(FAST.max_handshakes)]
+    for _, w in held:
+        w.write(b"\x00")  # started, never finished
+    await asyncio.sleep(0.1)
+    with pytest.raises(LinkError) as e:
+        await open_link(HOST, server.port, ALICE, GAME, None, FAST)
+    assert e.value.code == "busy"
+    assert (await server.next_error()).code == "busy"
+    for _ in held:
+        assert (await server.next_error()).code == "handshake_timeout"
+    for _, w in held:
+        w.close()
+    await server.still_accepts()
+
+
+async def test_replayed_handshake_transcript(server: Server) -> None:
+    # an honest connection, recorded byte for byte by someone on the path
+    reader, writer, result, sent = await insider(server.port)
+    sent.append(record(result, MsgType.SYNC, encode_sync(3)))
+    writer.write(sent[-1])
+    honest = await server.next_link()
+    async with asyncio.timeout(WAIT):
+        assert await honest.recv() == (MsgType.SYNC, encode_sync(3))
+    writer.close()
+    # replayed on a new connection: the server answers with fresh keys, the old msg3 fails
+    reader, writer = await raw(server.port)
+    writer.write(sent[0])
+    await read_frame(reader)
+    writer.write(sent[1] + sent[2])
+    err = await server.next_error()
+    assert err.code == "auth_failed" and err.peer is None
+    writer.close()
+    await server.still_accepts()
+
+
+# ---------------------------------------------------------------- attackers after the handshake
+
+
+async def test_tampered_record_is_fatal(server: Server) -> None:
+    reader, writer, result, _ = await insider(server.port)
+    link = await server.next_link()
+    good = record(result, MsgType.SYNC, encode_sync(1))
+    bad = bytearray(record(result, MsgType.SYNC, encode_sync(2)))
+    bad[-1] ^= 1
+    writer.write(good + bytes(bad))
+    async with asyncio.timeout(WAIT):
+        assert await link.recv() == (MsgType.SYNC, encode_sync(1))
+        with pytest.raises(LinkError) as e:
+            await link.recv()
+    assert e.value.code == "auth_failed" and e.value.peer == ALICE.sign_pk
+    # the peer is told why, in a BYE it can decrypt
+    async with asyncio.timeout(WAIT):
+        while True:
+            msg = result.receiver.open(await read_frame(reader))
+            if msg[0] == MsgType.BYE:
+                assert b"auth_failed" in msg
+                break
+    writer.close()
+    await server.still_accepts()
+
+
+async def test_flood_over_the_rate_limit(server: Server) -> None:
+    _reader, writer, result, _ = await insider(server.port)
+    link = await server.next_link()
+    burst = b"".join(record(result, MsgType.PING, encode_ping(i)) for i in range(1000))
+    writer.write(burst)  # 1000 frames at once; the bucket holds 200
+    with pytest.raises(LinkError) as e:
+        async with asyncio.timeout(WAIT):
+            await link.recv()
+    assert e.value.code == "rate_limited" and "frames/s" in str(e.value)
+    assert e.value.peer == ALICE.sign_pk
+    writer.close()
+    await server.still_accepts()
+
+
+async def test_byte_flood_over_the_rate_limit() -> None:
+    limits = Limits(bytes_per_s=256 * 1024, bytes_burst=512 * 1024, handshake_timeout=1.0)
+    got: asyncio.Queue[Link] = asyncio.Queue()
+    srv = await serve_links(HOST, 0, BOB, GAME, ROSTER.__contains__, got.put_nowait, limits)
+    port = srv.sockets[0].getsockname()[1]
+    try:
+        _reader, writer, result, _ = await insider(port)
+        link = await got.get()
+        for _ in range(4):  # 1 MB at once: over the 512 KiB burst
+            writer.write(record(result, MsgType.ENTRY, bytes(250 * 1024)))
+        async with asyncio.timeout(WAIT):
+            await link.wait_closed()
+        assert link.error is not None and link.error.code == "rate_limited"
+        assert "bytes/s" in str(link.error)
+        writer.close()
+    finally:
+        srv.close()
+        await srv.wait_closed()
+
+
+async def test_half_open_peer_that_stops_reading(server: Server) -> None:
+    _reader, writer, result, _ = await insider(server.port, rcvbuf=4096)
+    link = await server.next_link()
+
+    async def keep_alive() -> None:  # it still sends PINGs, so it is not silent; never reads
+        for i in range(100):
+            writer.write(record(result, MsgType.PING, encode_ping(i)))
+            await asyncio.sleep(0.1)
+
+    alive = asyncio.create_task(keep_alive())
+    payload = bytes(200 * 1024)
+    sent = 0
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    with pytest.raises(LinkError) as e:
+        for _ in range(2000):  # bounded; the link must give up long before
+            link.send(MsgType.ENTRY, payload)
+            sent += 1
+            await asyncio.sleep(0.002)
+    alive.cancel()
+    assert e.value.code == "too_slow" and e.value.peer == ALICE.sign_pk
+    assert loop.time() - start < WAIT
+    # memory stays bounded: what was accepted is the queue cap plus the socket buffers
+    assert sent * len(payload) < 64 * 1024 * 1024
+    async with asyncio.timeout(WAIT):
+        await link.wait_closed()
+    writer.close()
+    await server.still_accepts()
+
+
+async def test_drain_timeout_closes_a_slow_reader(server: Server) -> None:
+    # the app paces itself so the queue never overflows: the drain timeout must fire
+    _reader, writer, result, _ = await insider(server.port, rcvbuf=4096)
+    link = await server.next_link()
+
+    async def keep_alive() -> None:
+        for i in range(100):
+            writer.write(record(result, MsgType.PING, encode_ping(i)))
+            await asyncio.sleep(0.1)
+
+    alive = asyncio.create_task(keep_alive())
+    try:
+        async with asyncio.timeout(WAIT):
+            for _ in range(1000):  # bounded; the drain timeout ends it first
+                if link.closed:
+                    break
+                if link.queued_bytes < FAST.send_queue_bytes // 2:
+                    link.send(MsgType.ENTRY, bytes(100 * 1024))
+                await asyncio.sleep(0.01)
+            await link.wait_closed()
+    finally:
+        alive.cancel()
+    assert link.error is not None and link.error.code == "too_slow"
+    assert "did not drain" in str(link.error) and link.error.peer == ALICE.sign_pk
+    writer.close()
+    await server.still_accepts()
