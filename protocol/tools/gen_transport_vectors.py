@@ -89,10 +89,22 @@ def expand(prk: bytes, info: bytes) -> bytes:
     return HKDFExpand(algorithm=hashes.SHA256(), length=32, info=info).derive(prk)
 
 
+Sign = Callable[[bytes], bytes]
+
+
 def spec_handshake(
-    ini: Identity, res: Identity, asked: bytes | None, ctx: bytes, rng_i: bytes, rng_r: bytes
+    ini: Identity,
+    res: Identity,
+    asked: bytes | None,
+    ctx: bytes,
+    rng_i: bytes,
+    rng_r: bytes,
+    *,
+    sign_r: Sign | None = None,
+    sign_i: Sign | None = None,
 ) -> dict[str, bytes]:
-    """The handshake computed straight from protocol/transport.md section 4."""
+    """The handshake computed straight from protocol/transport.md section 4 (``sign_r`` /
+    ``sign_i`` replace a side's signing, to forge a message that decrypts but lies)."""
     v: dict[str, bytes] = {}
     e_i = X25519PrivateKey.from_private_bytes(rng_i[:32])
     e_r = X25519PrivateKey.from_private_bytes(rng_r[:32])
@@ -110,14 +122,14 @@ def spec_handshake(
     v["k_hs_r"] = expand(v["prk"], L + b"key/hs-responder")
     v["k_hs_i"] = expand(v["prk"], L + b"key/hs-initiator")
     v["responder_signed"] = L + b"sig/responder\x00" + v["h2"] + ctx + res.sign_pk
-    v["sig_r"] = res.sign(v["responder_signed"])
+    v["sig_r"] = (sign_r or res.sign)(v["responder_signed"])
     c2 = ChaCha20Poly1305(v["k_hs_r"]).encrypt(bytes(12), ctx + res.sign_pk + v["sig_r"], v["h2"])
     v["msg2"] = clear2 + c2
     v["h3"] = sha(L + b"h3\x00", v["h2"], c2)
     v["initiator_signed"] = (
         L + b"sig/initiator\x00" + v["h2"] + ctx + res.sign_pk + v["sig_r"] + ini.sign_pk
     )
-    v["sig_i"] = ini.sign(v["initiator_signed"])
+    v["sig_i"] = (sign_i or ini.sign)(v["initiator_signed"])
     c3 = ChaCha20Poly1305(v["k_hs_i"]).encrypt(bytes(12), ini.sign_pk + v["sig_i"], v["h3"])
     v["msg3"] = b"P2PU\x01\x03" + c3
     v["h4"] = sha(L + b"h4\x00", v["h3"], c3)
@@ -267,12 +279,6 @@ def handshake_cases(vec: dict[str, Any]) -> list[dict[str, Any]]:
             "error": "other_context",
         },
         {
-            "name": "msg1 with an all-zero ephemeral",
-            "step": "responder.hello",
-            "input": m1[:78] + "00" * 32 + m1[142:],
-            "error": "weak_key",
-        },
-        {
             "name": "msg3 where msg1 is due",
             "step": "responder.hello",
             "input": m3,
@@ -340,10 +346,95 @@ def handshake_cases(vec: dict[str, Any]) -> list[dict[str, Any]]:
             "error": "out_of_order",
         },
     ]
+    cases += forged_cases(vec)
     for case in cases:
         got = run_case(vec, case)
         if got != case["error"]:
             raise AssertionError(f"{case['name']}: got {got}, want {case['error']}")
+    return cases
+
+
+# X25519 public values whose shared secret is all zero with any private key
+LOW_ORDER = [
+    "00" * 32,
+    "01" + "00" * 31,
+    "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+    "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+    "ec" + "ff" * 30 + "7f",
+]
+
+
+def forged_cases(vec: dict[str, Any]) -> list[dict[str, Any]]:
+    """Messages that decrypt under the right keys but carry a lying signature, and low-order
+    ephemerals: what an active attacker on the path, or a dishonest peer, can send."""
+    ini = Identity.from_test_seed(SEEDS["initiator"])
+    res = Identity.from_test_seed(SEEDS["responder"])
+    stranger = Identity.from_test_seed(b"p2puno transport vector stranger")
+    asked = bytes.fromhex(vec["initiator_context"]) if vec["initiator_context"] else None
+    rng_i, rng_r = bytes.fromhex(vec["initiator_rng"]), bytes.fromhex(vec["responder_rng"])
+
+    def forged(which: str, sign: Sign) -> str:
+        kw: dict[str, Sign] = {"sign_r": sign} if which == "msg2" else {"sign_i": sign}
+        return spec_handshake(ini, res, asked, CONTEXT, rng_i, rng_r, **kw)[which].hex()
+
+    def other_game(signer: Identity) -> Sign:
+        return lambda m: signer.sign(m.replace(CONTEXT, OTHER_CONTEXT))
+
+    def other_role(signer: Identity, mine: bytes, theirs: bytes) -> Sign:
+        return lambda m: signer.sign(m.replace(mine, theirs))
+
+    r_label, i_label = L + b"sig/responder\x00", L + b"sig/initiator\x00"
+    m1, m2 = vec["msg1"], vec["msg2"]
+    bad = "bad_signature"
+    cases: list[dict[str, Any]] = [
+        {
+            "name": "msg2 signed over another game's transcript",
+            "step": "initiator.finish",
+            "input": forged("msg2", other_game(res)),
+            "error": bad,
+        },
+        {
+            "name": "msg2 signed with the initiator's role label",
+            "step": "initiator.finish",
+            "input": forged("msg2", other_role(res, r_label, i_label)),
+            "error": bad,
+        },
+        {
+            "name": "msg2 naming the responder but signed by another key",
+            "step": "initiator.finish",
+            "input": forged("msg2", stranger.sign),
+            "error": bad,
+        },
+        {
+            "name": "msg3 signed over another game's transcript",
+            "step": "responder.finish",
+            "input": forged("msg3", other_game(ini)),
+            "error": bad,
+        },
+        {
+            "name": "msg3 signed with the responder's role label",
+            "step": "responder.finish",
+            "input": forged("msg3", other_role(ini, i_label, r_label)),
+            "error": bad,
+        },
+    ]
+    for n, point in enumerate(LOW_ORDER):
+        cases.append(
+            {
+                "name": f"msg1 with low-order ephemeral {n}",
+                "step": "responder.hello",
+                "input": m1[:78] + point + m1[142:],
+                "error": "weak_key",
+            }
+        )
+        cases.append(
+            {
+                "name": f"msg2 with low-order ephemeral {n}",
+                "step": "initiator.finish",
+                "input": m2[:12] + point + m2[76:],
+                "error": "weak_key",
+            }
+        )
     return cases
 
 

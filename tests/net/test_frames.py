@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 import pytest
 
@@ -160,7 +161,7 @@ def test_bad_messages(data: bytes, code: str) -> None:
 
 
 def test_encoders_are_as_strict_as_decoders() -> None:
-    bad = [
+    bad: list[Callable[[], object]] = [
         lambda: encode_ping(-1),
         lambda: encode_ping(2**64),
         lambda: encode_sync(2**32),
