@@ -646,6 +646,9 @@ async def open_link(
     except (TimeoutError, asyncio.IncompleteReadError, TransportError, OSError) as e:
         writer.transport.abort()
         raise _handshake_error(e, address, limits) from None
+    except BaseException:  # cancelled (or a bug): leave no socket behind
+        writer.transport.abort()
+        raise
     stats.bytes_out = len(msg1) + HEADER_SIZE + len(msg3)
     stats.bytes_in = HEADER_SIZE + len(msg2)
     link = Link(reader, writer, result, limits, address, stats)
@@ -781,6 +784,9 @@ async def _respond(
     except (TimeoutError, asyncio.IncompleteReadError, TransportError, OSError) as e:
         writer.transport.abort()
         raise _handshake_error(e, address, limits) from None
+    except BaseException:  # cancelled (or a bug): leave no socket behind
+        writer.transport.abort()
+        raise
     stats.handshake_ms = (loop.time() - start) * 1000.0
     link = Link(reader, writer, result, limits, address, stats)
     try:

@@ -322,10 +322,10 @@ async def test_slowloris_during_the_handshake(server: Server) -> None:
     start = loop.time()
 
     async def drip() -> None:
-        for i in range(len(msg1)):  # bounded: 107 bytes, one per 0.25 s at most
+        for i in range(len(msg1)):  # bounded: 107 bytes, one per second
             writer.write(msg1[i : i + 1])
             await writer.drain()
-            await asyncio.sleep(0.25)
+            await asyncio.sleep(1.0)
 
     dripping = asyncio.create_task(drip())
     err = await server.next_error()
@@ -488,4 +488,21 @@ async def test_drain_timeout_closes_a_slow_reader(server: Server) -> None:
     assert link.error is not None and link.error.code == "too_slow"
     assert "did not drain" in str(link.error) and link.error.peer == ALICE.sign_pk
     writer.close()
+    await server.still_accepts()
+
+
+async def test_an_app_that_does_not_read_pushes_back(server: Server) -> None:
+    # the server's node never calls recv(): its inbox fills, it stops reading, and the sender's
+    # own limits end the link; nothing on either side grows without bound
+    link = await open_link(HOST, server.port, ALICE, GAME, None, FAST)
+    theirs = await server.next_link()
+    payload = bytes(100 * 1024)
+    with pytest.raises(LinkError) as e:
+        async with asyncio.timeout(WAIT):
+            for _ in range(2000):  # bounded; the sender gives up long before
+                if link.queued_bytes < FAST.send_queue_bytes // 2:
+                    link.send(MsgType.ENTRY, payload)
+                await asyncio.sleep(0.005)
+    assert e.value.code == "too_slow" and e.value.peer == BOB.sign_pk
+    assert theirs._in_bytes <= FAST.recv_queue_bytes
     await server.still_accepts()
