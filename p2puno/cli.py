@@ -137,13 +137,13 @@ def replay(
         if result.author is not None:
             typer.echo(f"at fault: seat {result.author}", err=True)
         raise typer.Exit(1)
-    for eq in result.evidence:
-        typer.echo(
-            f"note: seat {eq.author} signed two different {eq.role.value}s for step {eq.seq} "
-            "(equivocation: both are in the log as evidence; the first one counts)"
-        )
     for b in result.bluffs:
         typer.echo(f"note: {b} (unchallenged bluffs stand)")
+    outcome = result.outcome
+    if outcome is not None and outcome.state == "stopped":
+        # a game the remaining seats stopped by signed votes (a seat went silent)
+        typer.echo(f"VERIFIED: {result.entries} entries; {outcome}")
+        return
     typer.echo(
         f"VERIFIED: {result.entries} entries; winners {list(result.winners)}; "
         f"scores {result.scores}"

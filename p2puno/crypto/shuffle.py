@@ -625,6 +625,13 @@ class ShuffleView:
 
     def add_show(self, show: ShowMessage) -> None:
         """Record a show-to-one message (every node logs it; only the recipient can open it)."""
+        self.check_show(show)
+        if show not in self._show_set:  # a set beside the list: shows pile up over a round
+            self._show_set.add(show)
+            self._shows.append(show)
+
+    def check_show(self, show: ShowMessage) -> None:
+        """The checks of :meth:`add_show` (it fits this shuffle), without recording it."""
         spec = self._spec
         if (
             show.shuffle_id != spec.shuffle_id
@@ -632,9 +639,6 @@ class ShuffleView:
             or show.positions[-1] >= spec.size
         ):
             self._malformed(show.sender, f"show of player {show.sender} does not fit")
-        if show not in self._show_set:  # a set beside the list: shows pile up over a round
-            self._show_set.add(show)
-            self._shows.append(show)
 
     # -- opening ---------------------------------------------------------------------------
 

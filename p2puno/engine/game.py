@@ -768,6 +768,11 @@ class Game:
             return False
         return True
 
+    def check(self, action: Action) -> None:
+        """Raise IllegalAction, with the rules' reason, if :meth:`apply` would refuse
+        ``action``; change nothing either way."""
+        self._check(action)
+
     def _check(self, a: Action) -> None:
         """Every refusal happens here, before anything changes."""
         if not isinstance(a, Action):

@@ -51,15 +51,17 @@ _KIND_RE: Final = re.compile(r"[a-z][a-z0-9_.-]{0,31}", re.ASCII)
 _FIELDS: Final = frozenset({"v", "game", "seq", "author", "role", "kind", "prev", "body", "sig"})
 # the kinds p2puno writes (each matches _KIND_RE): checked by a set lookup, not the regex
 _COMMON_KINDS: Final = frozenset(
-    {"genesis", "accept", "ack", "shuffle", "action", "pass", "window", "sync", "reveal"}
+    {"genesis", "accept", "ack", "shuffle", "action", "pass", "window", "sync", "reveal", "stop"}
 )
 
 
 class Role(enum.Enum):
-    """An entry either proposes a step or responds to the step's proposal."""
+    """An entry either proposes a step or responds to the step's proposal, or is a seat's
+    vote to stop the game (when a seat has stayed silent past the table's deadline)."""
 
     PROPOSAL = "proposal"
     RESPONSE = "response"
+    VOTE = "vote"
 
 
 _ROLES: Final = {r.value: r for r in Role}
@@ -130,8 +132,9 @@ class Entry:
 
     @property
     def slot(self) -> tuple[int, int, Role]:
-        """(seq, author, role): two different signed entries here prove equivocation."""
-        return (self.seq, self.author, self.role)
+        """(seq, author, role): two different signed entries here prove equivocation. A seat
+        votes once per game: every vote has the slot (-1, author, vote)."""
+        return (-1 if self.role is Role.VOTE else self.seq, self.author, self.role)
 
     def unsigned_obj(self) -> dict[str, JSONValue]:
         return {
@@ -184,7 +187,7 @@ class Entry:
             raise LogError(Reason.MALFORMED, f"author must be a seat index 0..{MAX_PLAYERS - 1}")
         the_role = _ROLES.get(role) if type(role) is str else None
         if the_role is None:
-            raise LogError(Reason.MALFORMED, 'role must be "proposal" or "response"')
+            raise LogError(Reason.MALFORMED, 'role must be "proposal", "response" or "vote"')
         if type(kind) is not str or (kind not in _COMMON_KINDS and not _KIND_RE.fullmatch(kind)):
             raise LogError(Reason.MALFORMED, "kind must match [a-z][a-z0-9_.-]{0,31}")
         if type(prev) is not list or len(prev) > MAX_PLAYERS:

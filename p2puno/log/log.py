@@ -60,17 +60,19 @@ NONCE_SIZE: Final = 32
 
 @dataclass(frozen=True, slots=True)
 class Genesis:
-    """The body of the seq-0 proposal: who plays (seat order), the options, a fresh nonce."""
+    """The body of the seq-0 proposal: who plays (seat order), the options, and one fresh
+    nonce from every seat (``nonces[i]`` is seat i's), so that the game id is new to every
+    seat that contributed: a node checks its own nonce is there before it accepts."""
 
     players: tuple[Player, ...]
     options: dict[str, JSONValue]
-    nonce: bytes
+    nonces: tuple[bytes, ...]
 
     def to_obj(self) -> dict[str, JSONValue]:
         return {
             "players": [p.to_obj() for p in self.players],
             "options": self.options,
-            "nonce": b2h(self.nonce),
+            "nonces": [b2h(n) for n in self.nonces],
         }
 
     @property
@@ -81,17 +83,21 @@ class Genesis:
     @classmethod
     def from_obj(cls, obj: JSONValue) -> Genesis:
         """Strict parse; raises ValueError with a readable reason."""
-        if type(obj) is not dict or obj.keys() != {"players", "options", "nonce"}:
-            raise ValueError('genesis body must have exactly "players", "options", "nonce"')
-        raw_players, options = obj["players"], obj["options"]
+        if type(obj) is not dict or obj.keys() != {"players", "options", "nonces"}:
+            raise ValueError('genesis body must have exactly "players", "options", "nonces"')
+        raw_players, options, raw_nonces = obj["players"], obj["options"], obj["nonces"]
         if type(raw_players) is not list or not MIN_PLAYERS <= len(raw_players) <= MAX_PLAYERS:
             raise ValueError(f"players must be a list of {MIN_PLAYERS}..{MAX_PLAYERS}")
         if type(options) is not dict:
             raise ValueError("options must be an object")
+        if type(raw_nonces) is not list or len(raw_nonces) != len(raw_players):
+            raise ValueError("nonces must be a list of one nonce per player")
         try:
-            nonce = h2b(obj["nonce"], NONCE_SIZE)
+            nonces = tuple(h2b(n, NONCE_SIZE) for n in raw_nonces)
         except EncodingError as e:
             raise ValueError(f"nonce: {e}") from None
+        if len(set(nonces)) != len(nonces):
+            raise ValueError("two seats gave the same nonce")
         players = tuple(Player.from_obj(p) for p in raw_players)
         if len({p.sign_pk for p in players}) != len(players):
             raise ValueError("two seats share a signing key")
@@ -102,7 +108,7 @@ class Genesis:
                 p.verifier()
             except ValueError:
                 raise ValueError("a signing key is not a valid Ed25519 public key") from None
-        return cls(players=players, options=options, nonce=nonce)
+        return cls(players=players, options=options, nonces=nonces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +162,7 @@ class Status(enum.Enum):
     ADDED = "added"
     DUPLICATE = "duplicate"  # already held (in the chain or as evidence): nothing changed
     MISSING_PARENTS = "missing_parents"  # signature fine so far, parents unknown: ask for them
+    FROZEN = "frozen"  # valid so far, but the log takes no new entries (Log.freeze)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +196,8 @@ class Log:
         self._responses: list[dict[int, bytes]] = []  # index seq -> {author: hash}
         self._evidence: list[Equivocation] = []
         self._evidence_raw: dict[bytes, bytes] = {}  # hash -> bytes of evidence-only entries
+        self._votes: dict[int, bytes] = {}  # author -> hash of its vote (one per seat)
+        self.frozen = False  # see freeze()
 
     # ------------------------------------------------------------------ queries
 
@@ -226,6 +235,16 @@ class Log:
         h = self._proposals[seq]
         return h, self._entries[h]
 
+    def votes(self) -> dict[int, tuple[bytes, Entry]]:
+        """Each seat's vote to stop the game, if it cast one: {author: (hash, entry)}."""
+        return {a: (h, self._entries[h]) for a, h in sorted(self._votes.items())}
+
+    def freeze(self) -> None:
+        """Take no more entries into the chain (the game has a verdict). A frozen log still
+        recognizes what it holds and still keeps equivocation evidence, so a node can go on
+        receiving and relaying; anything new is reported :attr:`Status.FROZEN` and dropped."""
+        self.frozen = True
+
     def responses(self, seq: int) -> dict[int, tuple[bytes, Entry]]:
         if not 0 <= seq < len(self._responses):
             return {}
@@ -247,6 +266,12 @@ class Log:
         seq = self.head
         if seq < 0 or not self.step_complete(seq):
             raise ValueError("the current step is not complete")
+        return self._prev_after(self._entries[self._proposals[seq]])
+
+    def next_prev_of(self, seq: int) -> list[bytes]:
+        """The ``prev`` of a proposal (or a vote) that follows the complete step ``seq``."""
+        if not self.step_complete(seq):
+            raise ValueError(f"step {seq} is not complete")
         return self._prev_after(self._entries[self._proposals[seq]])
 
     def _prev_after(self, p: Entry) -> list[bytes]:
@@ -284,6 +309,30 @@ class Log:
             role=Role.RESPONSE,
             kind=kind,
             prev=[self._proposals[seq]],
+            body=body,
+        )
+
+    def vote(self, identity: Identity, author: int, kind: str, body: JSONValue) -> bytes:
+        """Sign this seat's vote to stop the game (not added: pass the bytes to :meth:`add`).
+
+        It names the last step complete here (``seq``; ``prev`` is that step's proposal and
+        every response, as the next proposal's would be), so whoever holds it knows, and can
+        fetch, how far the game had come for the voter."""
+        if self.game_id is None:
+            raise ValueError("no genesis yet")
+        seq = self.head
+        if not self.step_complete(seq):
+            seq -= 1
+        if seq < 0:
+            raise ValueError("no complete step yet")
+        return sign_entry(
+            identity,
+            game=self.game_id,
+            seq=seq,
+            author=author,
+            role=Role.VOTE,
+            kind=kind,
+            prev=self._prev_after(self._entries[self._proposals[seq]]),
             body=body,
         )
 
@@ -361,6 +410,8 @@ class Log:
             )
 
         # 4. Slot rules that need no parents.
+        if self.frozen:
+            return AddResult(Status.FROZEN, h, entry)
         if callable(expected_proposer):
             expected_proposer = expected_proposer(entry)
         self._check_slot(entry, expected_proposer)
@@ -405,6 +456,8 @@ class Log:
         self._store(entry, h, data)
 
     def _slot(self, entry: Entry) -> bytes | None:
+        if entry.role is Role.VOTE:
+            return self._votes.get(entry.author)
         if entry.role is Role.PROPOSAL:
             if entry.seq < len(self._proposals):
                 h = self._proposals[entry.seq]
@@ -417,6 +470,16 @@ class Log:
 
     def _check_slot(self, entry: Entry, expected_proposer: int | None) -> None:
         a, seq = entry.author, entry.seq
+        if entry.role is Role.VOTE:
+            if entry.kind in (GENESIS_KIND, ACCEPT_KIND):
+                raise LogError(Reason.BAD_SLOT, "genesis/accept only in step 0", author=a)
+            if len(entry.prev) != len(self.players):
+                raise LogError(
+                    Reason.BAD_PREV,
+                    "a vote names a complete step: its proposal and every response",
+                    author=a,
+                )
+            return
         if entry.role is Role.PROPOSAL:
             if seq == 0 or entry.kind in (GENESIS_KIND, ACCEPT_KIND):
                 raise LogError(Reason.BAD_SLOT, "genesis/accept only in step 0", author=a)
@@ -447,6 +510,14 @@ class Log:
         parent = self._entries[entry.prev[0]]
         if parent.role is not Role.PROPOSAL:
             raise LogError(Reason.BAD_PREV, "prev[0] must be a proposal", author=a)
+        if entry.role is Role.VOTE:
+            if parent.seq != entry.seq or list(entry.prev) != self._prev_after(parent):
+                raise LogError(
+                    Reason.BAD_PREV,
+                    "a vote names the proposal of its seq then every response in seat order",
+                    author=a,
+                )
+            return
         if entry.role is Role.RESPONSE:
             if parent.seq != entry.seq:
                 raise LogError(Reason.BAD_PREV, "answers the proposal of another seq", author=a)
@@ -467,7 +538,9 @@ class Log:
         self._raw[h] = data
         self._entries[h] = entry
         self._order.append(h)
-        if entry.role is Role.PROPOSAL:
+        if entry.role is Role.VOTE:
+            self._votes[entry.author] = h
+        elif entry.role is Role.PROPOSAL:
             self._proposals.append(h)
             self._responses.append({})
         else:
@@ -519,13 +592,15 @@ def make_genesis(
     author: int,
     players: list[Player] | tuple[Player, ...],
     options: dict[str, JSONValue],
-    nonce: bytes,
+    nonces: list[bytes] | tuple[bytes, ...],
 ) -> bytes:
     """The signed genesis proposal (seq 0) by the host at seat ``author``.
 
-    ``nonce`` must be 32 fresh random bytes (``os.urandom(32)``): it makes the game id unique.
+    ``nonces``: one per seat, in seat order, each 32 fresh random bytes drawn by that seat's
+    own node (``os.urandom(32)``) and sent to the host in the lobby: every seat then knows the
+    game id is new, since it hashes a nonce the seat drew for this table alone.
     """
-    genesis = Genesis(players=tuple(players), options=options, nonce=nonce)
+    genesis = Genesis(players=tuple(players), options=options, nonces=tuple(nonces))
     Genesis.from_obj(genesis.to_obj())  # same checks a receiver makes
     if players[author].sign_pk != identity.sign_pk:
         raise ValueError("the host's identity is not the player at its seat")

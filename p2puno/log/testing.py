@@ -41,9 +41,9 @@ def build_game(
     """Genesis by ``host``, every accept, then ``steps`` steps proposed in seat order."""
     ids = [Identity.from_test_seed(seed + b"/seat/" + str(i).encode()) for i in range(players)]
     roster = [ident.player(f"player{i}") for i, ident in enumerate(ids)]
-    nonce = hashlib.sha256(b"test nonce\x00" + seed).digest()
+    nonces = [hashlib.sha256(b"test nonce\x00%d\x00" % i + seed).digest() for i in range(players)]
     game = SampleGame(ids, Log())
-    game.add(make_genesis(ids[host], host, roster, {"rules": "test"}, nonce))
+    game.add(make_genesis(ids[host], host, roster, {"rules": "test"}, nonces))
     for seat, ident in enumerate(ids):
         if seat != host:
             game.add(game.log.respond(ident, seat, ACCEPT_KIND, {}))

@@ -56,14 +56,14 @@ class LocalTable:
         names = bots or ["heuristic", "random"]
         if seed is not None:
             ids = [Identity.from_test_seed(f"{seed}/id/{i}".encode()) for i in range(n)]
-            nonce = hashlib.sha256(f"{seed}/nonce".encode()).digest()
+            nonces = [hashlib.sha256(f"{seed}/nonce/{i}".encode()).digest() for i in range(n)]
             rngs: list[Rng] = [DeterministicRng(f"{seed}/rng/{i}".encode()) for i in range(n)]
         else:
             ids = [Identity.generate() for _ in range(n)]
-            nonce = os.urandom(32)
+            nonces = [os.urandom(32) for _ in range(n)]  # each node's own, in a real lobby
             rngs = [SystemRng() for _ in range(n)]
         roster = [ident.player(f"P{i}") for i, ident in enumerate(ids)]
-        genesis = make_genesis(ids[0], 0, roster, options_to_obj(options), nonce)
+        genesis = make_genesis(ids[0], 0, roster, options_to_obj(options), nonces)
         self.entries: list[bytes] = []  # every entry, in the order it was first sent
         self.tamper = tamper
         self.sessions: list[Session] = []
@@ -80,6 +80,7 @@ class LocalTable:
                     log,
                     seat=i,
                     identity=ids[i],
+                    nonce=nonces[i],
                     decider=bot,
                     rng=rngs[i],
                     on_entry=on_entry,

@@ -27,7 +27,7 @@ from p2puno.log import (
     iter_log_file,
 )
 from p2puno.log.store import open_log_file
-from p2puno.session.session import Blame, Session
+from p2puno.session.session import Blame, Outcome, Session
 
 
 @dataclass
@@ -44,6 +44,7 @@ class ReplayResult:
     blame: Blame | None = None  # when a validly signed entry broke the rules: who, why, which step
     author: int | None = None  # the seat to blame for a log-level fault, when there is one
     evidence: list[Equivocation] = field(default_factory=list)  # two signed entries, one slot
+    outcome: Outcome | None = None  # the game's result as the log proves it
 
 
 def replay(
@@ -134,8 +135,13 @@ def _run(
     while True:
         before = session._done_seq
         bad_seq = session.catch_up(max_steps=1)
+        if session._done_seq == before or session.over:
+            # no more complete steps: the evidence in the file counts now (the earliest
+            # verdict stands, whichever check found it)
+            for eq in log.evidence:
+                session.note_evidence(eq)
         for ev in session.events:
-            if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over"):
+            if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over", "vote"):
                 say(f"[step {session._done_seq:>5}] {ev.text}")
         session.events.clear()
         if session.blame is not None:
@@ -143,22 +149,26 @@ def _run(
             failed = _fail(step_line(seq), lines, str(session.blame))
             failed.blame = session.blame
             failed.author = session.blame.seat if session.blame.seat >= 0 else None
+            failed.outcome = session.outcome
             return failed
         if session._done_seq == before or session.over:
             break
-    if not session.over:
-        return _fail(count - 1, lines, "the log ends before the game does")
-    g = session.engine
+    outcome = session.outcome
+    if not outcome.over:
+        failed = _fail(count - 1, lines, "the log ends before the game does")
+        failed.outcome = outcome
+        return failed
     return ReplayResult(
         True,
         count,
         lines,
         None,
         None,
-        g.winners,
-        list(g.scores),
+        outcome.winners,
+        list(outcome.scores),
         session.bluffs,
-        g.digest(),
+        session.engine.digest(),
+        outcome=outcome,
     )
 
 

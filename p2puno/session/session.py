@@ -2,7 +2,8 @@
 
 Sans-IO, like h11's Connection: signed entries (bytes) come in through :meth:`Session.receive`,
 entries to broadcast go out through :attr:`Session.outbox`, and :attr:`Session.events` tells a
-UI what happened. It joins the three layers below it and knows nothing above it:
+UI what happened. It joins the three layers below it and knows nothing above it (no socket, no
+clock, no randomness but the injected one):
 
 - the rules engine (one partial-information :class:`~p2puno.engine.Game` per node),
 - the mental-poker layer (a :class:`~p2puno.crypto.ShuffleView` per joint shuffle),
@@ -21,17 +22,34 @@ function of the state (:meth:`Session._schedule`):
    in seat order after the last actor (a deterministic winner);
 3. keys owed (a card dealt, drawn, passed or shown to a challenger; a card made public): a
    *sync* step in which every owing seat includes them;
-4. the end of a round: a *reveal* step in which every seat publishes its secrets, and every
-   node audits the round with full information (crypto and rules);
+4. the end of a deck (a round, the draw for dealer) or a dispute: a *reveal* step in which
+   every seat publishes its secrets, and every node audits the deck with full information;
 5. otherwise the player on turn, by the engine, proposes its action.
 
-Every entry carries the key releases (public) and show-to-one messages (encrypted to one seat)
-that its author owes; a seat that withholds keys past the step where they were due is blamed.
-A fault every node can see (a bad signature, an illegal action, a key that breaks its
-commitment, withheld keys) ends the game at once with the same verdict on every node. A fault
-only one node can see (a show that decrypts to garbage, a false challenge verdict seen by the
-offender) is announced as a dispute; every seat then reveals its secrets and the audit names
-the cheater, or the accuser if there was nothing to find.
+Delivery does not matter: an entry that arrives before its parents waits (bounded per author,
+in bytes) and :meth:`Session.missing` names what to fetch; a proposal is judged only once the
+step before it is processed. A proposal is checked on arrival against the schedule and the
+public state (:meth:`Session._precheck`) before this node answers it, so no key or secret ever
+leaves in answer to a bogus proposal: a proposal that fails is a public fault of its author,
+found alike by every node that receives it.
+
+Verdicts (:attr:`Session.outcome`), each reached from evidence every node holds:
+
+- a *cheat* (a public fault, an audit verdict, two signed versions of one entry): the seat is
+  named, the round in play is void, the game ends; the scores are those of the last audited
+  round before the cheat;
+- a *stop*: the node layer, which has the clock, calls :meth:`Session.stop` when a seat it
+  waits for has missed the table's deadline; the node signs a vote and writes nothing more; a
+  node that sees a vote joins it; the stop is decided once every seat has voted or is named
+  silent by a vote. The round in play is void (its cards cannot be opened without the silent
+  seat's keys), except that a round already played to its end counts unless its winner is
+  silent; the scores are the last audited ones;
+- *finished*: the game reached its target and its last deck was audited.
+
+A fault only one node can see (a show that decrypts to garbage, a false challenge verdict seen
+by the offender, a card it holds showing up in public) is announced as a dispute; every seat
+then reveals its secrets and the audit names the cheater, or the accuser if there was nothing
+to find. See protocol/spec.md section 10 and the failure table there.
 """
 
 from __future__ import annotations
@@ -39,8 +57,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
 
 from p2puno.bots.view import SeatView
 from p2puno.crypto import (
@@ -61,17 +79,35 @@ from p2puno.crypto import (
 )
 from p2puno.engine import Event, Game, IllegalAction, InputError, Options, Phase, parse_action
 from p2puno.engine.actions import Action, Kind
-from p2puno.engine.cards import CARD_COLOR, DECK_SIZE, UNKNOWN_CARD, NotationError
-from p2puno.log import ACCEPT_KIND, GENESIS_KIND, Entry, Identity, Log, LogError, Role, Status
+from p2puno.engine.cards import CARD_COLOR, CARD_RANK, DECK_SIZE, UNKNOWN_CARD, NotationError
+from p2puno.log import (
+    ACCEPT_KIND,
+    GENESIS_KIND,
+    AddResult,
+    Entry,
+    Equivocation,
+    Identity,
+    Log,
+    LogError,
+    Reason,
+    Role,
+    Status,
+)
 from p2puno.wire import JSONValue
 
 SHUFFLE_DOMAIN = b"p2puno/v1/shuffle\x00"
 REACTIONS = (Kind.UNO, Kind.CATCH, Kind.JUMP)
-MAX_EARLY = 256  # entries kept while their parents are missing
+# Entries that arrived before their parents wait, up to this many bytes per author. An honest
+# author is at most a step or two ahead of a receiver (the lock-step), i.e. a few entries.
+PARK_BUDGET: Final = 1 << 20
+# Entries more than this many steps past the receiver's newest proposal are not kept: an honest
+# author cannot be there unless the receiver is behind, and then it syncs by step.
+PARK_AHEAD: Final = 2
+STOP_KIND: Final = "stop"
 
 
 class Decider(Protocol):
-    """Who chooses for the local seat: a bot, or a UI that asks a person."""
+    """Who chooses for the local seat at once: a bot. (A person answers a :class:`Prompt`.)"""
 
     def act(self, view: Any, actions: list[Action]) -> Action: ...
 
@@ -101,10 +137,67 @@ class SessionError(ValueError):
 
 @dataclass(frozen=True)
 class SessionEvent:
-    kind: str  # "engine", "blame", "dispute", "audit", "bluff", "over"
+    # "engine", "blame", "dispute", "audit", "bluff", "over", "evidence", "vote", "refused"
+    kind: str
     text: str
     seat: int = -1
     event: Event | None = None  # the engine's own event, for "engine"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A decision this node's seat owes now. Answer it with :meth:`Session.decide`.
+
+    ``kind``: "turn" (one of ``actions``, on turn), "claim" (in a window: the reaction to
+    claim, or None), "react" (at the head of the claim queue: a reaction, or None to pass).
+    """
+
+    kind: str
+    seq: int
+    actions: tuple[Action, ...]
+    view: SeatView
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """Whom this node waits for now and what they owe (for the node layer's deadlines)."""
+
+    step: int  # the step in progress
+    kind: str  # its kind ("stop" while votes are being collected)
+    seats: tuple[int, ...]  # the seats whose entry (or vote) this node waits for
+    owed: dict[int, str] = field(default_factory=dict)  # seat -> what it owes, in words
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The game's result as this node knows it; the same on every node holding the same
+    entries (see the module docstring)."""
+
+    state: str  # "playing", "stopping", "finished", "cheat", "stopped"
+    scores: tuple[int, ...]
+    winners: tuple[int, ...] = ()
+    blame: Blame | None = None
+    silent: tuple[int, ...] = ()  # seats named silent by a stop
+    void: bool = False  # the round in play when the game ended does not count
+    step: int = -1  # the step the verdict is about
+
+    @property
+    def over(self) -> bool:
+        return self.state in ("finished", "cheat", "stopped")
+
+    def __str__(self) -> str:
+        scores = list(self.scores)
+        if self.state == "finished":
+            return f"finished: winners {list(self.winners)}; scores {scores}"
+        if self.state == "cheat":
+            void = "; the round in play is void" if self.void else ""
+            return f"cheat: {self.blame}{void}; scores {scores}"
+        if self.state == "stopped":
+            who = f"seats {list(self.silent)} silent" if self.silent else "by every seat's vote"
+            void = "; the round in play is void" if self.void else ""
+            won = f"; winners {list(self.winners)}" if self.winners else ""
+            return f"stopped after step {self.step}: {who}{void}{won}; scores {scores}"
+        return f"{self.state}; scores {scores}"
 
 
 @dataclass
@@ -128,6 +221,14 @@ class _Step:
     proposer: int
 
 
+@dataclass
+class _Parked:
+    raw: bytes
+    author: int
+    seq: int
+    missing: set[bytes]
+
+
 def shuffle_id(game_id: bytes, deck: int, index: int) -> bytes:
     data = SHUFFLE_DOMAIN + game_id + deck.to_bytes(4, "big") + index.to_bytes(4, "big")
     return hashlib.sha256(data).digest()
@@ -142,30 +243,47 @@ class Session:
         *,
         seat: int | None = None,
         identity: Identity | None = None,
+        nonce: bytes | None = None,
         decider: Decider | None = None,
         rng: Rng | None = None,
         on_entry: Callable[[bytes], None] | None = None,
         on_secrets: Callable[[list[SecretReveal]], None] | None = None,
         audit_executor: Executor | None = None,
         thorough_audit: bool = False,
+        park_budget: int = PARK_BUDGET,
     ) -> None:
-        """``audit_executor``: a thread pool the end-of-deck audit may share its EC work with
+        """``seat``/``identity``: this node's seat and keys (checked against the roster);
+        ``nonce``: the 32 bytes this node drew for this table and gave the host (required with
+        a seat: the genesis must carry it at this seat, so the game is new to this node).
+        ``decider``: a bot that answers at once; without one, every decision is a
+        :attr:`prompt` answered later through :meth:`decide`.
+        ``audit_executor``: a thread pool the end-of-deck audit may share its EC work with
         (see :func:`p2puno.crypto.audit`); the verdict is the same without one.
         ``thorough_audit``: the audit recomputes every shuffle step, so every intermediate deck
         in the log is checked too, not only what the composed check proves ((2n-1)x the EC
         work; see docs/security.md)."""
-        if log.game_id is None or len(log) == 0:
+        if log.game_id is None or len(log) == 0 or log.genesis is None:
             raise ValueError("the log must hold the genesis first")
         genesis = log.proposal(0)
         assert genesis is not None
-        opts = genesis[1].body
-        assert isinstance(opts, dict)
-        self.options = options_from_obj(opts["options"])
+        self.options = options_from_obj(log.genesis.options)
         if self.options.players != len(log.players):
             raise ValueError("the options and the roster disagree on the number of players")
+        if seat is not None:
+            if identity is None or not 0 <= seat < len(log.players):
+                raise ValueError("a seat needs its identity")
+            player = log.players[seat]
+            if (player.sign_pk, player.dh_pk) != (identity.sign_pk, identity.dh_pk):
+                raise ValueError(f"this node's keys are not the roster's keys at seat {seat}")
+            if nonce is None or log.genesis.nonces[seat] != nonce:
+                raise ValueError(
+                    f"the genesis does not carry this node's nonce at seat {seat}: "
+                    "an old or foreign game, not the table this node joined"
+                )
         self.log = log
         self.audit_executor = audit_executor
         self.thorough_audit = thorough_audit
+        self.park_budget = park_budget
         self.game_id: bytes = log.game_id
         self.n = self.options.players
         self.seat = seat
@@ -186,73 +304,209 @@ class Session:
         self.my_claim: Action | None = None
         self.dispute: tuple[int, str] | None = None  # (accuser, reason)
         self.my_dispute: str | None = None
-        self.blame: Blame | None = None
-        self.over = False
+        self.blame: Blame | None = None  # the cheat verdict, if any (see outcome)
         self.audited_rounds = 0
         self.bluffs: list[str] = []
+        # Refusals of entries that had waited for their parents (the sender is long gone).
+        self.refused: list[SessionError] = []
         # The inputs of the current deck, for the full-information audit at its end.
         self.deck_inputs: list[tuple[str, Any]] = []
         self.shadow = Game(self.options)  # full information, one deck behind
         self.audited_deck = 0
+        self.prompt: Prompt | None = None
+        self._answer: tuple[int, str, Action | None] | None = None
+        self._finished = False
+        self._voted = False
+        self._stop: Outcome | None = None  # the stop as decided by the votes held, if any
+        # (step after which it was audited, scores): the standings of every audited deck
+        self._standings: list[tuple[int, tuple[int, ...]]] = [(0, tuple(self.engine.scores))]
+        # (step, scores, round winner) when a round has ended and its deck's reveal is due
+        self._round_end: tuple[int, tuple[int, ...], int] | None = None
         self._done_seq = -1
-        self._early: list[bytes] = []  # entries that arrived before their parents
+        self._prechecked = 0  # the last seq whose proposal passed the arrival checks
+        self._parked: dict[bytes, _Parked] = {}  # entries that arrived before their parents
+        self._waiting_on: dict[bytes, set[bytes]] = {}  # missing parent -> parked children
+        self._parked_bytes = [0] * self.n
+        self.behind = -1  # the highest seq seen too far ahead to keep (sync from there)
         self._opened: set[int] = set()  # slots of this deck whose every key is public
         self._settled: set[tuple[int, int]] = set()  # (seat, slot): every key it may see, it has
         self._owed_cache: dict[tuple[int, int | None], _Owed] = {}
         self.step = _Step("genesis", genesis[1].author)
         self.seq = 0
 
+    # ------------------------------------------------------------------ state
+    @property
+    def over(self) -> bool:
+        """True once the game has a final verdict: nothing more is written."""
+        return self.blame is not None or self._finished or self._stop is not None
+
+    @property
+    def outcome(self) -> Outcome:
+        """The game's result from what this node holds (see the module docstring)."""
+        if self.blame is not None:
+            return Outcome(
+                "cheat",
+                self._scores_before(self.blame.step),
+                blame=self.blame,
+                void=True,
+                step=self.blame.step,
+            )
+        g = self.engine
+        if self._finished:
+            return Outcome("finished", tuple(g.scores), tuple(g.winners), step=self._done_seq)
+        if self._stop is not None:
+            return self._stop
+        if self._voted or self.log.votes():
+            return Outcome("stopping", self._standings[-1][1], step=self._done_seq)
+        return Outcome("playing", tuple(g.scores), step=self._done_seq)
+
+    def _scores_before(self, step: int) -> tuple[int, ...]:
+        return next(s for at, s in reversed(self._standings) if at < step or at == 0)
+
+    def waiting(self) -> Waiting:
+        """Whom this node waits for at this moment, and what they owe: the node layer runs a
+        deadline on it and calls :meth:`stop` when it passes. Empty once the game is over,
+        and while this node's own seat owes the next entry (see :attr:`prompt`)."""
+        seq = self._done_seq + 1
+        if self.blame is not None or self._finished or self._stop is not None:
+            return Waiting(seq, "over", ())
+        votes = self.log.votes()
+        if self._voted or votes:
+            seats = tuple(s for s in range(self.n) if s not in votes and s != self.seat)
+            return Waiting(seq, STOP_KIND, seats, {s: "its vote" for s in seats})
+        proposal = self.log.proposal(seq)
+        if proposal is None:
+            p = self.step.proposer
+            what = f"its {self.step.kind} proposal"
+            seats = () if p == self.seat else (p,)
+            return Waiting(seq, self.step.kind, seats, {p: what} if seats else {})
+        kind = proposal[1].kind
+        seats = tuple(s for s in self.log.missing_responders(seq) if s != self.seat)
+        return Waiting(seq, kind, seats, {s: f"its response to the {kind}" for s in seats})
+
+    def missing(self) -> list[bytes]:
+        """Hashes of entries this node lacks: parents of entries that arrived before them.
+        The transport fetches these from any peer."""
+        return sorted(h for h in self._waiting_on if not self.log.knows(h))
+
     # ------------------------------------------------------------------ inputs
     def receive(self, raw: bytes) -> None:
-        """An entry from a peer (or from our own outbox, echoed back: both are fine)."""
-        if self.over:
-            return
+        """An entry from a peer (or from our own outbox, echoed back: both are fine).
 
-        def expected(entry: Entry) -> int | None:
-            if entry.role is Role.PROPOSAL and entry.seq == self.seq + 1:
-                return self.step.proposer
-            return None  # the log itself refuses a proposal for another seq
-
+        Raises only :class:`SessionError`, naming the seat to blame when the entry was signed
+        by it (``None``: the bytes prove nothing; the fault is the sending peer's)."""
         try:
-            result = self.log.add(raw, expected_proposer=expected)
+            result = self.log.add(raw, expected_proposer=self._expected)
         except LogError as e:
+            if e.reason is Reason.EQUIVOCATION and isinstance(e.evidence, Equivocation):
+                self._on_evidence(e.evidence)
+                return
+            if e.reason is Reason.FORK:
+                return  # built on the other version of an equivocated entry: not its fault
             raise SessionError(e.author, f"{e.reason.value}: {e.message}") from None
         if result.status is Status.MISSING_PARENTS:
-            # Early: keep it (bounded) and try again whenever something new is added.
-            if len(self._early) < MAX_EARLY and raw not in self._early:
-                self._early.append(raw)
-            return
-        if result.status is not Status.ADDED:
-            return
-        if self.on_entry is not None:
-            self.on_entry(raw)
-        self._advance()
-        self._retry_early()
+            self._park(raw, result)
+        elif result.status is Status.ADDED:
+            self._accepted(raw, result)
 
-    def _retry_early(self) -> None:
-        progress = True
-        while progress and self._early and not self.over:
-            progress = False
-            for raw in list(self._early):
-                self._early.remove(raw)
-                try:
-                    self.receive(raw)
-                except SessionError:
+    def _expected(self, entry: Entry) -> int | None:
+        """The seat that must have proposed ``entry``, once the step before it is processed.
+        (A proposal for a later step waits for its parents and is checked then.)"""
+        if (
+            entry.role is Role.PROPOSAL
+            and entry.seq == self._done_seq + 1
+            and self.blame is None
+            and not self._finished
+        ):
+            return self.step.proposer
+        return None
+
+    def _park(self, raw: bytes, result: AddResult) -> None:
+        e = result.entry
+        if result.hash in self._parked:
+            return
+        if e.seq > self.log.head + PARK_AHEAD:
+            self.behind = max(self.behind, e.seq)  # we are behind: sync by step, not by parent
+            return
+        a = e.author
+        if self._parked_bytes[a] + len(raw) > self.park_budget:
+            raise SessionError(
+                a, f"more than {self.park_budget} bytes of its entries wait for parents"
+            )
+        self._parked[result.hash] = _Parked(raw, a, e.seq, set(result.missing))
+        self._parked_bytes[a] += len(raw)
+        for m in result.missing:
+            self._waiting_on.setdefault(m, set()).add(result.hash)
+
+    def _unpark(self, h: bytes) -> _Parked | None:
+        p = self._parked.pop(h, None)
+        if p is not None:
+            self._parked_bytes[p.author] -= len(p.raw)
+            for m in p.missing:
+                children = self._waiting_on.get(m)
+                if children is not None:
+                    children.discard(h)
+                    if not children:
+                        del self._waiting_on[m]
+        return p
+
+    def _accepted(self, raw: bytes, result: AddResult) -> None:
+        """An entry was added: act on it, then retry every entry that waited for it (a
+        worklist, not recursion: each retry either adds an entry or leaves it waiting)."""
+        work = [(raw, result)]
+        while work:
+            raw, result = work.pop()
+            if self.on_entry is not None:
+                self.on_entry(raw)
+            if result.entry.role is Role.VOTE:
+                self._on_vote(result.entry)
+            self._advance()
+            for child in sorted(self._waiting_on.get(result.hash, ())):
+                parked = self._parked.get(child)
+                if parked is None:
                     continue
-                progress = True
+                parked.missing.discard(result.hash)
+                if parked.missing:
+                    continue
+                self._unpark(child)
+                try:
+                    again = self.log.add(parked.raw, expected_proposer=self._expected)
+                except LogError as e:
+                    if e.reason is Reason.EQUIVOCATION and isinstance(e.evidence, Equivocation):
+                        self._on_evidence(e.evidence)
+                    elif e.reason is not Reason.FORK:
+                        err = SessionError(e.author, f"{e.reason.value}: {e.message}")
+                        self.refused.append(err)
+                        who = e.author if e.author is not None else -1
+                        self.events.append(SessionEvent("refused", str(err), who))
+                    continue
+                if again.status is Status.MISSING_PARENTS:
+                    self._park(parked.raw, again)
+                elif again.status is Status.ADDED:
+                    work.append((parked.raw, again))
+
+    def _purge_parked(self) -> None:
+        """Drop waiting entries two steps behind the game: no honest entry can still be
+        missing its parents there (they name another chain, or nothing that exists)."""
+        stale = [h for h, p in self._parked.items() if p.seq < self._done_seq - 1]
+        for h in stale:
+            self._unpark(h)
 
     def catch_up(self, max_steps: int | None = None) -> int | None:
         """Process the complete steps already in the log, in order (the offline replay, whose
         log was verified entry by entry beforehand), at most ``max_steps``. Returns the seq of a
-        step whose proposer was not the one the schedule expected, else None."""
+        step whose proposer was not the one the schedule expected, else None. Once no complete
+        step is left, a dangling proposal (its step never completed) is still judged: a log
+        whose last proposal was bogus ends with its author named, as on the live nodes."""
         done = 0
-        while not self.over and (max_steps is None or done < max_steps):
+        while self.blame is None and not self._finished:
+            if max_steps is not None and done >= max_steps:
+                return None
             done += 1
             seq = self._done_seq + 1
-            if seq > self.log.head or not self.log.step_complete(seq):
-                return None
             proposal = self.log.proposal(seq)
-            assert proposal is not None
+            if proposal is None:
+                break
             if proposal[1].author != self.step.proposer:
                 self._set_blame(
                     proposal[1].author,
@@ -261,52 +515,94 @@ class Session:
                 )
                 return seq
             self.seq = seq
+            if not self._precheck_ok(seq):
+                return None
+            if not self.log.step_complete(seq):
+                break
             self._process(seq)
             self._after_step(seq)
+        self._decide_stop()
         return None
 
     def start(self) -> None:
         """Produce this node's first entries (the accept of the genesis, if not yet sent)."""
         self._advance()
 
+    def decide(self, choice: Action | None) -> None:
+        """Answer the current :attr:`prompt` (a person's choice, or a bot's taken later).
+
+        ``None`` declines (a claim) or passes (a reaction); a turn needs an action. Raises
+        ``ValueError`` for a choice that was not offered: nothing is sent then."""
+        p = self.prompt
+        if p is None:
+            raise ValueError("nothing to decide now")
+        if choice is None and p.kind == "turn":
+            raise ValueError("an action is needed on turn")
+        if choice is not None and choice not in p.actions:
+            raise ValueError(f"{choice} is not one of the actions offered")
+        self._answer = (p.seq, p.kind, choice)
+        self.prompt = None
+        self._advance()
+
+    def stop(self) -> bool:
+        """The node's deadline passed while it waited for :meth:`waiting`'s seats: vote to
+        stop the game (a signed entry in :attr:`outbox`) and write nothing more in it.
+        Returns False if there is nothing to stop or this node has voted already."""
+        if self.seat is None or self.identity is None or self._voted:
+            return False
+        if self.blame is not None or self._finished:
+            return False
+        w = self.waiting()
+        if w.kind == STOP_KIND:
+            return self._vote(self._non_voters())
+        return bool(w.seats) and self._vote(w.seats)
+
     # ------------------------------------------------------------------ the step loop
     def _advance(self) -> None:
-        while not self.over:
-            seq = self.log.head
-            if seq > self.seq:
-                # A new proposal for the next step has arrived; respond if we must.
+        while self.blame is None and not self._finished:
+            seq = self._done_seq + 1
+            if self.log.proposal(seq) is not None:
                 self.seq = seq
-            if self.log.step_complete(seq) and seq == self.seq and not self._processed(seq):
-                self._process(seq)
-                self._after_step(seq)
-                continue
+                if not self._precheck_ok(seq):
+                    return
+                if self.log.step_complete(seq):
+                    self._process(seq)
+                    self._after_step(seq)
+                    continue
             if self._maybe_produce():
                 continue
             return
 
-    def _processed(self, seq: int) -> bool:
-        return seq <= self._done_seq
+    def _precheck_ok(self, seq: int) -> bool:
+        if seq <= self._prechecked or seq == 0:
+            return True
+        proposal = self.log.proposal(seq)
+        assert proposal is not None
+        try:
+            self._precheck(proposal[1])
+        except _Fault as f:
+            self._set_blame(f.seat, f.reason, seq)
+            return False
+        self._prechecked = seq
+        return True
 
     def _maybe_produce(self) -> bool:
         """Write our entry for the current step if it is due. True if something was made."""
-        if self.seat is None or self.identity is None:
+        if self.seat is None or self.identity is None or self._voted or self.over:
             return False
-        seq = self.log.head
+        seq = self._done_seq + 1
         proposal = self.log.proposal(seq)
-        if self._processed(seq):
-            # the current step is done: propose the next one if it is ours
-            if self.step.proposer != self.seat or self.over:
+        raw: bytes | None
+        if proposal is None:
+            if self.step.proposer != self.seat:
                 return False
             raw = self._make_proposal()
-            if raw is None:
+        else:
+            if proposal[1].author == self.seat or self.seat in self.log.responses(seq):
                 return False
-            self._emit(raw)
-            return True
-        if proposal is None or proposal[1].author == self.seat:
-            return False
-        if self.seat in self.log.responses(seq):
-            return False
-        raw = self._make_response(proposal[1])
+            raw = self._make_response(proposal[1])
+        if raw is None:
+            return False  # a decision is pending (see prompt)
         self._emit(raw)
         return True
 
@@ -315,6 +611,25 @@ class Session:
         result = self.log.add(raw)
         if result.status is Status.ADDED and self.on_entry is not None:
             self.on_entry(raw)
+
+    # ------------------------------------------------------------------ decisions
+    def _decision(self, kind: str, actions: list[Action]) -> tuple[bool, Action | None]:
+        """(ready, choice) for a decision of ``kind`` among ``actions`` in the current step:
+        from the synchronous decider, from an answer to the prompt, or not yet (a prompt is
+        raised for the node to answer)."""
+        me = self.seat_or_fail()
+        seq = self._done_seq + 1
+        if self.decider is not None:
+            view = SeatView(self.engine, me)
+            if kind == "turn":
+                return True, self.decider.act(view, actions)
+            return True, self.decider.react(view, actions)
+        answer = self._answer
+        if answer is not None and answer[0] == seq and answer[1] == kind:
+            self._answer = None
+            return True, answer[2]
+        self.prompt = Prompt(kind, seq, tuple(actions), SeatView(self.engine, me))
+        return False, None
 
     # ------------------------------------------------------------------ making entries
     def _base_body(self, pending_play: int | None = None) -> dict[str, JSONValue]:
@@ -336,82 +651,175 @@ class Session:
         assert self.identity is not None
         me = self.seat_or_fail()
         kind = self.step.kind
-        body = self._base_body()
+        extra: dict[str, JSONValue] = {}
+        pending_play: int | None = None
         if kind == "shuffle":
             sh = self.shuffles[-1]
             assert sh.mine is not None
             if not sh.committed:
-                body["commitment"] = sh.mine.commitment().to_obj()
+                extra["commitment"] = sh.mine.commitment().to_obj()
             else:
-                body["step"] = sh.mine.step(sh.view).to_obj()
+                extra["step"] = sh.mine.step(sh.view).to_obj()
         elif kind == "action":
-            action = self._choose_action()
+            ready, action = self._choose_action()
+            if not ready:
+                return None
             if action is None:
                 kind = "pass"
             else:
-                body = self._base_body(
-                    action.slot if action.kind in (Kind.PLAY, Kind.JUMP) else None
-                )
                 if action.kind in (Kind.PLAY, Kind.JUMP):
-                    # our own key for the card we play: it becomes public in this step
-                    rel = self._mine_for(action.slot)
-                    if rel is not None and rel.to_obj() not in body["releases"]:  # type: ignore[operator]
-                        body["releases"].append(rel.to_obj())  # type: ignore[union-attr]
-                body["action"] = str(action)
+                    pending_play = action.slot
+                extra["action"] = str(action)
         elif kind == "reveal":
-            body["secrets"] = [s.mine.reveal().to_obj() for s in self.shuffles if s.mine]
+            extra["secrets"] = [s.mine.reveal().to_obj() for s in self.shuffles if s.mine]
         elif kind == "window":
-            body["claim"] = self._decide_claim()
+            ready, claim = self._decide_claim()
+            if not ready:
+                return None
+            extra["claim"] = claim
+        body = self._base_body(pending_play)
+        if pending_play is not None:
+            # our own key for the card we play: it becomes public in this step
+            rel = self._mine_for(pending_play)
+            releases = body["releases"]
+            assert isinstance(releases, list)
+            if rel is not None and rel.to_obj() not in releases:
+                releases.append(rel.to_obj())
+        body.update(extra)
         return self.log.propose(self.identity, me, kind, body)
 
-    def _make_response(self, proposal: Entry) -> bytes:
+    def _make_response(self, proposal: Entry) -> bytes | None:
+        """Our answer to a proposal that passed :meth:`_precheck` (only such a proposal gets
+        an answer: no key or secret leaves before it is checked)."""
         assert self.identity is not None
         me = self.seat_or_fail()
         if proposal.kind == GENESIS_KIND:
             return self.log.respond(self.identity, me, ACCEPT_KIND, {})
-        played: int | None = None
         body_p = proposal.body
-        if proposal.kind == "action" and isinstance(body_p, dict):
-            try:
-                a = parse_action(str(body_p.get("action", "")))
-                if a.kind in (Kind.PLAY, Kind.JUMP):
-                    played = a.slot
-            except NotationError:
-                pass
-        body = self._base_body(played)
-        if proposal.kind == "shuffle" and isinstance(body_p, dict) and "commitment" in body_p:
-            sh = self.shuffles[-1] if self.shuffles else None
-            if sh is not None and sh.mine is not None and not sh.committed:
-                body["commitment"] = sh.mine.commitment().to_obj()
-        if proposal.kind == "reveal":
-            body["secrets"] = [s.mine.reveal().to_obj() for s in self.shuffles if s.mine]
+        assert isinstance(body_p, dict)
+        extra: dict[str, JSONValue] = {}
         if proposal.kind == "window":
-            body["claim"] = self._decide_claim()
+            ready, claim = self._decide_claim()
+            if not ready:
+                return None
+            extra["claim"] = claim
+        elif proposal.kind == "shuffle" and "commitment" in body_p:
+            sh = self.shuffles[-1]
+            assert sh.mine is not None and not sh.committed
+            extra["commitment"] = sh.mine.commitment().to_obj()
+        elif proposal.kind == "reveal":
+            extra["secrets"] = [s.mine.reveal().to_obj() for s in self.shuffles if s.mine]
+        body = self._base_body(self._played_slot(proposal))
+        body.update(extra)
         return self.log.respond(self.identity, me, "ack", body)
 
-    def _decide_claim(self) -> bool:
-        self.my_claim = None
+    def _decide_claim(self) -> tuple[bool, bool]:
         me = self.seat_or_fail()
         options = self.engine.reactions(me)
-        if options and self.decider is not None:
-            self.my_claim = self.decider.react(SeatView(self.engine, me), options)
-        return self.my_claim is not None
+        if not options:
+            self.my_claim = None
+            return True, False
+        ready, choice = self._decision("claim", options)
+        if not ready:
+            return False, False
+        self.my_claim = choice
+        return True, choice is not None
 
-    def _choose_action(self) -> Action | None:
+    def _choose_action(self) -> tuple[bool, Action | None]:
         me = self.seat_or_fail()
         g = self.engine
         if self._claiming():
             options = g.reactions(me)
             if self.my_claim is not None and self.my_claim in options:
-                return self.my_claim
-            if options and self.decider is not None:
-                return self.decider.react(SeatView(g, me), options)
-            return None
-        assert self.decider is not None
-        return self.decider.act(SeatView(g, me), g.turn_actions(me))
+                return True, self.my_claim
+            if not options:
+                return True, None
+            return self._decision("react", options)
+        return self._decision("turn", g.turn_actions(me))
 
     def _claiming(self) -> bool:
         return bool(self.claim_queue) and self.claim_queue[0] == self.seat
+
+    # ------------------------------------------------------------------ votes and evidence
+    def _non_voters(self) -> tuple[int, ...]:
+        votes = self.log.votes()
+        return tuple(s for s in range(self.n) if s not in votes and s != self.seat)
+
+    def _vote(self, waiting: tuple[int, ...]) -> bool:
+        assert self.identity is not None and self.seat is not None
+        try:
+            raw = self.log.vote(self.identity, self.seat, STOP_KIND, {"waiting": list(waiting)})
+        except ValueError:
+            return False  # no complete step yet: the game never started (the lobby's business)
+        self._voted = True
+        self.prompt = None
+        self.outbox.append(raw)
+        result = self.log.add(raw)
+        if result.status is Status.ADDED:
+            self._accepted(raw, result)
+        return True
+
+    def _on_vote(self, entry: Entry) -> None:
+        body = entry.body
+        waiting = body.get("waiting") if isinstance(body, dict) else None
+        self.events.append(
+            SessionEvent("vote", f"seat {entry.author} votes to stop (waiting for {waiting})")
+        )
+        if (
+            self.seat is not None
+            and self.identity is not None
+            and not self._voted
+            and self.blame is None
+            and not self._finished
+        ):
+            self._vote(self._non_voters())  # the voter writes nothing more: join it
+        self._decide_stop()
+
+    def _decide_stop(self) -> None:
+        """The stop, once every seat has voted or is named silent by a vote held here."""
+        votes = self.log.votes()
+        if not votes or self.blame is not None or self._finished:
+            return
+        named: set[int] = set()
+        for _, e in votes.values():
+            body = e.body
+            waiting = body.get("waiting") if isinstance(body, dict) else None
+            if isinstance(waiting, list):
+                named |= {s for s in waiting if type(s) is int and 0 <= s < self.n}
+        silent = tuple(s for s in range(self.n) if s not in votes)
+        if any(s not in named for s in silent):
+            return  # a seat neither voted nor was named: wait
+        k = max(e.seq for _, e in votes.values())
+        scores = next(s for at, s in reversed(self._standings) if at <= k)
+        winners: tuple[int, ...] = ()
+        void = True
+        end = self._round_end
+        if end is not None and end[0] == k and end[2] not in silent:
+            # The round was played to its end before the stop (only its deck's reveal was
+            # missing): it counts, unless its winner is silent (who might be keeping a cheat
+            # from the audit). So a seat that sees it has lost cannot undo the result.
+            scores, void = end[1], False
+            if self.engine.phase is Phase.GAME_OVER:
+                winners = tuple(self.engine.winners)
+        previous = self._stop
+        self._stop = Outcome("stopped", scores, winners, silent=silent, void=void, step=k)
+        if previous != self._stop:
+            self.events.append(SessionEvent("over", str(self._stop)))
+
+    def note_evidence(self, eq: Equivocation) -> None:
+        """Equivocation evidence found outside :meth:`receive` (a log file being replayed):
+        the author is named as if the two entries had arrived here."""
+        what = "vote" if eq.role is Role.VOTE else f"{eq.role.value} at step {eq.seq}"
+        self._set_blame(eq.author, f"equivocation: two signed versions of its {what}", eq.seq)
+
+    def _on_evidence(self, eq: Equivocation) -> None:
+        """Two signed entries from one seat for one slot: keep and relay both, name it."""
+        if self.on_entry is not None:
+            self.on_entry(eq.second)  # the log file keeps the evidence
+        self.outbox.extend([eq.first, eq.second])  # so that every node holds the proof
+        what = "vote" if eq.role is Role.VOTE else f"{eq.role.value} at step {eq.seq}"
+        self.events.append(SessionEvent("evidence", f"seat {eq.author} signed two {what}s"))
+        self.note_evidence(eq)
 
     # ------------------------------------------------------------------ keys owed
     def _slot_ref(self, slot: int) -> tuple[_Shuffle, int] | None:
@@ -519,6 +927,156 @@ class Session:
                 shows.append(sh.mine.show(pub, p, sorted(positions)))
         return releases, shows
 
+    # ------------------------------------------------------------------ checking a proposal
+    def _precheck(self, p: Entry) -> None:
+        """Everything about a proposal that depends only on the proposal itself and the state
+        after the previous step: the same on every node, so a failure is a public fault of
+        its author, found before anyone answers (and releases a key or a secret).
+
+        The kind must be the one the schedule wants; the body an object whose releases and
+        shows parse, are the author's own and open their commitments; a shuffle step must be
+        the right one for this shuffle; an action must parse, be the author's, fit the claim
+        queue and be legal on the public state with the card it names, whose slot must be in
+        the author's hand and whose key the author must release."""
+        body = p.body
+        if not isinstance(body, dict):
+            raise _Fault(p.author, "an entry body must be an object")
+        kind = p.kind
+        if kind != self.step.kind and not (kind == "pass" and self.step.kind == "action"):
+            raise _Fault(p.author, f"proposed {kind!r} where {self.step.kind!r} was due")
+        rels, shows = self._parse_keys(p)
+        for rel in rels:
+            sh = self._shuffle_by_id(rel.shuffle_id, p.author)
+            try:
+                sh.view.check_release(rel)
+            except CryptoError as err:
+                raise _Fault(p.author, f"key release refused: {err}") from None
+        for show in shows:
+            sh = self._shuffle_by_id(show.shuffle_id, p.author)
+            try:
+                sh.view.check_show(show)
+            except CryptoError as err:
+                raise _Fault(p.author, f"show refused: {err}") from None
+        if kind == "shuffle":
+            sh = self.shuffles[-1]
+            if not sh.committed:
+                self._parse_commitment(p, sh)
+            else:
+                step = _parse(ShuffleStep, body.get("step"), p.author)
+                try:
+                    # a live node checks every point now; the replay leaves it to the audit
+                    sh.view.check_step(step, check_points=self.seat is not None)
+                except CryptoError as err:
+                    raise _Fault(p.author, f"shuffle step refused: {err}") from None
+        elif kind == "action":
+            action = self._parse_action(p)
+            if action.kind in (Kind.PLAY, Kind.JUMP):
+                self._precheck_play(action, rels)
+            elif action.kind in (Kind.GUILTY, Kind.INNOCENT):
+                self._with_hidden_hand(lambda: self._legal(action))
+            else:
+                self._legal(action)
+        elif kind == "pass" and not (self.claim_queue and self.claim_queue[0] == p.author):
+            raise _Fault(p.author, "only a claimant may pass")
+
+    def _legal(self, action: Action) -> None:
+        """The engine's own refusal of ``action`` on the public state, as a public fault."""
+        try:
+            self.engine.check(action)
+        except IllegalAction as e:
+            raise _Fault(action.seat, f"illegal action {action}: {e.reason}") from None
+
+    def _parse_action(self, p: Entry) -> Action:
+        body = p.body
+        assert isinstance(body, dict)
+        text = body.get("action")
+        try:
+            action = parse_action(str(text))
+        except NotationError as e:
+            raise _Fault(p.author, f"bad action: {e}") from None
+        if action.seat != p.author:
+            raise _Fault(p.author, "an action in another seat's name")
+        claiming = bool(self.claim_queue) and self.claim_queue[0] == p.author
+        if claiming and action.kind not in REACTIONS:
+            raise _Fault(p.author, "a claimant may only call UNO, catch or jump in")
+        if not claiming and action.kind in REACTIONS:
+            raise _Fault(p.author, "reactions are made after claiming a window")
+        return action
+
+    def _precheck_play(self, action: Action, rels: list[KeyRelease]) -> None:
+        """A played card, before its keys are released: a slot of a complete shuffle of this
+        deck, in the author's hand, the author's own key for it in the proposal, and a legal
+        play if the card is what the action names (checked with a stand-in of that face on
+        a node that does not know the card: what every node can judge alike)."""
+        g, seat, slot = self.engine, action.seat, action.slot
+        if slot not in g.hands[seat]:
+            raise _Fault(seat, f"slot {slot} is not in its hand")
+        ref = self._slot_ref(slot)
+        if ref is None:
+            raise _Fault(seat, f"slot {slot} is not a card of this deck")
+        sh, pos = ref
+        own = any(
+            r.shuffle_id == sh.spec.shuffle_id and r.position == pos and r.owner == seat
+            for r in rels
+        )
+        if not own and seat not in sh.view.released(pos):
+            raise _Fault(seat, f"played slot {slot} without its own key")
+        face = g.faces[slot] if slot in g.public else UNKNOWN_CARD
+        stand_in = face if face != UNKNOWN_CARD else _card_of(action.color, action.rank)
+        if stand_in is None:
+            raise _Fault(seat, f"illegal action {action}: no such card")
+        known = g.faces[slot]
+        g.faces[slot] = stand_in
+        try:
+            self._legal(action)
+        finally:
+            g.faces[slot] = known
+
+    def _with_hidden_hand(self, check: Callable[[], None]) -> None:
+        """``check()`` on the public state: the challenged hand's faces hidden, as on a node
+        that cannot see it (every node must judge a verdict alike)."""
+        g = self.engine
+        seen = [(s, g.faces[s]) for s in g.wd4_hand]
+        for s, _ in seen:
+            g.faces[s] = UNKNOWN_CARD
+        try:
+            check()
+        finally:
+            for s, c in seen:
+                g.faces[s] = c
+
+    def _parse_keys(self, e: Entry) -> tuple[list[KeyRelease], list[ShowMessage]]:
+        body = e.body
+        if not isinstance(body, dict):
+            raise _Fault(e.author, "an entry body must be an object")
+        rels = body.get("releases", [])
+        shows = body.get("shows", [])
+        if not isinstance(rels, list) or not isinstance(shows, list):
+            raise _Fault(e.author, "releases and shows must be lists")
+        out_r: list[KeyRelease] = []
+        for obj in rels:
+            rel = _parse(KeyRelease, obj, e.author)
+            if rel.owner != e.author:
+                raise _Fault(e.author, "released a key that is not its own")
+            out_r.append(rel)
+        out_s: list[ShowMessage] = []
+        for obj in shows:
+            show = _parse(ShowMessage, obj, e.author)
+            if show.sender != e.author:
+                raise _Fault(e.author, "a show must come from its sender")
+            out_s.append(show)
+        return out_r, out_s
+
+    def _parse_commitment(self, e: Entry, sh: _Shuffle) -> KeyCommitment:
+        body = e.body
+        assert isinstance(body, dict)
+        c: KeyCommitment = _parse(KeyCommitment, body.get("commitment"), e.author)
+        if c.player != e.author or c.shuffle_id != sh.spec.shuffle_id:
+            raise _Fault(e.author, "commitment for another seat or shuffle")
+        if len(c.commitments) != sh.spec.size:
+            raise _Fault(e.author, "commitment refused: wrong size")
+        return c
+
     # ------------------------------------------------------------------ processing a step
     def _process(self, seq: int) -> None:
         proposal = self.log.proposal(seq)
@@ -527,7 +1085,7 @@ class Session:
         # What was owed in the state the last step left: the schedule has usually computed
         # it already (nothing changes a session's state between two steps but a new deck,
         # which clears the cache), so this is a cache hit unless a card is played now.
-        owed_before = None if p.kind == "genesis" else self._owed(self._played_slot(p))
+        owed_before = None if p.kind == GENESIS_KIND else self._owed(self._played_slot(p))
         self._done_seq = seq
         self._owed_cache.clear()
         responses = self.log.responses(seq)
@@ -542,9 +1100,7 @@ class Session:
             self._set_blame(f.seat, f.reason, seq)
             return
         except _PublicDispute as d:
-            if self.dispute is None:
-                self.dispute = (-1, d.reason)
-                self.events.append(SessionEvent("dispute", d.reason, -1))
+            self._open_public_dispute(d.reason)
             return
         for e in entries:
             body = e.body
@@ -554,6 +1110,19 @@ class Session:
                     SessionEvent("dispute", f"seat {e.author}: {body['dispute']}", e.author)
                 )
         self._learn()
+
+    def _open_public_dispute(self, reason: str) -> None:
+        """A failure every node sees, whose author only the secrets can name: every seat
+        reveals and the audit names whoever it was (accuser -1: nobody accused)."""
+        if self.dispute is None:
+            self.dispute = (-1, reason)
+            self.events.append(SessionEvent("dispute", reason, -1))
+
+    def _private_dispute(self, reason: str) -> None:
+        """A fault only this node can see: it goes into every entry we write from now on."""
+        if self.my_dispute is None:
+            self.my_dispute = reason
+            self.events.append(SessionEvent("dispute", f"this node: {reason}", self.seat or -1))
 
     def _played_slot(self, p: Entry) -> int | None:
         if p.kind != "action" or not isinstance(p.body, dict):
@@ -566,26 +1135,14 @@ class Session:
 
     def _take_keys(self, entries: list[Entry]) -> None:
         for e in entries:
-            body = e.body
-            if not isinstance(body, dict):
-                raise _Fault(e.author, "an entry body must be an object")
-            rels = body.get("releases", [])
-            shows = body.get("shows", [])
-            if not isinstance(rels, list) or not isinstance(shows, list):
-                raise _Fault(e.author, "releases and shows must be lists")
-            for obj in rels:
-                rel = _parse(KeyRelease, obj, e.author)
-                if rel.owner != e.author:
-                    raise _Fault(e.author, "released a key that is not its own")
+            rels, shows = self._parse_keys(e)
+            for rel in rels:
                 sh = self._shuffle_by_id(rel.shuffle_id, e.author)
                 try:
                     sh.view.add_release(rel)
                 except CryptoError as err:
                     raise _Fault(e.author, f"key release refused: {err}") from None
-            for obj in shows:
-                show = _parse(ShowMessage, obj, e.author)
-                if show.sender != e.author:
-                    raise _Fault(e.author, "a show must come from its sender")
+            for show in shows:
                 sh = self._shuffle_by_id(show.shuffle_id, e.author)
                 try:
                     sh.view.add_show(show)
@@ -597,7 +1154,7 @@ class Session:
                     try:
                         sh.view.open_show(show, sh.mine)
                     except VerificationError as err:
-                        self.my_dispute = self.my_dispute or f"show from seat {e.author}: {err}"
+                        self._private_dispute(f"show from seat {e.author}: {err}")
 
     def _shuffle_by_id(self, sid: bytes, author: int) -> _Shuffle:
         for sh in self.shuffles:
@@ -606,20 +1163,16 @@ class Session:
         raise _Fault(author, "refers to an unknown shuffle")
 
     def _apply_proposal(self, p: Entry, responses: list[Entry]) -> None:
+        """Apply a complete step whose proposal passed :meth:`_precheck` (every node, the
+        replay too, runs it first: see _precheck_ok)."""
         body = p.body
         assert isinstance(body, dict)
         kind = p.kind
-        if kind != self.step.kind and not (kind == "pass" and self.step.kind == "action"):
-            raise _Fault(p.author, f"proposed {kind!r} where {self.step.kind!r} was due")
         if kind == "shuffle":
             sh = self.shuffles[-1]
             if not sh.committed:
                 for e in [p, *responses]:
-                    b = e.body
-                    assert isinstance(b, dict)
-                    c = _parse(KeyCommitment, b.get("commitment"), e.author)
-                    if c.player != e.author or c.shuffle_id != sh.spec.shuffle_id:
-                        raise _Fault(e.author, "commitment for another seat or shuffle")
+                    c = self._parse_commitment(e, sh)
                     try:
                         sh.view.add_commitment(c)
                     except CryptoError as err:
@@ -628,25 +1181,14 @@ class Session:
             else:
                 step = _parse(ShuffleStep, body.get("step"), p.author)
                 try:
-                    # a live node checks every point now; the replay leaves it to the audit
-                    sh.view.add_step(step, check_points=self.seat is not None)
+                    sh.view.add_step(step)  # its points were checked on arrival
                 except CryptoError as err:
                     raise _Fault(p.author, f"shuffle step refused: {err}") from None
                 if sh.view.complete:
                     self._shuffle_done(sh)
         elif kind == "action":
-            text = body.get("action")
-            try:
-                action = parse_action(str(text))
-            except NotationError as e:
-                raise _Fault(p.author, f"bad action: {e}") from None
-            if action.seat != p.author:
-                raise _Fault(p.author, "an action in another seat's name")
+            action = self._parse_action(p)
             claiming = bool(self.claim_queue) and self.claim_queue[0] == p.author
-            if claiming and action.kind not in REACTIONS:
-                raise _Fault(p.author, "a claimant may only call UNO, catch or jump in")
-            if not claiming and action.kind in REACTIONS:
-                raise _Fault(p.author, "reactions are made after claiming a window")
             if action.kind in (Kind.PLAY, Kind.JUMP):
                 self._reveal_public(action.slot, p.author)
             try:
@@ -655,7 +1197,7 @@ class Session:
                 else:
                     events = self.engine.apply(action)
             except IllegalAction as e:
-                raise _Fault(p.author, f"illegal action {text}: {e.reason}") from None
+                raise _Fault(p.author, f"illegal action {action}: {e.reason}") from None
             self.deck_inputs.append(("action", action))
             for ev in events:
                 self.events.append(SessionEvent("engine", str(ev), ev.seat, ev))
@@ -666,10 +1208,7 @@ class Session:
             if self.window_due:
                 self.claim_queue = []
         elif kind == "pass":
-            if self.claim_queue and self.claim_queue[0] == p.author:
-                self.claim_queue.pop(0)
-            else:
-                raise _Fault(p.author, "only a claimant may pass")
+            self.claim_queue.pop(0)
         elif kind == "window":
             self.window_due = False
             claims = [
@@ -708,7 +1247,7 @@ class Session:
         if UNKNOWN_CARD not in (c for _, c in seen) and self.seat is not None:
             illegal = any(CARD_COLOR[c] == g.claims[-1].color for _, c in seen)
             if illegal != (action.kind is Kind.GUILTY):
-                self.my_dispute = self.my_dispute or (
+                self._private_dispute(
                     f"seat {action.seat} gave a false verdict: the hand shows "
                     f"{'guilty' if illegal else 'innocent'}"
                 )
@@ -731,10 +1270,35 @@ class Session:
             raise _PublicDispute(f"the played card at slot {slot} does not open: {err}") from None
         except CryptoError as err:
             raise _Fault(author, f"the played card cannot be opened: {err}") from None
+        self._tell_engine(slot, card, sh, pos)
+
+    def _tell_engine(self, slot: int, card: int, sh: _Shuffle, pos: int) -> list[Event]:
+        """A public card, now known to every node alike: give it to the engine.
+
+        If this node alone has seen that card somewhere else (in its hand, say), that is a
+        private fault: it disputes, and forgets what it saw, so that its engine goes on in
+        step with everyone else's until the dispute's reveal. A clash with another public
+        card is everyone's to see: a public dispute."""
+        g = self.engine
+        clash = sh.view.clash(card, pos)
+        if clash is not None:
+            self._private_dispute(clash)
+        other = g.card_slot[card]
+        if other not in (UNKNOWN_CARD, slot):
+            if other in g.public:
+                raise _PublicDispute(f"card {card} is public at slots {other} and {slot}")
+            self._private_dispute(f"card {card} at public slot {slot} is also at slot {other}")
+            g.faces[other] = UNKNOWN_CARD
+            g.card_slot[card] = UNKNOWN_CARD
+        known = g.faces[slot]
+        if known not in (UNKNOWN_CARD, card):  # (one position, one set of keys: one card)
+            self._private_dispute(f"slot {slot} opened to another card here")
+            g.card_slot[known] = UNKNOWN_CARD
+            g.faces[slot] = UNKNOWN_CARD
         try:
-            self.engine.reveal(slot, card, public=True)
-        except InputError as err:
-            raise _Fault(author, str(err)) from None
+            return g.reveal(slot, card, public=True)
+        except InputError as err:  # not reachable after the above; never a verdict
+            raise AssertionError(f"the engine refused a public card: {err}") from None
 
     def _check_owed(
         self, before: dict[int, tuple[list[int], dict[int, list[int]]]], seq: int
@@ -780,19 +1344,26 @@ class Session:
                     continue
             except VerificationError as err:
                 if slot in public:
-                    self._set_blame(
-                        -1, f"public card at slot {slot} does not open: {err}", self.seq
-                    )
+                    # every key opened its commitment, yet no card: a bad shuffle, whose
+                    # author only the secrets can name (as for a played card)
+                    self._open_public_dispute(f"public card at slot {slot} does not open: {err}")
                     return
-                self.my_dispute = self.my_dispute or f"my card at slot {slot}: {err}"
+                self._private_dispute(f"my card at slot {slot}: {err}")
                 continue
             except CryptoError:
                 continue  # keys not all here yet
-            try:
-                events = g.reveal(slot, card, public=slot in public)
-            except InputError as err:
-                self.my_dispute = self.my_dispute or f"slot {slot}: {err}"
-                continue
+            if slot in public:
+                try:
+                    events = self._tell_engine(slot, card, sh, pos)
+                except _PublicDispute as d:
+                    self._open_public_dispute(d.reason)
+                    return
+            else:
+                try:
+                    events = g.reveal(slot, card, public=False)
+                except InputError as err:
+                    self._private_dispute(f"slot {slot}: {err}")
+                    continue
             for ev in events:
                 self.events.append(SessionEvent("engine", str(ev), ev.seat, ev))
 
@@ -819,10 +1390,10 @@ class Session:
             if hidden:
                 # A Wild Draw Four turned up at the start goes back into the undealt deck: a
                 # hidden reshuffle re-keys the parent's unopened positions (docs/security.md).
+                # The engine's hidden sources are always the undealt part of one shuffle.
                 refs = [self._slot_ref(s) for s in hidden]
                 parents = {id(r[0]) for r in refs if r is not None}
-                if None in refs or len(parents) != 1:
-                    raise _Fault(-1, "the cards to reshuffle span several shuffles")
+                assert None not in refs and len(parents) == 1, "hidden cards of one shuffle"
                 parent = refs[0][0]  # type: ignore[index]
                 positions = tuple(r[1] for r in refs)  # type: ignore[index]
                 sid = shuffle_id(self.game_id, self.deck_no, len(self.shuffles))
@@ -897,9 +1468,14 @@ class Session:
             faces_by_shuffle.append(result.faces)
         self._audit_rules(faces_by_shuffle)
         if self.dispute is not None:
-            raise _Fault(self.dispute[0], "false accusation: the audit found nothing")
+            accuser = self.dispute[0]
+            if accuser < 0:  # a public dispute the audit could not explain: cannot happen
+                raise AssertionError("a public card failed to open, yet the audit found nothing")
+            raise _Fault(accuser, "false accusation: the audit found nothing")
         self.audited_rounds += 1
         self.audited_deck = self.deck_no
+        self._standings.append((self._done_seq, tuple(self.engine.scores)))
+        self._round_end = None
         self.events.append(SessionEvent("audit", f"deck {self.deck_no} verified", -1))
 
     def _audit_rules(self, faces_by_shuffle: list[tuple[int, ...]]) -> None:
@@ -918,17 +1494,25 @@ class Session:
                     if ev.kind == "play" and ev.bluff:
                         self.bluffs.append(f"seat {ev.seat} bluffed a Wild Draw Four")
                         self.events.append(SessionEvent("bluff", str(ev), ev.seat))
+        # Every public fact the game went by was checked on its own: the shuffles, every key
+        # against its commitment, every action against the rules. The two engines then hold
+        # the same public state; a difference would be a bug of the engine, not a cheat.
         if shadow.digest() != self.engine.digest():
-            raise _Fault(-1, "audit: the full-information replay disagrees with the game")
+            raise AssertionError("the full-information replay disagrees with the game")
         self.deck_inputs = []
 
     # ------------------------------------------------------------------ scheduling
     def _after_step(self, seq: int) -> None:
         self._done_seq = seq
         self._owed_cache.clear()
+        self._purge_parked()
         if self.blame is not None:
             return
         self._schedule()
+        if self._finished:
+            self.log.freeze()
+        if self.log.votes():
+            self._decide_stop()
 
     def _schedule(self) -> None:
         g = self.engine
@@ -957,28 +1541,36 @@ class Session:
             return
         if g.need is not None and g.need.kind == "shuffle":
             if self.shuffles and self.audited_deck != self.deck_no and not g.need.sources:
-                self.step = _Step("reveal", 0)
+                self._due_reveal()
                 return
-            try:
-                self._start_shuffle()
-            except _Fault as f:
-                self._set_blame(f.seat, f.reason, self.seq)
-                return
+            self._start_shuffle()
             self.step = _Step("shuffle", 0)
             return
         if g.phase is Phase.GAME_OVER:
             if self.shuffles and self.audited_deck != self.deck_no:
-                self.step = _Step("reveal", 0)
+                self._due_reveal()
                 return
-            self.over = True
-            self.events.append(SessionEvent("over", f"game over: winners {list(g.winners)}"))
+            self._finished = True
+            self.events.append(SessionEvent("over", str(self.outcome)))
             return
         self.step = _Step("action", g.turn)
 
+    def _due_reveal(self) -> None:
+        """The end of a deck: everyone reveals. If a round was played to its end in it (every
+        deck but the draw for dealer's), remember where and how it ended (see stop)."""
+        self.step = _Step("reveal", 0)
+        if self.deck_no >= 2 and self._round_end is None:
+            self._round_end = (self._done_seq, tuple(self.engine.scores), self.engine.out)
+
     def _set_blame(self, seat: int, reason: str, seq: int) -> None:
-        self.blame = Blame(seat, reason, seq)
-        self.over = True
-        self.events.append(SessionEvent("blame", str(self.blame), seat))
+        """A cheat: the earliest one found is the verdict (every node ends with the same)."""
+        blame = Blame(seat, reason, seq)
+        if self.blame is not None and (self.blame.step, self.blame.seat) <= (seq, seat):
+            return
+        self.blame = blame
+        self.prompt = None
+        self.log.freeze()
+        self.events.append(SessionEvent("blame", str(blame), seat))
 
 
 _Owed = dict[int, tuple[list[int], dict[int, list[int]]]]
@@ -997,6 +1589,14 @@ class _Fault(Exception):
         super().__init__(reason)
         self.seat = seat
         self.reason = reason
+
+
+def _card_of(color: int, rank: int) -> int | None:
+    """A card id of the given face (a stand-in for a card that is named but not yet seen)."""
+    for c in range(DECK_SIZE):
+        if CARD_COLOR[c] == color and CARD_RANK[c] == rank:
+            return c
+    return None
 
 
 def _sid_index(shuffles: list[_Shuffle], sid: bytes) -> int:

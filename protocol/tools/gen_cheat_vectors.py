@@ -366,26 +366,31 @@ def log_vectors(table: LocalTable, lines: list[bytes]) -> list[Vector]:
     w = find(lines, lambda x: x["kind"] == "ack" and x["author"] == 1 and "claim" in x["body"])
     wbody = body_of(lines[w])
     other = resign(table, lines[w], body={**wbody, "claim": not wbody["claim"]})
-    full = [*lines[: w + 1], other, *lines[w + 1 :]]
+    full = [*lines[: w + 1], other]
     seq_w = fields(lines[w])["seq"]
+    last_of_step = max(i for i, raw in enumerate(lines) if fields(raw)["seq"] == seq_w)
     out.append(
         Vector(
             "equivocation",
-            f"the whole game, with a second response of seat 1 to the window of step {seq_w} "
+            f"the game up to a second response of seat 1 to the window of step {seq_w} "
             f"(claim {json.dumps(not wbody['claim'])} instead of {json.dumps(wbody['claim'])}) "
-            "right after the first",
-            ["7", "9", "10.12 open point 4"],
+            "right after the first: where every honest node stops",
+            ["7", "9", "10.8"],
             full,
             1,
             [w + 1],
             _expect(
-                ok=True,
+                line=last_of_step,
+                layer="session",
+                blame=1,
+                step=seq_w,
+                reason="equivocation",
                 evidence=[{"line": w + 1, "author": 1, "seq": seq_w, "role": "response"}],
             ),
-            "the replay accepts the file (VERIFIED): the second entry is kept as equivocation "
-            "evidence beside the first (verify_log_file: VerifyReport.evidence == 1, "
-            "Log.evidence[0] re-checks offline with seat 1's key), never enters the chain, and "
-            "does not end the game (spec 10.12 open point 4); the replay names no seat",
+            "the second entry is kept as equivocation evidence beside the first "
+            "(verify_log_file: VerifyReport.evidence == 1; Log.evidence[0] re-checks offline "
+            "with seat 1's key), never enters the chain, and ends the game naming seat 1 at the "
+            "step of the slot, whichever version a node took first (spec 7, 10.8)",
         )
     )
     # The fork: the next proposal builds on the second version (as a node that got only the

@@ -116,7 +116,7 @@ def _outcome(log: Log, data: bytes, expected_proposer: int | None = None) -> dic
 def log_vectors() -> dict[str, Any]:
     ids = [Identity.from_test_seed(s) for s in SEEDS]
     roster = [ident.player(f"seat{i}") for i, ident in enumerate(ids)]
-    nonce = hashlib.sha256(b"p2puno test vector nonce").digest()
+    nonces = [hashlib.sha256(b"p2puno test vector nonce %d" % i).digest() for i in range(3)]
     log = Log()
     base: list[bytes] = []
 
@@ -125,7 +125,7 @@ def log_vectors() -> dict[str, Any]:
         base.append(raw)
         return raw
 
-    add(make_genesis(ids[0], 0, roster, {"house_rules": []}, nonce))
+    add(make_genesis(ids[0], 0, roster, {"house_rules": []}, nonces))
     add(log.respond(ids[1], 1, "accept", {}))
     add(log.respond(ids[2], 2, "accept", {}))
     add(log.propose(ids[1], 1, "example", {"note": "session kinds are specced later"}))

@@ -291,7 +291,7 @@ def test_unknown_author() -> None:
 def test_genesis_rules() -> None:
     ids = [Identity.from_test_seed(bytes([i])) for i in range(3)]
     roster = [ident.player(f"p{i}") for i, ident in enumerate(ids)]
-    good = make_genesis(ids[1], 1, roster, {}, b"\x01" * 32)
+    good = make_genesis(ids[1], 1, roster, {}, [bytes([1, i]) * 16 for i in range(3)])
     log = Log()
     assert log.add(good).status is Status.ADDED
     assert (
@@ -302,7 +302,7 @@ def test_genesis_rules() -> None:
         ).game_id
     )
     # Pinned game id: another game's genesis is refused.
-    other = make_genesis(ids[1], 1, roster, {}, b"\x02" * 32)
+    other = make_genesis(ids[1], 1, roster, {}, [bytes([2, i]) * 16 for i in range(3)])
     _reject(Log(game_id=log.game_id), other, Reason.WRONG_GAME, None)
     # Game id not derived from the body.
     obj = decode(good)
@@ -318,7 +318,9 @@ def test_genesis_rules() -> None:
     mutations: list[Callable[[dict[str, Any]], None]] = [
         one_player,
         lambda b: b["players"].append(b["players"][0]),  # a key twice
-        lambda b: b.update(nonce="00"),
+        lambda b: b.update(nonces=["00"] * 3),
+        lambda b: b["nonces"].pop(),  # one seat gave none
+        lambda b: b["nonces"].__setitem__(2, b["nonces"][0]),  # two seats, one nonce
         lambda b: b.update(extra=1),
         lambda b: b["players"][0].update(name=""),
         lambda b: b["players"][0].update(sign="AB" * 32),
@@ -419,3 +421,64 @@ def test_an_empty_game_id_is_malformed_even_first_in_a_process() -> None:
         check=True,
     )
     assert done.stdout.strip() == "refused malformed"
+
+
+# ---------------------------------------------------------------------- votes (spec 7, 8)
+def test_a_vote_names_a_complete_step_and_is_one_per_seat() -> None:
+    g = build_game(3, 2)
+    ids = g.identities
+    # seat 1 is stuck in step 3 (a proposal and one response so far): it votes on step 2
+    g.add(g.log.propose(ids[0], 0, "play", {}))
+    g.add(g.log.respond(ids[1], 1, "ack", {}))
+    vote = g.log.vote(ids[1], 1, "stop", {"waiting": [2]})
+    e = Entry.from_obj(decode(vote))
+    assert (e.role, e.seq, e.prev) == (Role.VOTE, 2, tuple(g.log.next_prev_of(2)))
+    assert g.log.add(vote).status is Status.ADDED
+    assert set(g.log.votes()) == {1} and g.log.votes()[1][1].body == {"waiting": [2]}
+    # a second, different vote by the same seat is equivocation (one vote per game)
+    again = g.log.vote(ids[1], 1, "stop", {"waiting": [0, 2]})
+    err = _reject(g.log, again, Reason.EQUIVOCATION, 1)
+    assert isinstance(err.evidence, Equivocation) and err.evidence.role is Role.VOTE
+    # a receiver that has not got step 2's last response asks for it
+    last = g.log.responses(2)[1][0]
+    fresh = Log()
+    for raw in g.entries:
+        if entry_hash(raw) == last:
+            break
+        fresh.add(raw)
+    result = fresh.add(vote)
+    assert result.status is Status.MISSING_PARENTS and result.missing == (last,)
+
+
+def test_a_vote_must_name_its_step_exactly() -> None:
+    g = build_game(3, 2)
+    obj = decode(g.log.vote(g.identities[2], 2, "stop", {}))
+    assert isinstance(obj, dict) and isinstance(obj["prev"], list)
+    swapped = copy.deepcopy(obj)
+    swapped["prev"] = [obj["prev"][0], obj["prev"][2], obj["prev"][1]]  # type: ignore[index]
+    _reject(g.log, _resign(g.identities[2], swapped), Reason.BAD_PREV, 2)
+    short = copy.deepcopy(obj)
+    short["prev"] = obj["prev"][:2]  # type: ignore[index]
+    _reject(g.log, _resign(g.identities[2], short), Reason.BAD_PREV, 2)
+    other_seq = copy.deepcopy(obj)
+    other_seq["seq"] = 1
+    _reject(g.log, _resign(g.identities[2], other_seq), Reason.BAD_PREV, 2)
+
+
+def test_a_frozen_log_takes_nothing_new_but_still_keeps_evidence() -> None:
+    g = build_game(3, 1)
+    ids = g.identities
+    proposal = g.log.propose(ids[2], 2, "play", {})
+    g.log.freeze()
+    before = _state(g.log)
+    assert g.log.add(proposal).status is Status.FROZEN
+    assert g.log.add(g.entries[-1]).status is Status.DUPLICATE
+    assert _state(g.log) == before
+    # a second response for a step already held is still caught and kept as evidence
+    seq1 = [raw for raw in g.entries if Entry.from_obj(decode(raw)).slot == (1, 2, Role.RESPONSE)]
+    assert seq1
+    forged = decode(seq1[0])
+    assert isinstance(forged, dict)
+    forged["body"] = {"changed": 1}
+    _reject(g.log, _resign(ids[2], forged), Reason.EQUIVOCATION, 2)
+    assert len(g.log.evidence) == 1

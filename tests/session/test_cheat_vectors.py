@@ -112,7 +112,18 @@ def test_session_fault_blames_the_cheat_at_the_end_of_its_step(v: dict[str, Any]
     assert e["reason"] in result.blame.reason and e["reason"] in str(result.error)
     lines = _lines(v)
     assert _entry(lines[e["line"]])["seq"] == e["step"]
-    assert all(i <= e["line"] for i in v["cheat"]["lines"])
+    evidence = e.get("evidence", [])
+    # the cheat is in the faulty step, or is the second version kept as evidence (spec 7)
+    kept = {w["line"] for w in evidence}
+    assert all(i <= e["line"] or i in kept for i in v["cheat"]["lines"])
+    if evidence:
+        log, _ = verify_log_file(VECTORS / v["log"])
+        assert [(x.author, x.seq, x.role.value) for x in log.evidence] == [
+            (w["author"], w["seq"], w["role"]) for w in evidence
+        ]
+        for ev, want in zip(log.evidence, evidence, strict=True):
+            assert ev.second == lines[want["line"]] and log.game_id is not None
+            ev.verify(log.players[ev.author].sign_pk, log.game_id)  # provable offline
     if "dispute" in e:  # spec 10.8: a private fault reaches the log as its victim's dispute
         first = next(i for i, raw in enumerate(lines) if isinstance(_body(raw).get("dispute"), str))
         assert first == e["dispute"]["line"]
@@ -132,9 +143,7 @@ def test_a_log_that_stops_early_is_rejected_at_its_last_line(v: dict[str, Any]) 
 
 @pytest.mark.parametrize("v", _of(None))
 def test_accepted_vector_verifies_with_its_bluffs_and_evidence(v: dict[str, Any]) -> None:
-    """spec 10.10 (an unchallenged bluff is reported, not blamed) and 7 (equivocation evidence
-    is kept beside the chain, re-checkable offline with the author's key; 10.12 open point 4:
-    it does not end the game)."""
+    """spec 10.10 (an unchallenged bluff is reported, not blamed)."""
     e = v["expect"]
     path = VECTORS / v["log"]
     result = replay(path)

@@ -289,7 +289,9 @@ def test_unknown_parent_is_not_taken() -> None:
     finished_cleanly(table)
 
 
-def test_equivocation_is_refused_and_kept_as_evidence() -> None:
+def test_equivocation_ends_the_game_naming_the_seat() -> None:
+    """spec 7, 10.8: two signed versions of one entry are kept as evidence, relayed, and end
+    the game naming their author at the step of the slot (issue 10, item 7)."""
     table = LocalTable(small(), seed="equiv")
     first: list[bytes] = []
 
@@ -304,20 +306,25 @@ def test_equivocation_is_refused_and_kept_as_evidence() -> None:
         return [(sender, raw), (sender, other)]
 
     errors = route(table, hook)
-    assert [(e.seat, e.reason.split(":")[0]) for e in errors[0]] == [(1, "equivocation")]
-    log = table.sessions[0].log
+    assert not errors[0]  # not the sending peer's fault: an outcome, not a refusal
+    s0 = table.sessions[0]
+    log = s0.log
     assert len(log.evidence) == 1
     ev = log.evidence[0]
     assert (ev.author, ev.first, ev.second) == (1, first[0], first[1])
     assert log.game_id is not None
     ev.verify(log.players[1].sign_pk, log.game_id)  # provable to anyone offline
     assert log.knows(entry_hash(first[1]))
-    finished_cleanly(table)  # the first version stands; the second changed nothing
+    blamed([s0], 1, "equivocation")
+    seq = int(fields(first[0])["seq"])
+    assert s0.blame is not None and s0.blame.step == seq
+    assert s0.outcome.state == "cheat" and s0.outcome.void and not s0.outcome.winners
 
 
 def test_equivocation_split_between_nodes_is_caught_when_they_compare() -> None:
     """Seat 2 sends one version to seat 0 and another to seat 1. Once the nodes exchange
-    what they hold (gossip), each finds two signed entries for one slot and names seat 2."""
+    what they hold (gossip), each finds two signed entries for one slot and names seat 2,
+    with the same verdict whichever version it took first."""
     table = LocalTable(small(3), seed="split")
     versions: list[bytes] = []
 
@@ -332,9 +339,11 @@ def test_equivocation_split_between_nodes_is_caught_when_they_compare() -> None:
         return [(sender, raw, [0]), (sender, other, [1]), (sender, other, [0]), (sender, raw, [1])]
 
     errors = route(table, hook)
+    assert not errors[0] and not errors[1]
     for seat in (0, 1):
-        assert [(e.seat, e.reason.split(":")[0]) for e in errors[seat]][:1] == [(2, "equivocation")]
         assert [ev.author for ev in table.sessions[seat].log.evidence] == [2]
+    blamed(table.sessions[:2], 2, "equivocation")
+    assert table.sessions[0].outcome == table.sessions[1].outcome
 
 
 # ---------------------------------------------------------------------- crypto cheats
