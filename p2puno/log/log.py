@@ -222,6 +222,24 @@ class Log:
         for h in self._order:
             yield h, self._entries[h]
 
+    def hashes(self, start: int = 0) -> list[bytes]:
+        """Hashes of the chain (and votes) in acceptance order, from index ``start``: what a
+        node took since it last looked (e.g. to relay it)."""
+        return self._order[start:]
+
+    def entry_of(self, raw: bytes) -> Entry | None:
+        """The decoded entry of bytes this log holds (chain, vote or evidence), else None."""
+        h = entry_hash(raw)
+        if h in self._entries:
+            return self._entries[h]
+        if h in self._evidence_raw:
+            return Entry.from_obj(decode(raw, max_size=self._max_size))
+        return None
+
+    def entry(self, h: bytes) -> Entry:
+        """The decoded chain entry (or vote) with hash ``h`` (KeyError if unknown)."""
+        return self._entries[h]
+
     def raw(self, h: bytes) -> bytes:
         """The exact bytes of a chain or evidence entry (KeyError if unknown)."""
         return self._raw[h] if h in self._raw else self._evidence_raw[h]

@@ -348,7 +348,7 @@ class Session:
                 "cheat",
                 self._scores_before(self.blame.step),
                 blame=self.blame,
-                void=True,
+                void=self.engine.round_no >= 1,
                 step=self.blame.step,
             )
         g = self.engine
@@ -387,7 +387,9 @@ class Session:
     def missing(self) -> list[bytes]:
         """Hashes of entries this node lacks: parents of entries that arrived before them.
         The transport fetches these from any peer."""
-        return sorted(h for h in self._waiting_on if not self.log.knows(h))
+        return sorted(
+            h for h in self._waiting_on if not self.log.knows(h) and h not in self._parked
+        )
 
     # ------------------------------------------------------------------ inputs
     def receive(self, raw: bytes) -> None:
@@ -792,7 +794,7 @@ class Session:
         k = max(e.seq for _, e in votes.values())
         scores = next(s for at, s in reversed(self._standings) if at <= k)
         winners: tuple[int, ...] = ()
-        void = True
+        void = self.engine.round_no >= 1  # a round was in play (not the draw for dealer)
         end = self._round_end
         if end is not None and end[0] == k and end[2] not in silent:
             # The round was played to its end before the stop (only its deck's reveal was

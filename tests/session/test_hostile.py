@@ -1,0 +1,483 @@
+"""A hostile seat against the public Session API, over a network that reorders, delays,
+duplicates and drops (issue 10, items 2-8). The cheater alters what it sends and re-signs it
+with its own key; every honest node must name it, the same way, from evidence every node
+holds, with no key or secret released before the check and the round void where it should be.
+
+Rules cited: the rule sheets' scoring (002 · Scoring: "the first player to reach 500 points
+wins") decides what a void round takes away; everything else here is the protocol
+(protocol/spec.md section 10, docs/security.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from p2puno.crypto._group import encrypt_one
+from p2puno.engine import Options, Phase
+from p2puno.engine.game import HAND_SIZE
+from p2puno.log import Entry, Log, Role, Status, entry_hash, make_genesis, sign_entry
+from p2puno.session import Session, SessionError
+from p2puno.session.harness import LocalTable
+from p2puno.session.session import shuffle_id
+from p2puno.session.simnet import NetConfig, SimNet
+from p2puno.wire import decode
+
+NET = NetConfig(delay=(0, 30), duplicate=0.1, drop=0.05)
+
+
+def hostile(tamper: Callable[[int, bytes], Any], seat: int) -> NetConfig:
+    """The network, with ``seat`` sending what ``tamper`` makes of its entries and serving no
+    requests (a cheater keeps its own versions to itself)."""
+    return NetConfig(**{**NET.__dict__, "tamper": tamper, "hostile": {seat}})
+
+
+def fields(raw: bytes) -> dict[str, Any]:
+    obj = decode(raw)
+    assert isinstance(obj, dict)
+    return obj
+
+
+def resign(table: LocalTable, raw: bytes, **changes: Any) -> bytes:
+    """The author of ``raw`` signs an altered copy with its own key (a hostile seat)."""
+    f = fields(raw)
+    f.update(changes)
+    e = Entry.from_obj(f)
+    ident = table.sessions[e.author].identity
+    assert ident is not None
+    return sign_entry(
+        ident,
+        game=e.game,
+        seq=e.seq,
+        author=e.author,
+        role=e.role,
+        kind=e.kind,
+        prev=e.prev,
+        body=e.body,
+    )
+
+
+def play(
+    options: Options,
+    seed: str,
+    tamper: Callable[[int, bytes], bytes | None] | None = None,
+    **net: Any,
+) -> LocalTable:
+    table = LocalTable(options, seed=seed)
+    config = NetConfig(**{**NET.__dict__, "tamper": tamper, **net})
+    SimNet(table, seed, config).run()
+    return table
+
+
+def same_verdict(table: LocalTable, honest: list[int], seat: int, *words: str) -> None:
+    """Every honest node names ``seat`` with the same verdict; never an honest seat."""
+    outcomes = {table.sessions[i].outcome for i in honest}
+    assert len(outcomes) == 1, outcomes
+    (o,) = outcomes
+    assert o.state == "cheat" and o.blame is not None, o
+    assert o.blame.seat == seat, o
+    for w in words:
+        assert w in o.blame.reason, o
+
+
+def honest_released(table: LocalTable, honest: list[int], sid: bytes, pos: int) -> list[int]:
+    """Honest seats that published their key for ``(sid, pos)`` in any entry any node holds."""
+    who = set()
+    for i in honest:
+        log = table.sessions[i].log
+        for h in log.hashes():
+            e = log.entry(h)
+            body = e.body
+            if e.author not in honest or not isinstance(body, dict):
+                continue
+            for rel in body.get("releases", []):
+                if rel["shuffle_id"] == sid.hex() and rel["position"] == pos:
+                    who.add(e.author)
+    return sorted(who)
+
+
+# ---------------------------------------------------------------------- item 2
+@pytest.mark.parametrize("target", ["dealer-draw card", "start card", "dealt card"])
+def test_a_corrupted_card_names_the_shuffler_never_nobody(target: str) -> None:
+    """A shuffler swaps one final entry for a point that is no card: the card that does not
+    open (in public, or in a hand) leads to the reveal, and the audit names the shuffler on
+    every honest node. Before, a public card that did not open blamed seat -1."""
+    n, cheat = 3, 0  # seat 0 makes the last phase-2 step: its output is the final deck
+    options = Options(n, target=20)
+    deck, pos = {
+        "dealer-draw card": (1, 0),
+        "start card": (2, HAND_SIZE * n),
+        "dealt card": (2, 1),
+    }[target]
+    table = LocalTable(options, seed=f"corrupt/{target}")
+    sid = shuffle_id(table.sessions[0].game_id, deck, 0).hex()
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        step = f["body"].get("step") if isinstance(f["body"], dict) else None
+        if sender != cheat or done or not step or step["shuffle_id"] != sid:
+            return raw
+        if step["phase"] != 2:
+            return raw
+        deck_hex = list(step["deck"])
+        other = bytes.fromhex(deck_hex[pos + 1])
+        deck_hex[pos] = encrypt_one(12345, other).hex()  # a curve point, but no card
+        done.append(True)
+        return resign(table, raw, body={**f["body"], "step": {**step, "deck": deck_hex}})
+
+    SimNet(table, target, hostile(tamper, cheat)).run()
+    assert done
+    same_verdict(table, [1, 2], cheat, "audit: bad-shuffle")
+
+
+def test_a_card_duplicated_into_two_hands_names_the_shuffler_and_nodes_agree() -> None:
+    """The merged step (the last seat's) copies one card into two dealt positions under
+    different keys (no equal ciphertexts to see). Each holder opens its copy privately; the
+    clash is a private fault (a dispute), never a verdict of one node; the audit names the
+    shuffler on every honest node. Before, the nodes diverged and one blamed an honest player."""
+    n = 3
+    cheat = n - 1
+    options = Options(n, target=20)
+    table = LocalTable(options, seed="duplicate")
+    sid = shuffle_id(table.sessions[0].game_id, 2, 0)
+    done: list[int] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        step = f["body"].get("step") if isinstance(f["body"], dict) else None
+        if sender != cheat or done or not step or step["shuffle_id"] != sid.hex():
+            return raw
+        if step["phase"] != 2:
+            return raw
+        sh = table.sessions[cheat].shuffles[-1]
+        assert sh.mine is not None
+        keys, perm = sh.mine._keys, sh.mine._perm
+        deck_in = sh.view.deck  # what the cheater was handed (its step not yet applied)
+        deck_hex = list(step["deck"])
+        # positions 0 and 1 are dealt to two different seats: position 1 gets 0's card
+        deck_hex[1] = encrypt_one(keys[1], deck_in[perm[0]]).hex()
+        done.append(1)
+        return resign(table, raw, body={**f["body"], "step": {**step, "deck": deck_hex}})
+
+    SimNet(table, "dup", hostile(tamper, cheat)).run()
+    assert done
+    same_verdict(table, [0, 1], cheat, "audit: bad-shuffle")
+    for i in (0, 1):
+        assert table.sessions[i].dispute is not None  # the reveal came through a dispute
+
+
+# ---------------------------------------------------------------------- item 3
+def test_playing_the_top_of_the_draw_pile_gets_blame_never_a_key() -> None:
+    """A seat 'plays' the slot on top of the draw pile (a Wild, always playable): every
+    honest node refuses the proposal on arrival, names the seat, and no honest seat ever
+    releases its key for that slot (before, the cheater saw its next card first)."""
+    n, cheat = 3, 1
+    table = LocalTable(Options(n, target=20), seed="draw-top")
+    seen: list[tuple[bytes, int]] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        if sender != cheat or seen or f["kind"] != "action" or f["role"] != "proposal":
+            return raw
+        s = table.sessions[cheat]
+        g = s.engine
+        if not g.draw or g.round_no < 1:
+            return raw
+        slot = g.draw[-1]
+        ref = s._slot_ref(slot)
+        if ref is None or ref[0].mine is None:
+            return raw
+        sh, pos = ref
+        seen.append((sh.spec.shuffle_id, pos))
+        body = dict(f["body"])
+        body["action"] = f"{cheat} W#{slot}:r"
+        body["releases"] = [*body["releases"], sh.mine.release(pos).to_obj()]
+        return resign(table, raw, body=body)
+
+    SimNet(table, "top", hostile(tamper, cheat)).run()
+    assert seen
+    honest = [0, 2]
+    same_verdict(table, honest, cheat, "not in its hand")
+    assert honest_released(table, honest, *seen[0]) == []
+
+
+def test_a_bogus_reveal_mid_round_gets_blame_never_a_secret() -> None:
+    """Seat 0 (who proposes reveals) proposes one mid-round in place of its action: refused
+    on arrival by every node, which names it; no honest entry carries a secret."""
+    table = LocalTable(Options(3, target=20), seed="bogus-reveal")
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        if sender != 0 or done or f["kind"] != "action" or f["role"] != "proposal":
+            return raw
+        if table.sessions[0].engine.round_no < 1:
+            return raw
+        s = table.sessions[0]
+        body = dict(f["body"])
+        body.pop("action")
+        body["secrets"] = [sh.mine.reveal().to_obj() for sh in s.shuffles if sh.mine]
+        done.append(True)
+        return resign(table, raw, kind="reveal", body=body)
+
+    SimNet(table, "reveal", hostile(tamper, 0)).run()
+    assert done
+    same_verdict(table, [1, 2], 0, "proposed 'reveal' where 'action' was due")
+    step = table.sessions[1].outcome.step
+    for i in (1, 2):
+        log = table.sessions[i].log
+        for h in log.hashes():
+            e = log.entry(h)
+            if e.author in (1, 2) and e.seq >= step:
+                assert isinstance(e.body, dict) and "secrets" not in e.body
+
+
+# ---------------------------------------------------------------------- item 5
+def test_a_round_whose_audit_names_a_cheater_is_void_and_has_no_winner() -> None:
+    """002 · Scoring: the round's winner scores the others' cards, and reaching the target
+    wins. The winner here lies in its end-of-round reveal: the audit names it, its points are
+    not counted, and the game has no winner (before, the cheater stood as the winner)."""
+    options = Options(2, target=20)
+    honest = LocalTable(options, seed="void")
+    honest.run()
+    o = honest.sessions[0].outcome
+    assert o.state == "finished" and o.winners
+    winner = o.winners[0]
+    table = LocalTable(options, seed="void")
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        body = f["body"]
+        if sender != winner or not isinstance(body, dict) or "secrets" not in body:
+            return raw
+        if table.sessions[winner].engine.phase is not Phase.GAME_OVER:
+            return raw  # its last reveal, once the game is won
+        secrets = [dict(x) for x in body["secrets"]]
+        keys = list(secrets[0]["keys"])
+        keys[0], keys[1] = keys[1], keys[0]
+        secrets[0]["keys"] = keys
+        return resign(table, raw, body={**body, "secrets": secrets})
+
+    SimNet(table, "void", hostile(tamper, winner)).run()
+    other = 1 - winner
+    same_verdict(table, [other], winner, "audit: bad-reveal")
+    out = table.sessions[other].outcome
+    assert out.winners == () and out.void
+    assert out.scores == (0, 0)  # the only round was void: nothing counts
+    assert table.sessions[other].engine.winners == (winner,)  # the engine alone would say so
+
+
+# ---------------------------------------------------------------------- item 6
+def test_an_old_genesis_and_an_old_signed_entry_never_count_in_a_new_game() -> None:
+    """Every seat's nonce is in the genesis: a host that reuses an old genesis (same roster,
+    options and nonces) gets no answer from a seat that gave it a fresh nonce, and an entry
+    signed for an old game is refused in the new one (another game id), so no old signature
+    can become 'equivocation' evidence against an honest seat."""
+    options = Options(2, target=20)
+    old = LocalTable(options, seed="old")
+    old.run()
+    genesis = old.entries[0]
+    # the host replays the old genesis to seat 1, which drew a new nonce for this table
+    log = Log()
+    assert log.add(genesis).status is Status.ADDED
+    me = old.sessions[1]
+    with pytest.raises(ValueError, match="nonce"):
+        Session(log, seat=1, identity=me.identity, nonce=b"\x01" * 32, decider=None)
+    # a fresh game with the same roster and options: seat 1's old response is refused
+    new = LocalTable(options, seed="old")
+    host = new.sessions[0]
+    assert host.identity is not None and me.identity is not None
+    players = list(host.log.players)
+    fresh = make_genesis(
+        host.identity, 0, players, host.log.genesis.options, [b"\x07" * 32, b"\x08" * 32]
+    )
+    log2 = Log()
+    log2.add(fresh)
+    old_response = next(
+        raw for raw in old.entries[1:] if fields(raw)["author"] == 1 and fields(raw)["seq"] == 0
+    )
+    with pytest.raises(Exception, match=r"wrong_game|another game"):
+        log2.add(old_response)
+    assert log2.evidence == ()
+
+
+# ---------------------------------------------------------------------- item 7
+def test_equivocation_over_a_relaying_network_ends_the_game_on_every_node() -> None:
+    """Seat 2 signs two versions of one response and sends one to each peer; relaying brings
+    both to everyone, and every honest node names seat 2 with the same outcome, whichever
+    version it took first."""
+    table = LocalTable(Options(3, target=20), seed="equiv-net")
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> Any:
+        f = fields(raw)
+        if sender != 2 or done or f["role"] != "response" or f["seq"] < 30:
+            return raw
+        other = resign(table, raw, body={**f["body"], "note": "the other version"})
+        done.append(True)
+        return [(raw, [0]), (other, [1])]
+
+    SimNet(table, "equiv", hostile(tamper, 2)).run()
+    assert done
+    same_verdict(table, [0, 1], 2, "equivocation")
+    for i in (0, 1):
+        assert [ev.author for ev in table.sessions[i].log.evidence] == [2]
+
+
+# ---------------------------------------------------------------------- item 8
+def _first(kind: str, role: str | None = None, after: int = 0) -> Callable[[int, bytes], bool]:
+    def when(seat: int, raw: bytes) -> bool:
+        f = fields(raw)
+        if f["seq"] < after or seat != 1:
+            return False
+        body = f["body"] if isinstance(f["body"], dict) else {}
+        if kind == "commitment":
+            return "commitment" in body
+        if kind == "shuffle-step":
+            return "step" in body
+        if kind == "secrets":
+            return "secrets" in body
+        if kind == "claim":
+            return "claim" in body
+        if kind == "deal":  # a response carrying keys for dealt cards
+            return bool(body.get("shows")) or bool(body.get("releases"))
+        return f["kind"] == kind and (role is None or f["role"] == role)
+
+    return when
+
+
+@pytest.mark.parametrize(
+    "what",
+    [
+        ("commitment", None, 0),
+        ("shuffle-step", None, 0),
+        ("deal", None, 20),
+        ("action", "proposal", 20),
+        ("claim", None, 20),
+        ("sync", "proposal", 20),
+        ("secrets", None, 0),
+    ],
+    ids=lambda w: w[0],
+)
+def test_a_seat_that_goes_silent_at_any_kind_of_step_is_named_and_never_hangs_the_table(
+    what: tuple[str, str | None, int],
+) -> None:
+    """Seat 1 stops answering at the first step of a kind (its node crashed). The others'
+    deadlines pass, they vote, and every node reaches the same stop naming seat 1 alone."""
+    options = Options(3, target=100, jump_in=True, seven_o=True)
+    table = LocalTable(options, seed=f"silent/{what[0]}")
+    config = NetConfig(**{**NET.__dict__, "deadline": 3000, "silence": _first(*what)})
+    net = SimNet(table, what[0], config)
+    stats = net.run()
+    assert 1 in net.silenced, "seat 1 never reached that kind of step"
+    outcomes = {table.sessions[i].outcome for i in (0, 2)}
+    assert len(outcomes) == 1, outcomes
+    (o,) = outcomes
+    assert o.state == "stopped" and o.silent == (1,), o
+    assert stats.stops >= 1
+    votes = table.sessions[0].log.votes()
+    assert sorted(votes) == [0, 2]
+    assert all(1 in e.body["waiting"] for _, e in votes.values())  # type: ignore[index]
+
+
+@pytest.mark.parametrize("who", ["loser", "winner"])
+def test_a_round_played_to_its_end_counts_unless_its_winner_withholds_its_secrets(
+    who: str,
+) -> None:
+    """002 · Scoring: the round's winner scores and reaching the target wins. A seat sees the
+    result and never sends its last end-of-deck reveal. If it lost, the stop keeps the round
+    (every card of it was opened in public already): a loser cannot undo a result. If it won,
+    the round is void: a winner that keeps its secrets from the audit could be hiding a cheat."""
+    options = Options(2, target=20)
+    honest = LocalTable(options, seed="withhold")
+    honest.run()
+    o = honest.sessions[0].outcome
+    assert o.state == "finished"
+    winner = o.winners[0]
+    silent = winner if who == "winner" else 1 - winner
+    table = LocalTable(options, seed="withhold")
+
+    def last_reveal(seat: int, raw: bytes) -> bool:
+        over = table.sessions[seat].engine.phase is Phase.GAME_OVER
+        return seat == silent and over and "secrets" in fields(raw)["body"]
+
+    config = NetConfig(**{**NET.__dict__, "deadline": 3000, "silence": last_reveal})
+    SimNet(table, "withhold", config).run()
+    got = table.sessions[1 - silent].outcome
+    assert got.state == "stopped" and got.silent == (silent,)
+    if who == "loser":
+        assert got.winners == o.winners and got.scores == o.scores and not got.void
+    else:
+        assert got.winners == () and got.scores == (0, 0) and got.void
+
+
+# ---------------------------------------------------------------------- item 1 (hostile)
+def test_entries_with_parents_that_never_come_are_bounded_per_author_in_bytes() -> None:
+    """A seat floods signed entries whose parents do not exist: they wait, within a budget
+    per author in bytes; past it the author is named (SessionError), nothing else raises,
+    and the node asks for the missing parents by hash."""
+    table = LocalTable(Options(3, target=20), seed="flood")
+    s = table.sessions[0]
+    s.start()
+    flooder = table.sessions[2]
+    assert flooder.identity is not None
+    big = {"pad": "x" * 200_000}
+    errors = []
+    for k in range(12):
+        raw = sign_entry(
+            flooder.identity,
+            game=s.game_id,
+            seq=1,
+            author=2,
+            role=Role.RESPONSE,
+            kind="ack",
+            prev=[bytes([k]) * 32],
+            body=big,
+        )
+        try:
+            s.receive(raw)
+        except SessionError as e:
+            errors.append(e)
+    assert errors and all(e.seat == 2 for e in errors)
+    assert s._parked_bytes[2] <= s.park_budget
+    assert len(s.missing()) == 12 - len(errors)
+    assert bytes([0]) * 32 in s.missing()
+
+
+def test_a_proposal_that_arrives_before_the_step_it_follows_is_complete_waits() -> None:
+    """An honest proposal for step k+1 that beats the last response of step k waits and is
+    taken once that response arrives (before, it was refused as out of turn, its honest
+    author named)."""
+    options = Options(3, target=20)
+    table = LocalTable(options, seed="early")
+    table.run()
+    by_slot = {
+        (e["seq"], e["author"], e["role"]): raw for raw in table.entries for e in [fields(raw)]
+    }
+    me = 2
+    k = next(
+        k
+        for k in range(3, 200)
+        if (k + 1, me, "proposal") not in by_slot
+        and any((k, a, "response") in by_slot for a in range(3) if a != me)
+    )
+    held = next(
+        by_slot[(k, a, "response")] for a in range(3) if (k, a, "response") in by_slot and a != me
+    )
+    s = LocalTable(options, seed="early").sessions[me]
+    s.start()
+    for raw in table.entries:
+        f = fields(raw)
+        if f["seq"] > k + 1:
+            break
+        if f["author"] != me and raw != held:
+            s.receive(raw)
+    assert s._done_seq == k - 1
+    assert s.log.proposal(k + 1) is None  # it waits, it was not refused
+    assert s.missing() == [entry_hash(held)]  # and the node asks for what it lacks
+    s.receive(held)
+    assert s._done_seq >= k and not s.missing()
+    assert s.blame is None and not s.refused
