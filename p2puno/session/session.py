@@ -384,6 +384,19 @@ class Session:
         seats = tuple(s for s in self.log.missing_responders(seq) if s != self.seat)
         return Waiting(seq, kind, seats, {s: f"its response to the {kind}" for s in seats})
 
+    def claimable(self) -> bool:
+        """Whether, by public facts alone, some seat could claim the window in progress (a
+        seat that may call UNO or be caught, or Jump-In after a played card). It sets how long
+        every node holds its entry of a window step (spec 10.9: the same delay for every seat,
+        whatever it decides, and none when nothing can be claimed)."""
+        g = self.engine
+        return bool(
+            self.step.kind == "window"
+            and g.window
+            and g.need is None
+            and (g.vulnerable or (self.options.jump_in and g.top_played))
+        )
+
     def missing(self) -> list[bytes]:
         """Hashes of entries this node lacks: parents of entries that arrived before them.
         The transport fetches these from any peer."""
