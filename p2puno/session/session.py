@@ -302,6 +302,7 @@ class Session:
         self.window_due = False
         self.claim_queue: list[int] = []
         self.my_claim: Action | None = None
+        self._claim_seq = -1  # the window step my_claim was decided for
         self.dispute: tuple[int, str] | None = None  # (accuser, reason)
         self.my_dispute: str | None = None
         self.blame: Blame | None = None  # the cheat verdict, if any (see outcome)
@@ -586,6 +587,15 @@ class Session:
                     continue
             if self._maybe_produce():
                 continue
+            if (
+                self.step.kind == "window"
+                and self.seat is not None
+                and self.identity is not None
+                and not self._voted
+                and not self.over
+                and self._claim_seq != seq
+            ):
+                self._decide_claim()  # a responder decides while the proposal is on its way
             return
 
     def _precheck_ok(self, seq: int) -> bool:
@@ -729,15 +739,22 @@ class Session:
         return self.log.respond(self.identity, me, "ack", body)
 
     def _decide_claim(self) -> tuple[bool, bool]:
+        """(ready, claim) for the window step in progress, decided once per window: asked as
+        soon as the window is scheduled (see _advance), so that every seat has the same time
+        to decide, whether or not the window's proposal has arrived yet."""
         me = self.seat_or_fail()
+        seq = self._done_seq + 1
+        if self._claim_seq == seq:
+            return True, self.my_claim is not None
         options = self.engine.reactions(me)
         if not options:
-            self.my_claim = None
-            return True, False
-        ready, choice = self._decision("claim", options)
-        if not ready:
-            return False, False
+            choice = None
+        else:
+            ready, choice = self._decision("claim", options)
+            if not ready:
+                return False, False
         self.my_claim = choice
+        self._claim_seq = seq
         return True, choice is not None
 
     def _choose_action(self) -> tuple[bool, Action | None]:
