@@ -96,6 +96,7 @@ class MsgType(enum.IntEnum):
     ENTRY = 0x10  # one signed log entry (opaque canonical bytes), 1..256 KiB
     FETCH = 0x11  # u16 count 1..256, then count distinct 32-byte entry hashes
     SYNC = 0x12  # u32 step s: "send me every entry from step s"
+    HAVE = 0x13  # as FETCH: "I hold these entries" (relay by announcement; FETCH what you lack)
     LOBBY = 0x20  # opaque canonical JSON bytes for the lobby, 1..64 KiB
 
 
@@ -306,7 +307,7 @@ def check_payload(mtype: MsgType, payload: bytes) -> None:
         decode_bye(payload)
     elif mtype is MsgType.ENTRY:
         _check_opaque("ENTRY", payload, MAX_ENTRY_SIZE)
-    elif mtype is MsgType.FETCH:
+    elif mtype is MsgType.FETCH or mtype is MsgType.HAVE:
         decode_fetch(payload)
     elif mtype is MsgType.SYNC:
         decode_sync(payload)

@@ -6,6 +6,7 @@ from p2puno.session.session import (
     Session,
     SessionError,
     SessionEvent,
+    Timing,
     options_from_obj,
     options_to_obj,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "Session",
     "SessionError",
     "SessionEvent",
+    "Timing",
     "options_from_obj",
     "options_to_obj",
 ]

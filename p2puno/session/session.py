@@ -267,6 +267,7 @@ class Session:
         genesis = log.proposal(0)
         assert genesis is not None
         self.options = options_from_obj(log.genesis.options)
+        self.timing = timing_from_obj(log.genesis.options)
         if self.options.players != len(log.players):
             raise ValueError("the options and the roster disagree on the number of players")
         if seat is not None:
@@ -1645,18 +1646,65 @@ def _parse(cls: Any, obj: object, author: int) -> Any:
         raise _Fault(author, f"malformed {getattr(cls, 'TYPE', cls.__name__)}: {e}") from None
 
 
-def options_to_obj(o: Options) -> dict[str, JSONValue]:
-    return {
+def options_to_obj(o: Options, timing: Timing | None = None) -> dict[str, JSONValue]:
+    obj: dict[str, JSONValue] = {
         "players": o.players,
         "house": list(o.house),
         "scoring": o.scoring,
         "target": o.target,
     }
+    if timing is not None:
+        obj["timing"] = timing.to_obj()
+    return obj
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The table's deadlines, agreed before the first card (signed in the genesis options).
+
+    The session has no clock: these are for the node layer, which runs them (spec 10.9, 10.15).
+    ``step_s``: a seat's node must answer a step it owes (its machine's work: an ack, a
+    shuffle pass, keys, a reveal) within this, or the others vote to stop; ``turn_s``: a person
+    decides within this, after which that person's own node plays for them (only it holds their
+    keys) until they press a key; the table waits ``turn_s + step_s`` for a decision before it
+    votes; ``window_ms``: how long every node holds its entry of a window step in which
+    something can be claimed, whatever it decides (0: nothing is held)."""
+
+    step_s: int = 20
+    turn_s: int = 60
+    window_ms: int = 2500
+
+    def to_obj(self) -> dict[str, JSONValue]:
+        return {"step_s": self.step_s, "turn_s": self.turn_s, "window_ms": self.window_ms}
+
+    @classmethod
+    def from_obj(cls, obj: JSONValue) -> Timing:
+        if not isinstance(obj, dict) or set(obj) != {"step_s", "turn_s", "window_ms"}:
+            raise ValueError("timing must have step_s, turn_s, window_ms")
+        step_s, turn_s, window_ms = obj["step_s"], obj["turn_s"], obj["window_ms"]
+        if not (type(step_s) is int and type(turn_s) is int and type(window_ms) is int):
+            raise ValueError("timing values must be integers")
+        if not (1 <= step_s <= 3600 and 1 <= turn_s <= 3600 and 0 <= window_ms <= 60_000):
+            raise ValueError("timing out of range (1-3600 s; window 0-60000 ms)")
+        return cls(step_s, turn_s, window_ms)
+
+
+def timing_from_obj(obj: JSONValue) -> Timing:
+    """The genesis options' ``timing`` (the defaults if the table set none)."""
+    if isinstance(obj, dict) and "timing" in obj:
+        return Timing.from_obj(obj["timing"])
+    return Timing()
 
 
 def options_from_obj(obj: JSONValue) -> Options:
-    if not isinstance(obj, dict) or set(obj) != {"players", "house", "scoring", "target"}:
-        raise ValueError("options must have players, house, scoring, target")
+    if not isinstance(obj, dict) or set(obj) - {"timing"} != {
+        "players",
+        "house",
+        "scoring",
+        "target",
+    }:
+        raise ValueError("options must have players, house, scoring, target (and timing)")
+    timing_from_obj(obj)  # strict, like the rest
     house = obj["house"]
     if not isinstance(house, list) or not all(isinstance(h, str) for h in house):
         raise ValueError("house must be a list of names")
