@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 
 import typer
 
@@ -148,6 +149,195 @@ def replay(
         f"VERIFIED: {result.entries} entries; winners {list(result.winners)}; "
         f"scores {result.scores}"
     )
+
+
+# ---------------------------------------------------------------------- the network
+def _say(quiet: bool) -> Callable[[str], None]:
+    def say(text: str) -> None:
+        if not quiet:
+            typer.echo(text)
+
+    return say
+
+
+def _timing(step_s: int, turn_s: int, window_ms: int) -> object:
+    from p2puno.session import Timing
+
+    try:
+        return Timing.from_obj({"step_s": step_s, "turn_s": turn_s, "window_ms": window_ms})
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+def _player(bot: str | None, name: str, seed: str, think: float = 0.0) -> object:
+    from p2puno.node.players import BotPlayer, TextPlayer
+
+    if bot is not None:
+        if bot not in BOTS:
+            raise typer.BadParameter(f"unknown bot {bot}; choose from {', '.join(BOTS)}")
+        return BotPlayer(bot, seed, (0.0, think))
+    return TextPlayer(name)
+
+
+def _finish(result: object) -> None:
+    from p2puno.node.run import Result
+
+    assert isinstance(result, Result)
+    o = result.outcome
+    typer.echo(f"game over: {o}")
+    typer.echo(f"table code {result.code}; log: {result.log_path}")
+    typer.echo(f"check it offline with:  p2puno replay {result.log_path}")
+    if o.state == "cheat":
+        raise typer.Exit(3)
+
+
+def _run_node(coro: object) -> object:
+    import asyncio
+
+    from p2puno.node.lobby import LobbyError
+    from p2puno.node.store import DataError
+
+    try:
+        return asyncio.run(coro)  # type: ignore[arg-type]
+    except (LobbyError, DataError) as e:
+        typer.echo(f"p2puno: {e}", err=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        typer.echo("left the table", err=True)
+        raise typer.Exit(130) from None
+
+
+@app.command()
+def host(
+    table: str = typer.Option("p2puno", "--table", help="the table's name"),
+    name: str = typer.Option("Host", "--name", help="your name at the table"),
+    seats: int = typer.Option(4, "--seats", min=2, max=10, help="seats at the table (2..10)"),
+    bots: int = typer.Option(0, "--bots", min=0, max=9, help="bot seats this machine runs"),
+    house: str = typer.Option("", help="house rules: progressive,seven-o,jump-in"),
+    scoring: str = typer.Option("standard", help="standard | lowest"),
+    target: int = typer.Option(500, help="points that end the game"),
+    step_s: int = typer.Option(20, help="seconds a seat's node may take to answer a step"),
+    turn_s: int = typer.Option(60, help="seconds a person may take to decide"),
+    window_ms: int = typer.Option(2500, help="claim window (UNO catch, jump-in), milliseconds"),
+    bind: str = typer.Option("", help="address to listen on (default: every interface)"),
+    port: int = typer.Option(0, help="port to listen on (default: any free one)"),
+    interface: str = typer.Option("", help="the interface address to advertise the table on"),
+    no_discovery: bool = typer.Option(False, "--no-discovery", help="do not advertise on the LAN"),
+    bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
+    data_dir: str | None = typer.Option(None, "--data-dir", help="where logs and secrets go"),
+    quiet: bool = typer.Option(False, "--quiet"),
+    verbose: bool = typer.Option(False, "--verbose"),
+) -> None:
+    """Open a table and play at it: others join with `p2puno join HOST:PORT` or `p2puno lobby`."""
+    from p2puno.node.lobby import make_options
+    from p2puno.node.run import host_game
+    from p2puno.node.store import DataDir, DataError
+
+    if bots >= seats:
+        raise typer.BadParameter("leave at least your own seat: --bots must be below --seats")
+    try:
+        data = DataDir(data_dir)
+    except DataError as e:
+        typer.echo(f"p2puno: {e}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        opts = make_options(
+            seats,
+            [h for h in house.split(",") if h],
+            scoring,
+            target,
+            _timing(step_s, turn_s, window_ms),  # type: ignore[arg-type]
+        )
+    except (ValueError, NotationError) as e:
+        raise typer.BadParameter(str(e)) from None
+    result = _run_node(
+        host_game(
+            table=table,
+            name=name,
+            seats=seats,
+            options=opts,
+            player=_player(bot, name, f"host/{time.time_ns()}"),  # type: ignore[arg-type]
+            data=data,
+            bind=bind or None,
+            port=port,
+            bots=bots,
+            discovery=not no_discovery,
+            interfaces=[interface] if interface else None,
+            say=_say(quiet),
+            verbose=verbose,
+        )
+    )
+    _finish(result)
+
+
+@app.command()
+def join(
+    address: str = typer.Argument(..., help="the table's HOST:PORT"),
+    name: str = typer.Option("Player", "--name", help="your name at the table"),
+    bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
+    bind: str = typer.Option("", help="address to listen on (default: every interface)"),
+    data_dir: str | None = typer.Option(None, "--data-dir", help="where logs and secrets go"),
+    quiet: bool = typer.Option(False, "--quiet"),
+    verbose: bool = typer.Option(False, "--verbose"),
+) -> None:
+    """Take a seat at a table by its address."""
+    _join(address, name, bot, "self", bind, data_dir, quiet, verbose)
+
+
+@app.command(name="bot")
+def bot_node(
+    address: str = typer.Argument(..., help="the table's HOST:PORT"),
+    name: str = typer.Option("Bot", "--name"),
+    policy: str = typer.Option("heuristic", "--policy", help="heuristic | random"),
+    think: float = typer.Option(0.0, "--think", help="seconds the bot may take per decision"),
+    runner: str = typer.Option("self", "--runner", help="self | host (who runs this bot)"),
+    bind: str = typer.Option("", help="address to listen on (default: every interface)"),
+    data_dir: str | None = typer.Option(None, "--data-dir"),
+    quiet: bool = typer.Option(False, "--quiet"),
+    verbose: bool = typer.Option(False, "--verbose"),
+) -> None:
+    """Seat a bot at a table: its own node, with its own keys."""
+    _join(address, name, policy, runner, bind, data_dir, quiet, verbose, think=think)
+
+
+def _join(
+    address: str,
+    name: str,
+    bot: str | None,
+    runner: str,
+    bind: str,
+    data_dir: str | None,
+    quiet: bool,
+    verbose: bool,
+    *,
+    think: float = 0.0,
+) -> None:
+    from p2puno.node.run import join_game, parse_address
+    from p2puno.node.store import DataDir, DataError
+
+    try:
+        addr = parse_address(address)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    try:
+        data = DataDir(data_dir)
+    except DataError as e:
+        typer.echo(f"p2puno: {e}", err=True)
+        raise typer.Exit(2) from None
+    result = _run_node(
+        join_game(
+            addr.host,
+            addr.port,
+            name=name,
+            player=_player(bot, name, f"{name}/{time.time_ns()}", think),  # type: ignore[arg-type]
+            data=data,
+            bind=bind or None,
+            runner=runner,
+            say=_say(quiet),
+            verbose=verbose,
+        )
+    )
+    _finish(result)
 
 
 def main() -> None:

@@ -338,6 +338,11 @@ class Session:
 
     # ------------------------------------------------------------------ state
     @property
+    def processed(self) -> int:
+        """The last step this node has processed (-1 before the genesis step is complete)."""
+        return self._done_seq
+
+    @property
     def over(self) -> bool:
         """True once the game has a final verdict: nothing more is written."""
         return self.blame is not None or self._finished or self._stop is not None

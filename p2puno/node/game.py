@@ -1,0 +1,409 @@
+"""The game node: one seat's session, run over a full mesh of links, with the clock.
+
+The session (sans-IO) decides everything about the game; this runtime carries its bytes and
+brings what it lacks: sockets, time and the disk.
+
+- **Mesh.** Seat i dials every seat j < i and accepts every seat j > i (one link per pair;
+  a second link from the same seat replaces the first). Each link is bound to the game id
+  and to the roster key of its seat (protocol/transport.md). A dropped link is dialled again
+  with backoff.
+- **Entries.** What this node writes goes to every peer at once; what it takes from others is
+  announced (HAVE, batched) so that an entry reaches every node even when one link is down,
+  and equivocation evidence spreads; a peer that lacks an announced entry FETCHes it. The
+  parents the session says it is missing are fetched by hash; a node stuck on a step asks a
+  peer to SYNC it from that step.
+- **Write before send.** This node's own entries are on disk (fdatasync) before they leave;
+  its secrets file is rewritten before any entry that depends on them.
+- **Deadlines** (the table's, signed in the genesis: :class:`~p2puno.session.Timing`): a seat
+  that owes a step past its deadline is voted out (:meth:`Session.stop`), which ends the game
+  with a record every remaining seat signs; a person who lets their turn pass is played by
+  their own node's bot until they answer again.
+- **Timing.** An entry of a window step in which something can be claimed is sent exactly
+  ``window_ms`` after this node processed the step before it, whatever it decided; every other
+  entry as soon as it is made (spec 10.9).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2puno.engine.actions import Action
+from p2puno.log import Identity, Role, entry_hash
+from p2puno.net import Limits, Link, LinkError, MsgType, open_link
+from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch, encode_sync
+from p2puno.node.players import Autopilot, Player
+from p2puno.node.store import GameFiles
+from p2puno.session import Session, SessionError
+from p2puno.session.session import Outcome, Prompt
+
+log = logging.getLogger("p2puno.node")
+
+NODE_LIMITS = Limits(frames_per_s=4000.0, frames_burst=20000.0, bytes_per_s=32 * 2**20)
+GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped
+
+
+@dataclass
+class Address:
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+@dataclass
+class NodeStats:
+    started: float = field(default_factory=time.monotonic)
+    sent: int = 0
+    received: int = 0
+    duplicates: int = 0
+    fetched: int = 0
+    syncs: int = 0
+    garbage: dict[int, int] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
+
+
+class GameNode:
+    def __init__(
+        self,
+        session: Session,
+        identity: Identity,
+        addresses: list[Address | None],
+        files: GameFiles,
+        player: Player,
+        *,
+        limits: Limits = NODE_LIMITS,
+        linger_s: float = 2.0,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        assert session.seat is not None
+        self.session = session
+        self.me = session.seat
+        self.identity = identity
+        self.addresses = addresses  # None: this node
+        self.files = files
+        self.player = player
+        self.autopilot = Autopilot(f"autopilot/{identity.sign_pk.hex()[:16]}")
+        self.limits = limits
+        self.linger_s = linger_s
+        self.say = say or (lambda text: None)
+        self.timing = session.timing
+        self.keys = [p.sign_pk for p in session.log.players]
+        self.links: dict[int, Link] = {}
+        self.stats = NodeStats()
+        self.done = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._seen_index = 0  # entries of the log already announced
+        self._have: list[bytes] = []  # hashes to announce at the next flush
+        self._known: set[bytes] = set()  # every entry hash seen, to drop copies cheaply
+        self._asked: dict[bytes, float] = {}  # hash -> when we last asked for it
+        self._wanted: dict[bytes, tuple[float, int]] = {}  # announced to us, not yet held
+        self._held: list[tuple[float, bytes]] = []  # window entries waiting for their time
+        self._done_at: dict[int, float] = {}  # step -> when this node processed it
+        self._wait_key: object = None
+        self._wait_since = 0.0
+        self._last_sync = 0.0
+        self._deciding: asyncio.Task[None] | None = None
+        self._prompt_since = 0.0
+        self._autopilot = False  # the person let a deadline pass: the bot plays until they answer
+        self._rng = random.Random()
+        self._closing = False
+
+    # ------------------------------------------------------------------ running
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def run(self) -> Outcome:
+        """Play until the game has an outcome, linger to pass on what others may lack, stop."""
+        for seat, addr in enumerate(self.addresses):
+            if seat < self.me and addr is not None:
+                self._spawn(self._dial(seat, addr))
+        self._spawn(self._timer())
+        self.session.start()
+        self._pump()
+        try:
+            await self.done.wait()
+            end = time.monotonic() + self.linger_s
+            while time.monotonic() < end:  # keep relaying and answering a while
+                await asyncio.sleep(0.05)
+                self._pump()
+        finally:
+            await self.close("the game is over")
+        return self.session.outcome
+
+    async def close(self, reason: str) -> None:
+        self._closing = True
+        for task in list(self._tasks):
+            task.cancel()
+        for link in list(self.links.values()):
+            link.close(reason)
+        for link in list(self.links.values()):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(link.wait_closed(), 2.0)
+        self.files.close()
+
+    # ------------------------------------------------------------------ links
+    def accept_key(self, key: bytes) -> bool:
+        return key in self.keys
+
+    async def on_link(self, link: Link) -> None:
+        """A link from a seat above ours (or one that dialled us again)."""
+        if link.peer not in self.keys or link.context != self.session.game_id:
+            link.close("not a seat of this game")
+            return
+        self._adopt(self.keys.index(link.peer), link)
+
+    def _adopt(self, seat: int, link: Link) -> None:
+        old = self.links.get(seat)
+        if old is not None and old is not link:
+            old.close("replaced by a newer link")
+        self.links[seat] = link
+        self._spawn(self._read(seat, link))
+        # what the peer may have missed while we were apart: a sync from the current step
+        link.send(MsgType.SYNC, encode_sync(self.session.processed + 1))
+
+    async def _dial(self, seat: int, addr: Address) -> None:
+        delay = 0.1
+        while not self._closing:
+            link = self.links.get(seat)
+            if link is not None and not link.closed:
+                await link.wait_closed()
+                continue
+            try:
+                link = await open_link(
+                    addr.host,
+                    addr.port,
+                    self.identity,
+                    self.session.game_id,
+                    expect=self.keys[seat],
+                    limits=self.limits,
+                )
+            except LinkError as e:
+                log.info("seat %d at %s: %s", seat, addr, e)
+                await asyncio.sleep(delay * (0.5 + self._rng.random()))
+                delay = min(delay * 2, 3.0)
+                continue
+            delay = 0.1
+            self._adopt(seat, link)
+
+    async def _read(self, seat: int, link: Link) -> None:
+        try:
+            async for msg in link:
+                self._on_message(seat, link, msg.type, msg.payload)
+        except LinkError as e:
+            log.info("link to seat %d: %s", seat, e)
+        finally:
+            if self.links.get(seat) is link:
+                del self.links[seat]
+
+    def _send_all(self, mtype: MsgType, payload: bytes) -> None:
+        for seat, link in list(self.links.items()):
+            try:
+                link.send(mtype, payload)
+            except LinkError as e:
+                log.info("seat %d: %s", seat, e)
+
+    # ------------------------------------------------------------------ messages
+    def _on_message(self, seat: int, link: Link, mtype: int, payload: bytes) -> None:
+        if mtype == MsgType.ENTRY:
+            self._on_entry(seat, link, payload)
+        elif mtype == MsgType.HAVE:
+            now = time.monotonic()
+            for h in decode_fetch(payload):
+                if h not in self._known and h not in self._wanted:
+                    self._wanted[h] = (now, seat)
+        elif mtype == MsgType.FETCH:
+            for h in decode_fetch(payload):
+                raw = self._lookup(h)
+                if raw is not None:
+                    link.send(MsgType.ENTRY, raw)
+        elif mtype == MsgType.SYNC:
+            self.stats.syncs += 1
+            start = decode_sync(payload)
+            log_ = self.session.log
+            for h in log_.hashes():
+                e = log_.entry(h)
+                if e.seq >= start or e.role is Role.VOTE:
+                    link.send(MsgType.ENTRY, log_.raw(h))
+        self._pump()
+
+    def _lookup(self, h: bytes) -> bytes | None:
+        log_ = self.session.log
+        return log_.raw(h) if log_.knows(h) else None
+
+    def _on_entry(self, seat: int, link: Link, raw: bytes) -> None:
+        h = entry_hash(raw)
+        if h in self._known:
+            self.stats.duplicates += 1
+            return
+        self.stats.received += 1
+        self._wanted.pop(h, None)
+        try:
+            self.session.receive(raw)
+        except SessionError as e:
+            self.stats.refused.append(str(e))
+            if e.seat is None or e.seat == seat:  # garbage, or the peer's own signed fault
+                n = self.stats.garbage.get(seat, 0) + 1
+                self.stats.garbage[seat] = n
+                if n >= GARBAGE_LIMIT:
+                    self.say(f"dropping seat {seat}'s link: {n} refused entries ({e})")
+                    link.close(f"{n} refused entries")
+            return
+        if self.session.log.knows(h):
+            self._known.add(h)
+
+    # ------------------------------------------------------------------ the pump
+    def _pump(self) -> None:
+        """Send what the session wrote, announce what it took, ask for what it lacks, raise
+        a decision, notice the end."""
+        s = self.session
+        now = time.monotonic()
+        if s.processed not in self._done_at:
+            self._done_at[s.processed] = now
+        # what we took: announce it (batched in the timer); remember it
+        new = s.log.hashes(self._seen_index)
+        self._seen_index += len(new)
+        for h in new:
+            self._known.add(h)
+            self._have.append(h)
+        # what we wrote: at once, or held until the window's time
+        for raw in s.outbox:
+            release = self._release_time(raw)
+            if release > now:
+                self._held.append((release, raw))
+            else:
+                self._send_all(MsgType.ENTRY, raw)
+                self.stats.sent += 1
+        s.outbox.clear()
+        self._flush_held(now)
+        # parents we lack
+        want = [h for h in s.missing() if now - self._asked.get(h, 0.0) > 1.0]
+        if want:
+            for h in want:
+                self._asked[h] = now
+            for i in range(0, len(want), MAX_FETCH):
+                self._send_all(MsgType.FETCH, encode_fetch(want[i : i + MAX_FETCH]))
+        # a decision
+        if s.prompt is not None and self._deciding is None:
+            self._prompt_since = now
+            self._deciding = asyncio.ensure_future(self._decide(s.prompt))
+        if s.outcome.over and not self.done.is_set():
+            self.say(f"outcome: {s.outcome}")
+            self.done.set()
+
+    def _release_time(self, raw: bytes) -> float:
+        """When an entry this node wrote may leave (spec 10.9: a window entry, W after this
+        node processed the step before it, if something could be claimed; else now)."""
+        s = self.session
+        e = s.log.entry_of(raw)
+        if e is None or e.author != self.me or e.role is Role.VOTE:
+            return 0.0
+        if e.seq != s.processed + 1 or s.step.kind != "window" or not s.claimable():
+            return 0.0
+        base = self._done_at.get(e.seq - 1, time.monotonic())
+        return base + self.timing.window_ms / 1000.0
+
+    def _flush_held(self, now: float) -> None:
+        if not self._held:
+            return
+        due = [raw for t, raw in self._held if t <= now]
+        self._held = [(t, raw) for t, raw in self._held if t > now]
+        for raw in due:
+            self._send_all(MsgType.ENTRY, raw)
+            self.stats.sent += 1
+
+    async def _decide(self, prompt: Prompt) -> None:
+        """Ask the player; past the deadline (turn: turn_s; a claim: the window) the node's
+        own bot answers (a claim is declined) and keeps answering until the person does."""
+        limit = self.timing.turn_s if prompt.kind == "turn" else self.timing.window_ms / 1000
+        try:
+            if self._autopilot and self.player.kind == "person":
+                choice: Action | None = self.autopilot.choose(prompt)
+            else:
+                try:
+                    choice = await asyncio.wait_for(self.player.decide(prompt), max(limit, 0.05))
+                except TimeoutError:
+                    if self.player.kind == "person":
+                        self._autopilot = prompt.kind == "turn"
+                        if self._autopilot:
+                            self.say("your turn timed out: your node's bot plays for you")
+                    choice = self.autopilot.choose(prompt) if prompt.kind == "turn" else None
+            if self.session.prompt is prompt:
+                self.session.decide(choice)
+        finally:
+            self._deciding = None
+        self._pump()
+
+    def person_is_back(self) -> None:
+        """The person pressed a key: they decide again from the next prompt on."""
+        self._autopilot = False
+
+    # ------------------------------------------------------------------ the clock
+    async def _timer(self) -> None:
+        while not self._closing:
+            await asyncio.sleep(0.05)
+            now = time.monotonic()
+            self._flush_held(now)
+            if self._have:
+                batch, self._have = self._have, []
+                for i in range(0, len(batch), MAX_FETCH):
+                    self._send_all(MsgType.HAVE, encode_fetch(batch[i : i + MAX_FETCH]))
+            self._fetch_wanted(now)
+            self._deadlines(now)
+            self._pump()
+
+    def _fetch_wanted(self, now: float) -> None:
+        """Entries a peer announced that have not come directly after a while: fetch them
+        from that peer (a link down elsewhere, or a copy lost)."""
+        ask: dict[int, list[bytes]] = {}
+        for h, (since, seat) in list(self._wanted.items()):
+            if h in self._known:
+                del self._wanted[h]
+            elif now - since > 0.2 and now - self._asked.get(h, 0.0) > 1.0:
+                self._asked[h] = now
+                ask.setdefault(seat, []).append(h)
+        for seat, hashes in ask.items():
+            link = self.links.get(seat)
+            if link is None:
+                continue
+            for i in range(0, len(hashes), MAX_FETCH):
+                with contextlib.suppress(LinkError):
+                    link.send(MsgType.FETCH, encode_fetch(hashes[i : i + MAX_FETCH]))
+
+    def _deadlines(self, now: float) -> None:
+        s = self.session
+        w = s.waiting()
+        key = (w.step, w.kind, w.seats)
+        if key != self._wait_key:
+            self._wait_key, self._wait_since = key, now
+            return
+        if not w.seats:
+            return
+        waited = now - self._wait_since
+        if waited > 2.0 and now - self._last_sync > 2.0 and self.links:
+            # stuck: a lost copy, or a peer that was away; ask someone for the step again
+            self._last_sync = now
+            seat = self._rng.choice(list(self.links))
+            with contextlib.suppress(LinkError):
+                self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
+        if waited > self._deadline(w.kind, s.log.proposal(w.step) is None) and s.stop():
+            self.say(f"seats {list(w.seats)} missed the deadline at step {w.step}: voting to stop")
+            self._pump()
+
+    def _deadline(self, kind: str, proposal: bool) -> float:
+        t = self.timing
+        if proposal and kind == "action":  # a person may be deciding
+            return t.turn_s + t.step_s
+        if kind == "window":
+            return t.step_s + t.window_ms / 1000
+        return float(t.step_s)

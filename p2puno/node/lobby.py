@@ -1,0 +1,429 @@
+"""The lobby: seats taken, the table shown to everyone, then the genesis.
+
+Over LOBBY messages (canonical JSON, protocol/lobby.md) on links whose context is the lobby id:
+
+    joiner -> host   {"t": "join", "v": 1, "name", "sign", "dh", "nonce", "port", "kind", "runner"}
+    host -> joiner   {"t": "welcome", "seat"} | {"t": "refuse", "reason"}
+    host -> all      {"t": "table", ...}: name, options, every seat (name, kind, who runs it, key
+                     fingerprint, connected), the address to join, whenever it changes
+    host -> all      {"t": "start", "genesis": <the signed genesis entry>, "addresses": [...]}
+    joiner -> host   {"t": "leave"} (or the link closes)
+
+The host draws the lobby id; every joiner draws its own nonce (the genesis carries them all) and
+keys. A joiner checks, before it signs anything, that the genesis holds its keys and its nonce
+at its seat, and exactly the options and the roster it was shown; then it shows the table code
+(from the game id), which every player sees, so a man in the middle of the lobby would show
+as two codes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2puno.log import Identity, Log, LogError, Player, make_genesis
+from p2puno.net import Limits, Link, LinkError, MsgType, open_link, serve_links
+from p2puno.node.game import NODE_LIMITS, Address
+from p2puno.session.session import Timing, options_from_obj, options_to_obj
+from p2puno.wire import EncodingError, JSONValue, decode, encode
+
+log = logging.getLogger("p2puno.lobby")
+
+LOBBY_VERSION = 1
+CODE_DOMAIN = b"p2puno/v1/table-code\x00"
+HERE = "@"  # in a start message: "the address you reached the host at"
+
+
+class LobbyError(Exception):
+    """Why a seat could not be had or the game could not start (shown to the person)."""
+
+
+def table_code(game_id: bytes) -> str:
+    """A short code from the game id that every player sees: 8 letters and digits in two
+    groups (40 bits), e.g. ``K7QD-2MXA``; two different codes at one table mean someone sits
+    between the host and a player."""
+    b32 = base64.b32encode(hashlib.sha256(CODE_DOMAIN + game_id).digest()[:5]).decode()
+    return f"{b32[:4]}-{b32[4:8]}"
+
+
+def send(link: Link, msg: dict[str, JSONValue]) -> None:
+    link.send(MsgType.LOBBY, encode(msg))
+
+
+async def receive(link: Link) -> dict[str, Any]:
+    m = await link.recv()
+    if m.type != MsgType.LOBBY:
+        raise LobbyError(f"expected a lobby message, got type {m.type}")
+    try:
+        obj = decode(m.payload)
+    except EncodingError as e:
+        raise LobbyError(f"a lobby message is not canonical JSON: {e}") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
+        raise LobbyError("a lobby message must be an object with a type")
+    return obj
+
+
+# ---------------------------------------------------------------------- the endpoint
+class Endpoint:
+    """A node's one listening socket, for the lobby (host) and the game's mesh links."""
+
+    def __init__(self, identity: Identity, bind: str | None, port: int = 0) -> None:
+        self.identity = identity
+        self.bind = bind
+        self.port = port
+        self.handlers: dict[bytes, Callable[[Link], Awaitable[None] | None]] = {}
+        self.default: bytes | None = None  # the context of one who joins by address
+        self.server: asyncio.Server | None = None
+
+    def _resolve(self, asked: bytes | None) -> bytes | None:
+        if asked is None:
+            return self.default
+        return asked if asked in self.handlers else None
+
+    async def _on_link(self, link: Link) -> None:
+        handler = self.handlers.get(link.context)
+        if handler is None:
+            link.close("no such table here")
+            return
+        got = handler(link)
+        if got is not None:
+            await got
+
+    async def start(self, limits: Limits = NODE_LIMITS) -> int:
+        try:
+            self.server = await serve_links(
+                self.bind,  # type: ignore[arg-type]
+                self.port,
+                self.identity,
+                self._resolve,
+                lambda key: True,  # each context's handler checks the key
+                self._on_link,
+                limits,
+            )
+        except OSError as e:
+            where = f"{self.bind or '*'}:{self.port}"
+            raise LobbyError(f"cannot listen on {where}: {e.strerror}") from None
+        sock = self.server.sockets[0]
+        self.port = int(sock.getsockname()[1])
+        return self.port
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+# ---------------------------------------------------------------------- seats
+@dataclass
+class Seat:
+    name: str
+    sign_pk: bytes
+    dh_pk: bytes
+    nonce: bytes
+    kind: str  # "person" or "bot"
+    runner: str  # "self": its own machine; "host": the host's machine (the host could look)
+    host: str  # address as the host sees it (HERE for the host's own machine)
+    port: int
+    link: Link | None = None
+
+    def public(self) -> dict[str, JSONValue]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "runner": self.runner,
+            "key": self.sign_pk.hex()[:16],
+            "connected": self.link is None or not self.link.closed,
+        }
+
+
+@dataclass
+class GameSetup:
+    """What a node needs to play once the lobby is done."""
+
+    genesis: bytes
+    seat: int
+    addresses: list[Address | None]  # None: this node
+    code: str
+    table: dict[str, Any] = field(default_factory=dict)
+
+
+def _is_loopback(host: str) -> bool:
+    return host.startswith("127.") or host in ("::1", "localhost")
+
+
+# ---------------------------------------------------------------------- the host
+class HostLobby:
+    """The host's side: takes seats, shows the table, writes the genesis."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        table: str,
+        me: Seat,
+        options: dict[str, JSONValue],
+        seats: int,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        self.endpoint = endpoint
+        self.table = table
+        self.options = options
+        self.size = seats
+        self.seats: list[Seat] = [me]
+        self.lobby_id = os.urandom(32)
+        self.say = say or (lambda text: None)
+        self.changed = asyncio.Event()
+        self.started = False
+        endpoint.handlers[self.lobby_id] = self.on_link
+        endpoint.default = self.lobby_id
+
+    def view(self) -> dict[str, JSONValue]:
+        return {
+            "t": "table",
+            "name": self.table,
+            "options": self.options,
+            "seats": [s.public() for s in self.seats],
+            "size": self.size,
+            "lobby": self.lobby_id.hex(),
+        }
+
+    def _broadcast(self) -> None:
+        msg = self.view()
+        for s in self.seats:
+            if s.link is not None and not s.link.closed:
+                with contextlib.suppress(LinkError):
+                    send(s.link, msg)
+        self.changed.set()
+
+    async def on_link(self, link: Link) -> None:
+        try:
+            msg = await asyncio.wait_for(receive(link), 10)
+        except (LobbyError, LinkError, TimeoutError) as e:
+            link.close(f"no join: {e}")
+            return
+        reason = self._check_join(link, msg)
+        if reason is not None:
+            send(link, {"t": "refuse", "reason": reason})
+            self.say(f"refused {link.address}: {reason}")
+            link.close(reason)
+            return
+        host = link.address.rsplit(":", 1)[0].strip("[]")
+        seat = Seat(
+            name=msg["name"],
+            sign_pk=bytes.fromhex(msg["sign"]),
+            dh_pk=bytes.fromhex(msg["dh"]),
+            nonce=bytes.fromhex(msg["nonce"]),
+            kind=msg["kind"],
+            runner=msg["runner"],
+            host=HERE if _is_loopback(host) else host,
+            port=msg["port"],
+            link=link,
+        )
+        self.seats.append(seat)
+        send(link, {"t": "welcome", "seat": len(self.seats) - 1})
+        self.say(f"seat {len(self.seats) - 1}: {seat.name} ({seat.kind}) joined")
+        self._broadcast()
+        try:
+            while not self.started:
+                m = await receive(link)
+                if m.get("t") == "leave":
+                    break
+        except (LobbyError, LinkError):
+            pass
+        if not self.started and seat in self.seats:
+            self.seats.remove(seat)
+            self.say(f"{seat.name} left the table")
+            self._broadcast()
+
+    def _check_join(self, link: Link, msg: dict[str, Any]) -> str | None:
+        if msg.get("t") != "join":
+            return "the first message must be a join"
+        if msg.get("v") != LOBBY_VERSION:
+            return f"this table speaks lobby protocol {LOBBY_VERSION}, not {msg.get('v')!r}"
+        if self.started:
+            return "the game has started"
+        if len(self.seats) >= self.size:
+            return f"the table is full ({self.size} seats)"
+        name = msg.get("name")
+        if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
+            return "a name is 1 to 32 printable characters"
+        if any(s.name == name for s in self.seats):
+            return f"the name {name!r} is taken at this table"
+        try:
+            sign, dh, nonce = (bytes.fromhex(msg[k]) for k in ("sign", "dh", "nonce"))
+        except (KeyError, TypeError, ValueError):
+            return "keys and nonce must be hex"
+        if len(sign) != 32 or len(dh) != 32 or len(nonce) != 32 or sign != link.peer:
+            return "the join must carry the keys of the link and a 32-byte nonce"
+        if any(s.sign_pk == sign or s.dh_pk == dh or s.nonce == nonce for s in self.seats):
+            return "those keys (or that nonce) are already at this table"
+        port = msg.get("port")
+        if type(port) is not int or not 1 <= port <= 65535:
+            return "a listening port is needed"
+        if msg.get("kind") not in ("person", "bot") or msg.get("runner") not in ("self", "host"):
+            return "kind must be person or bot, runner self or host"
+        return None
+
+    def start(self, identity: Identity) -> GameSetup:
+        """Write the genesis (seat order = the order of joining) and send it to every seat."""
+        if len(self.seats) < 2:
+            raise LobbyError("a game needs at least 2 players")
+        self.started = True
+        roster = [Player(s.name, s.sign_pk, s.dh_pk) for s in self.seats]
+        options = dict(self.options)
+        options["players"] = len(self.seats)
+        self.options = options
+        genesis = make_genesis(identity, 0, roster, options, [s.nonce for s in self.seats])
+        addresses: list[JSONValue] = [[s.host, s.port] for s in self.seats]
+        msg: dict[str, JSONValue] = {
+            "t": "start",
+            "genesis": genesis.decode(),
+            "addresses": addresses,
+            "table": self.view(),
+        }
+        for s in self.seats[1:]:
+            if s.link is not None:
+                with contextlib.suppress(LinkError):
+                    send(s.link, msg)
+        log_ = Log()
+        log_.add(genesis)
+        assert log_.game_id is not None
+        mine: list[Address | None] = [None] + [
+            Address("127.0.0.1" if s.host == HERE else s.host, s.port) for s in self.seats[1:]
+        ]
+        return GameSetup(genesis, 0, mine, table_code(log_.game_id), self.view())
+
+
+def make_options(
+    players: int, house: list[str], scoring: str, target: int, timing: Timing
+) -> dict[str, JSONValue]:
+    from p2puno.engine import Options
+    from p2puno.engine.options import parse_house
+
+    opts = Options(players, target=target, scoring=scoring, **parse_house(",".join(house)))  # type: ignore[arg-type]
+    return options_to_obj(opts, timing)
+
+
+# ---------------------------------------------------------------------- a joiner
+async def join_table(
+    endpoint: Endpoint,
+    identity: Identity,
+    host: str,
+    port: int,
+    *,
+    name: str,
+    nonce: bytes,
+    kind: str = "person",
+    runner: str = "self",
+    say: Callable[[str], None] | None = None,
+    timeout: float = 3600.0,
+) -> tuple[GameSetup, Link]:
+    """Take a seat at ``host:port`` and wait for the game to start. LobbyError says why not."""
+    say = say or (lambda text: None)
+    try:
+        link = await open_link(host, port, identity, None, limits=NODE_LIMITS)
+    except LinkError as e:
+        raise LobbyError(f"cannot reach a table at {host}:{port}: {e}") from None
+    send(
+        link,
+        {
+            "t": "join",
+            "v": LOBBY_VERSION,
+            "name": name,
+            "sign": identity.sign_pk.hex(),
+            "dh": identity.dh_pk.hex(),
+            "nonce": nonce.hex(),
+            "port": endpoint.port,
+            "kind": kind,
+            "runner": runner,
+        },
+    )
+    seat = -1
+    table: dict[str, Any] = {}
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                msg = await receive(link)
+                t = msg.get("t")
+                if t == "refuse":
+                    raise LobbyError(f"the table refused the seat: {msg.get('reason')}")
+                if t == "welcome":
+                    seat = int(msg["seat"])
+                    say(f"seated at seat {seat}")
+                elif t == "table":
+                    table = msg
+                    say(_describe(msg))
+                elif t == "start":
+                    setup = _check_start(msg, identity, nonce, seat, table, host)
+                    return setup, link
+    except LinkError as e:
+        raise LobbyError(f"the host went away: {e}") from None
+    except TimeoutError:
+        link.close("gave up waiting")
+        raise LobbyError("the game did not start in time") from None
+
+
+def _describe(table: dict[str, Any]) -> str:
+    parts = []
+    for s in table.get("seats", []):
+        note = ""
+        if s["runner"] == "host" and s["kind"] == "bot":
+            note = ", run by the host's machine: the host could see its hand"
+        parts.append(f"{s['name']} ({s['kind']}{note})")
+    taken = f"{len(table.get('seats', []))}/{table.get('size')}"
+    return f"table {table.get('name')!r}: {taken} seats: {', '.join(parts)}"
+
+
+def _check_start(
+    msg: dict[str, Any],
+    identity: Identity,
+    nonce: bytes,
+    seat: int,
+    shown: dict[str, Any],
+    host: str,
+) -> GameSetup:
+    """The genesis must hold this node's keys and nonce at its seat, and the options and
+    roster it was shown; else nothing is signed."""
+    try:
+        genesis = str(msg["genesis"]).encode()
+        log_ = Log()
+        log_.add(genesis)
+    except (KeyError, LogError) as e:
+        raise LobbyError(f"the host sent a bad genesis: {e}") from None
+    g = log_.genesis
+    assert g is not None and log_.game_id is not None
+    if not 0 <= seat < len(g.players):
+        raise LobbyError("the genesis has no seat for this node")
+    me = g.players[seat]
+    if (me.sign_pk, me.dh_pk) != (identity.sign_pk, identity.dh_pk) or g.nonces[seat] != nonce:
+        raise LobbyError("the genesis does not hold this node's keys and nonce at its seat")
+    table = msg.get("table") or shown
+    names = [s["name"] for s in table.get("seats", [])]
+    if [p.name for p in g.players] != names:
+        raise LobbyError("the genesis roster is not the table that was shown")
+    try:
+        options_from_obj(g.options)
+    except ValueError as e:
+        raise LobbyError(f"the genesis options are not valid: {e}") from None
+    shown_opts = dict(table.get("options", {}))
+    shown_opts["players"] = len(g.players)
+    if shown_opts != g.options:
+        raise LobbyError("the genesis options are not the ones that were shown")
+    raw = msg.get("addresses")
+    if not isinstance(raw, list) or len(raw) != len(g.players):
+        raise LobbyError("the start message must give every seat's address")
+    addresses: list[Address | None] = []
+    for i, a in enumerate(raw):
+        if i == seat:
+            addresses.append(None)
+            continue
+        if not (isinstance(a, list) and len(a) == 2 and isinstance(a[0], str)):
+            raise LobbyError("bad address in the start message")
+        addresses.append(Address(host if a[0] == HERE else a[0], int(a[1])))
+    return GameSetup(genesis, seat, addresses, table_code(log_.game_id), table)

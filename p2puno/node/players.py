@@ -1,0 +1,88 @@
+"""Who decides for a node's seat: a bot, or a person (at a terminal, later the table UI).
+
+A player answers a :class:`~p2puno.session.session.Prompt` asynchronously: the node keeps
+answering other seats, relaying and fetching while a person thinks. A person who lets the
+table's turn deadline pass is played by their own node's bot (:class:`Autopilot`) until they
+answer again: only their node holds their keys, so nobody else could.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+from typing import Protocol
+
+from p2puno.bots import make_bot
+from p2puno.engine.actions import Action
+from p2puno.engine.cards import CARD_TEXT
+from p2puno.session.session import Prompt
+
+
+class Player(Protocol):
+    kind: str  # "bot" or "person"
+    name: str
+
+    async def decide(self, prompt: Prompt) -> Action | None: ...
+
+
+class BotPlayer:
+    """A bot (``heuristic`` or ``random``). ``think``: seconds it waits before answering, drawn
+    uniformly from the range (0 for tests and demos; a person's pace to test slow seats)."""
+
+    kind = "bot"
+
+    def __init__(self, policy: str, seed: str, think: tuple[float, float] = (0.0, 0.0)):
+        self.name = policy
+        self.bot = make_bot(policy, seed)
+        self.think = think
+        self._rng = random.Random(seed)
+
+    def choose(self, prompt: Prompt) -> Action | None:
+        actions = list(prompt.actions)
+        if prompt.kind == "turn":
+            return self.bot.act(prompt.view, actions)
+        return self.bot.react(prompt.view, actions)
+
+    async def decide(self, prompt: Prompt) -> Action | None:
+        lo, hi = self.think
+        if hi > 0:
+            await asyncio.sleep(self._rng.uniform(lo, hi))
+        return self.choose(prompt)
+
+
+class Autopilot(BotPlayer):
+    """The bot a node plays a person's seat with after the turn deadline."""
+
+    def __init__(self, seed: str) -> None:
+        super().__init__("heuristic", seed)
+
+
+class TextPlayer:
+    """A person at a plain terminal (no full-screen table): each decision printed with its
+    choices numbered, the answer read from standard input without blocking the node."""
+
+    kind = "person"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def decide(self, prompt: Prompt) -> Action | None:
+        view = prompt.view
+        hand = " ".join(CARD_TEXT[c] for c in view.my_cards() if c >= 0)
+        top = CARD_TEXT[view.top] if view.top >= 0 else "-"
+        print(f"\n[{prompt.kind}] top {top}; your hand: {hand}")
+        options: list[Action | None] = list(prompt.actions)
+        if prompt.kind != "turn":
+            options.append(None)
+        for i, a in enumerate(options):
+            print(f"  {i}: {'pass' if a is None else str(a)}")
+        loop = asyncio.get_running_loop()
+        while True:
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            if not line:
+                return options[0]
+            try:
+                return options[int(line.strip())]
+            except (ValueError, IndexError):
+                print(f"  a number from 0 to {len(options) - 1}, please")

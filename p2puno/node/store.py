@@ -1,0 +1,115 @@
+"""A node's data directory: one folder per game with its log and its 0600 secrets.
+
+Layout (``--data-dir``, else the platform's user data directory, e.g. ~/.local/share/p2puno):
+
+    played                      every game id this node has taken part in (one hex a line)
+    games/<first 16 hex>/log    the game's log: one signed entry a line (protocol/spec.md 9)
+    games/<...>/secrets         this node's identity and shuffle secrets (mode 0600)
+    games/<...>/node.json       seat, table name, addresses: what `p2puno resume` needs
+
+Write before send: an entry this node signs is appended and made durable (fdatasync) before it
+leaves; entries from others are appended without waiting for the disk (they can be fetched
+again from any peer). The secrets file is rewritten atomically (temp file, fsync, rename)
+whenever it changes, before anything that depends on it is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from p2puno.crypto import SecretReveal
+from p2puno.log import Identity, NodeSecrets, write_secrets
+from p2puno.wire import JSONValue
+
+
+def default_root() -> Path:
+    return Path(platformdirs.user_data_dir("p2puno", appauthor=False))
+
+
+class DataError(Exception):
+    """The data directory cannot be used (a clear message for the user)."""
+
+
+class DataDir:
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        self.root = Path(root) if root is not None else default_root()
+        try:
+            (self.root / "games").mkdir(parents=True, exist_ok=True, mode=0o700)
+            probe = self.root / ".write-test"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as e:
+            raise DataError(
+                f"the data directory {self.root} cannot be written: {e.strerror}"
+            ) from e
+
+    @property
+    def played_path(self) -> Path:
+        return self.root / "played"
+
+    def has_played(self, game_id: bytes) -> bool:
+        try:
+            return game_id.hex() in self.played_path.read_text().split()
+        except FileNotFoundError:
+            return False
+
+    def mark_played(self, game_id: bytes) -> None:
+        fd = os.open(self.played_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, game_id.hex().encode() + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def game(self, game_id: bytes) -> GameFiles:
+        return GameFiles(self.root / "games" / game_id.hex()[:16])
+
+
+class GameFiles:
+    """One game's files. ``append`` keeps the log open; call ``close`` when done."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.log_path = folder / "log"
+        self.secrets_path = folder / "secrets"
+        self.meta_path = folder / "node.json"
+        self._fd: int | None = None
+        self.durable_writes = 0
+
+    def append(self, raw: bytes, *, durable: bool) -> None:
+        """One entry, as a line; ``durable``: on disk before this returns (fdatasync)."""
+        if self._fd is None:
+            self._fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.write(self._fd, raw + b"\n")
+        if durable:
+            os.fdatasync(self._fd)
+            self.durable_writes += 1
+
+    def write_secrets(
+        self,
+        identity: Identity,
+        game_id: bytes | None,
+        seat: int | None,
+        nonce: bytes,
+        shuffles: list[SecretReveal] | None = None,
+    ) -> None:
+        extra: dict[str, JSONValue] = {"nonce": nonce.hex()}
+        if shuffles is not None:
+            extra["shuffles"] = [r.to_obj() for r in shuffles]
+        write_secrets(self.secrets_path, NodeSecrets(identity, game_id, seat, extra))
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        tmp = self.meta_path.with_name(f".node.json.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, self.meta_path)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
