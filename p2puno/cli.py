@@ -179,14 +179,15 @@ def _player(bot: str | None, name: str, seed: str, think: float = 0.0) -> object
     return TextPlayer(name)
 
 
-def _finish(result: object) -> None:
+def _finish(result: object, quiet: bool = False) -> None:
     from p2puno.node.run import Result
 
     assert isinstance(result, Result)
     o = result.outcome
-    typer.echo(f"game over: {o}")
-    typer.echo(f"table code {result.code}; log: {result.log_path}")
-    typer.echo(f"check it offline with:  p2puno replay {result.log_path}")
+    if not quiet:
+        typer.echo(f"game over: {o}")
+        typer.echo(f"table code {result.code}; log: {result.log_path}")
+        typer.echo(f"check it offline with:  p2puno replay {result.log_path}")
     if o.state == "cheat":
         raise typer.Exit(3)
 
@@ -267,7 +268,7 @@ def host(
             verbose=verbose,
         )
     )
-    _finish(result)
+    _finish(result, quiet)
 
 
 @app.command()
@@ -298,6 +299,57 @@ def bot_node(
 ) -> None:
     """Seat a bot at a table: its own node, with its own keys."""
     _join(address, name, policy, runner, bind, data_dir, quiet, verbose, think=think)
+
+
+@app.command()
+def lobby(
+    interface: str = typer.Option("", help="the interface address to look on (default: all)"),
+    wait: float = typer.Option(3.0, "--wait", help="seconds to listen for tables"),
+    pick: int = typer.Option(0, "--join", help="join the table with this number, without asking"),
+    name: str = typer.Option("Player", "--name", help="your name at the table"),
+    bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
+    bind: str = typer.Option("", help="address to listen on (default: every interface)"),
+    data_dir: str | None = typer.Option(None, "--data-dir"),
+    quiet: bool = typer.Option(False, "--quiet"),
+) -> None:
+    """List the tables on the LAN and join one."""
+    import asyncio
+
+    from zeroconf import InterfaceChoice
+
+    from p2puno.net.discovery import TableAd, watch
+
+    async def listen() -> list[TableAd]:
+        found: dict[str, TableAd] = {}
+        where: list[str] | InterfaceChoice = [interface] if interface else InterfaceChoice.All
+        async with watch(where) as watcher:
+            loop = asyncio.get_running_loop()
+            end = loop.time() + wait
+            while loop.time() < end:
+                await asyncio.sleep(0.1)
+                found = dict(watcher.tables)
+        return sorted(found.values(), key=lambda ad: ad.name)
+
+    tables = asyncio.run(listen())
+    if not tables:
+        typer.echo("no table found on the LAN (join by address: p2puno join HOST:PORT)")
+        raise typer.Exit(1)
+    for k, ad in enumerate(tables, 1):
+        house = ",".join(ad.house) or "no house rules"
+        where = f"{ad.addresses[0]}:{ad.port}" if ad.addresses else f"?:{ad.port}"
+        typer.echo(
+            f"{k}. {ad.name}  {ad.seats_taken}/{ad.seats_total} seats  {house}, {ad.scoring} "
+            f"to {ad.target}  host {ad.host_fingerprint}  at {where}"
+        )
+    if not pick:
+        if not sys.stdin.isatty():
+            raise typer.Exit(0)
+        pick = typer.prompt("join which table (number)", type=int)
+    if not 1 <= pick <= len(tables) or not tables[pick - 1].addresses:
+        raise typer.BadParameter(f"choose a number from 1 to {len(tables)}")
+    ad = tables[pick - 1]
+    address = f"{ad.addresses[0]}:{ad.port}"
+    _join(address, name, bot, "self", bind, data_dir, quiet, False)
 
 
 def _join(
@@ -337,7 +389,7 @@ def _join(
             verbose=verbose,
         )
     )
-    _finish(result)
+    _finish(result, quiet)
 
 
 def main() -> None:

@@ -201,7 +201,8 @@ class GameNode:
             async for msg in link:
                 self._on_message(seat, link, msg.type, msg.payload)
         except LinkError as e:
-            log.info("link to seat %d: %s", seat, e)
+            if not self._closing and not self.done.is_set():
+                self.say(f"link to seat {seat} dropped: {e}")
         finally:
             if self.links.get(seat) is link:
                 del self.links[seat]

@@ -74,8 +74,15 @@ async def receive(link: Link) -> dict[str, Any]:
 class Endpoint:
     """A node's one listening socket, for the lobby (host) and the game's mesh links."""
 
-    def __init__(self, identity: Identity, bind: str | None, port: int = 0) -> None:
+    def __init__(
+        self,
+        identity: Identity,
+        bind: str | None,
+        port: int = 0,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
         self.identity = identity
+        self.say = say or (lambda text: None)
         self.bind = bind
         self.port = port
         self.handlers: dict[bytes, Callable[[Link], Awaitable[None] | None]] = {}
@@ -106,6 +113,7 @@ class Endpoint:
                 lambda key: True,  # each context's handler checks the key
                 self._on_link,
                 limits,
+                on_error=lambda err: self.say(f"refused a connection: {err}"),
             )
         except OSError as e:
             where = f"{self.bind or '*'}:{self.port}"

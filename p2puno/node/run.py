@@ -163,7 +163,7 @@ async def host_game(
 ) -> Result:
     identity = Identity.generate()
     nonce = os.urandom(32)
-    endpoint = Endpoint(identity, bind, port)
+    endpoint = Endpoint(identity, bind, port, say)
     await endpoint.start()
     me = Seat(
         name, identity.sign_pk, identity.dh_pk, nonce, player.kind, "self", "@", endpoint.port
@@ -280,7 +280,7 @@ async def join_game(
 ) -> Result:
     identity = Identity.generate()
     nonce = os.urandom(32)
-    endpoint = Endpoint(identity, bind, 0)
+    endpoint = Endpoint(identity, bind, 0, say)
     await endpoint.start()
     try:
         setup, link = await join_table(
