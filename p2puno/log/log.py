@@ -342,7 +342,12 @@ class Log:
         if not self.step_complete(seq):
             seq -= 1
         if seq < 0:
-            raise ValueError("no complete step yet")
+            # the genesis step never completed (a seat never accepted): the vote names the
+            # genesis alone, and stops a game that never began
+            prev = [self._proposals[0]]
+            seq = 0
+        else:
+            prev = self._prev_after(self._entries[self._proposals[seq]])
         return sign_entry(
             identity,
             game=self.game_id,
@@ -350,7 +355,7 @@ class Log:
             author=author,
             role=Role.VOTE,
             kind=kind,
-            prev=self._prev_after(self._entries[self._proposals[seq]]),
+            prev=prev,
             body=body,
         )
 
@@ -491,10 +496,11 @@ class Log:
         if entry.role is Role.VOTE:
             if entry.kind in (GENESIS_KIND, ACCEPT_KIND):
                 raise LogError(Reason.BAD_SLOT, "genesis/accept only in step 0", author=a)
-            if len(entry.prev) != len(self.players):
+            if len(entry.prev) != len(self.players) and not (seq == 0 and len(entry.prev) == 1):
                 raise LogError(
                     Reason.BAD_PREV,
-                    "a vote names a complete step: its proposal and every response",
+                    "a vote names a complete step (its proposal and every response), "
+                    "or the genesis alone",
                     author=a,
                 )
             return
@@ -529,6 +535,8 @@ class Log:
         if parent.role is not Role.PROPOSAL:
             raise LogError(Reason.BAD_PREV, "prev[0] must be a proposal", author=a)
         if entry.role is Role.VOTE:
+            if len(entry.prev) == 1 and parent.seq == entry.seq == 0:
+                return  # the genesis alone: a game that never began
             if parent.seq != entry.seq or list(entry.prev) != self._prev_after(parent):
                 raise LogError(
                     Reason.BAD_PREV,

@@ -482,3 +482,14 @@ def test_a_frozen_log_takes_nothing_new_but_still_keeps_evidence() -> None:
     forged["body"] = {"changed": 1}
     _reject(g.log, _resign(ids[2], forged), Reason.EQUIVOCATION, 2)
     assert len(g.log.evidence) == 1
+
+
+def test_a_vote_before_every_seat_accepted_names_the_genesis_alone() -> None:
+    g = build_game(3, 0)
+    log = Log()
+    log.add(g.entries[0])
+    log.add(g.entries[1])  # seat 2 never accepts
+    vote = log.vote(g.identities[0], 0, "stop", {"waiting": [2]})
+    e = Entry.from_obj(decode(vote))
+    assert (e.seq, e.prev) == (0, (entry_hash(g.entries[0]),))
+    assert log.add(vote).status is Status.ADDED

@@ -72,7 +72,9 @@ class Node:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.kill()
-            raise AssertionError(f"{self.name} did not end:\n" + "\n".join(self.lines[-30:]))
+            raise AssertionError(
+                f"{self.name} did not end:\n" + "\n".join(self.lines[-30:])
+            ) from None
 
     def signal(self, sig: int) -> None:
         if self.proc.poll() is None:

@@ -1,0 +1,156 @@
+"""A seat whose process is stopped (SIGSTOP) or killed mid-game, and hostile peers as processes
+(issue 11). The rest of the table must do what the documented rule says (protocol/spec.md
+10.15: the seats that remain vote to stop once the deadline passes; the game ends with a
+record every remaining seat signed, which the replay verifies), within the deadline, and never
+hang; a hostile peer is refused and named, and the game goes on.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.node.procs import FAST, LOOPBACK, Node, host, logs, same_entries, verified
+
+
+def _table(tmp: Path, joiners: int = 2, *extra: str) -> tuple[Node, list[Node]]:
+    h = host(
+        tmp / "host", "--seats", str(joiners + 1), "--bot", "heuristic", "--target", "300",
+        *FAST, *extra,
+    )  # fmt: skip
+    port = h.port()
+    js = [
+        Node(
+            ["bot", f"{LOOPBACK}:{port}", "--name", f"J{k}", "--bind", LOOPBACK, "--think", "0.05"],
+            tmp / f"j{k}",
+            f"j{k}",
+        )
+        for k in range(joiners)
+    ]
+    return h, js
+
+
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGSTOP"])
+def test_a_seat_that_dies_or_freezes_is_voted_out_within_the_deadline(
+    tmp_path: Path, how: str
+) -> None:
+    h, (j0, j1) = _table(tmp_path)
+    try:
+        seat = int(j1.wait_for(r"seated at seat (\d+)", 30).group(1))
+        j1.wait_for(r"round 1 begins", 60)
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        j1.signal(signal.SIGKILL if how == "SIGKILL" else signal.SIGSTOP)
+        assert h.wait(60) == 0 and j0.wait(60) == 0, h.text() + j0.text()
+        took = time.monotonic() - t0
+        # the deadline is step_s (5 s) or, for a turn, turn_s + step_s (10 s), plus lingering
+        assert took < 25, took
+        for n in (h, j0):
+            n.wait_for(rf"game over: stopped after step \d+: seats \[{seat}\] silent")
+    finally:
+        for n in (h, j0, j1):
+            n.kill()
+    survivors = [p for p in logs(tmp_path) if "j1" not in p.parts]
+    same_entries(survivors)
+    for p in survivors:
+        o = verified(p).outcome
+        assert o is not None and o.state == "stopped" and o.silent == (seat,)
+    done = subprocess.run(
+        [sys.executable, "-m", "p2puno", "replay", "--verify", str(survivors[0])],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0 and "VERIFIED" in done.stdout and "silent" in done.stdout
+
+
+def _attack(port: int, what: str) -> None:
+    """One hostile connection to the table's port (127.0.0.1 only), bounded in time."""
+    s = socket.create_connection((LOOPBACK, port), timeout=5)
+    try:
+        if what == "garbage":
+            s.sendall(b"\x00\x00\x00\x10" + b"not a handshake!")
+        elif what == "oversize":
+            s.sendall(b"\xff\xff\xff\xff")
+        elif what == "truncated":
+            s.sendall(b"\x00\x00\x01\x00" + b"x" * 10)
+        elif what == "slowloris":
+            for _ in range(4):
+                s.sendall(b"\x00")
+                time.sleep(1)
+        elif what == "half-open":
+            s.shutdown(socket.SHUT_WR)
+        time.sleep(0.5)
+    except OSError:
+        pass
+    finally:
+        s.close()
+
+
+def test_hostile_connections_are_refused_and_named_and_the_game_goes_on(tmp_path: Path) -> None:
+    """Garbage, an oversize length, a truncated frame, a slowloris and a half-open socket hit
+    the host's port during the game: each is refused with a clear reason naming its address,
+    and the game ends normally."""
+    h, js = _table(tmp_path, 2)
+    try:
+        port = h.port()
+        h.wait_for(r"seat 2: J", 30)
+        for what in ("garbage", "oversize", "truncated", "slowloris", "half-open"):
+            _attack(port, what)
+        for n in (h, *js):
+            assert n.wait(120) == 0, n.text()
+    finally:
+        for n in (h, *js):
+            n.kill()
+    text = h.text()
+    refused = [line for line in text.splitlines() if "refused a connection" in line]
+    assert len(refused) >= 4, text
+    assert all("127.0.0.1" in line for line in refused)
+    paths = logs(tmp_path)
+    same_entries(paths)
+    assert all(verified(p).outcome.state == "finished" for p in paths)  # type: ignore[union-attr]
+
+
+def _hostile(port: int, mode: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.node.hostile_peer", mode, str(port)],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    return done.stdout + done.stderr
+
+
+def test_hostile_peers_as_processes(tmp_path: Path) -> None:
+    """A link for another game, a replayed handshake and a garbage join are refused and named;
+    then a peer that takes a seat and floods garbage is dropped and named by every node it
+    reached; it stays silent after, so the table votes it out: a verdict, never a hang."""
+    h = host(tmp_path / "host", "--seats", "3", "--bot", "heuristic", "--target", "300", *FAST)
+    j = None
+    try:
+        port = h.port()
+        assert "refused: other_context" in _hostile(port, "other-game")
+        _hostile(port, "replayed-handshake")
+        assert "closed" in _hostile(port, "bad-join")
+        j = Node(
+            ["bot", f"{LOOPBACK}:{port}", "--name", "Honest", "--bind", LOOPBACK],
+            tmp_path / "j",
+            "j",
+        )
+        out = _hostile(port, "seated-garbage")
+        assert "sent" in out, out
+        assert h.wait(90) == 0 and j.wait(90) == 0, h.text()
+    finally:
+        h.kill()
+        if j is not None:
+            j.kill()
+    text = h.text()
+    assert "refused a connection" in text
+    assert "other_context" in text or "other context" in text
+    assert "dropping seat" in text or "link to seat" in text, text
+    h.wait_for(r"game over: stopped after step \d+: seats \[\d\] silent")
