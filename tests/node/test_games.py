@@ -69,3 +69,33 @@ def test_four_nodes(tmp_path: Path, rules: str) -> None:
 
 def test_ten_nodes(tmp_path: Path) -> None:
     _game(tmp_path, 10, "ps", 1, joiners=2)
+
+
+def test_a_table_found_by_discovery_on_loopback_and_joined(tmp_path: Path) -> None:
+    """`p2puno host` advertises the table (DNS-SD on the loopback interface only) and
+    `p2puno lobby` lists it and joins it: a whole game, then the same logs on both nodes."""
+    h = Node(
+        ["host", "--bind", LOOPBACK, "--interface", LOOPBACK, "--seats", "2", "--bot",
+         "heuristic", "--target", "20", "--table", "Loopy", *FAST],
+        tmp_path / "host",
+        "host",
+    )  # fmt: skip
+    j = None
+    try:
+        h.port()
+        j = Node(
+            ["lobby", "--interface", LOOPBACK, "--wait", "3", "--join", "1", "--bot", "random",
+             "--bind", LOOPBACK],
+            tmp_path / "joiner",
+            "joiner",
+        )  # fmt: skip
+        j.wait_for(r"1\. Loopy  1/2 seats", 30)
+        assert j.wait(120) == 0 and h.wait(120) == 0, j.text() + h.text()
+    finally:
+        h.kill()
+        if j is not None:
+            j.kill()
+    paths = logs(tmp_path)
+    assert len(paths) == 2
+    same_entries(paths)
+    assert verified(paths[0]).outcome is not None

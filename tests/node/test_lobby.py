@@ -1,0 +1,124 @@
+"""The lobby (issue 11; protocol/lobby.md): seats, refusals with a clear reason, the genesis
+each joiner checks before it signs anything. In one event loop, over real links on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from p2puno.log import Identity, make_genesis
+from p2puno.net import MsgType, open_link
+from p2puno.node.lobby import (
+    Endpoint,
+    HostLobby,
+    LobbyError,
+    Seat,
+    _check_start,
+    join_table,
+    make_options,
+    receive,
+    table_code,
+)
+from p2puno.session import Timing
+from p2puno.wire import encode
+
+LOOP = "127.0.0.1"
+
+
+async def _host(size: int) -> tuple[Endpoint, HostLobby, Identity]:
+    ident = Identity.generate()
+    ep = Endpoint(ident, LOOP)
+    await ep.start()
+    me = Seat("Host", ident.sign_pk, ident.dh_pk, os.urandom(32), "person", "self", "@", ep.port)
+    options = make_options(size, ["jump-in"], "standard", 200, Timing(5, 5, 0))
+    return ep, HostLobby(ep, table="t", me=me, options=options, seats=size), ident
+
+
+async def _joiner() -> tuple[Endpoint, Identity]:
+    ident = Identity.generate()
+    ep = Endpoint(ident, LOOP)
+    await ep.start()
+    return ep, ident
+
+
+async def _join(port: int, name: str) -> asyncio.Task[object]:
+    ep, ident = await _joiner()
+    return asyncio.ensure_future(
+        join_table(ep, ident, LOOP, port, name=name, nonce=os.urandom(32), kind="bot", timeout=10)
+    )
+
+
+async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None:
+    ep, lobby, ident = await _host(3)
+    ann = await _join(ep.port, "Ann")
+    while len(lobby.seats) < 2:
+        await asyncio.sleep(0.02)
+    with pytest.raises(LobbyError, match="the name 'Ann' is taken"):
+        await (await _join(ep.port, "Ann"))
+    bob = await _join(ep.port, "Bob")
+    while len(lobby.seats) < 3:
+        await asyncio.sleep(0.02)
+    with pytest.raises(LobbyError, match=r"the table is full \(3 seats\)"):
+        await (await _join(ep.port, "Cid"))
+    setup = lobby.start(ident)
+    got = [await ann, await bob]
+    codes = {setup.code} | {g[0].code for g in got}  # type: ignore[index]
+    assert len(codes) == 1  # every player sees the same table code
+    ep.close()
+
+
+async def test_a_bad_protocol_version_is_refused_with_a_reason() -> None:
+    ep, _lobby, _ = await _host(2)
+    link = await open_link(LOOP, ep.port, Identity.generate(), None)
+    link.send(MsgType.LOBBY, encode({"t": "join", "v": 7}))
+    msg = await asyncio.wait_for(receive(link), 5)
+    assert msg["t"] == "refuse" and "lobby protocol 1, not 7" in msg["reason"]
+    ep.close()
+
+
+async def test_the_host_going_away_in_the_lobby_is_said() -> None:
+    ep, lobby, _ = await _host(3)
+    ann = await _join(ep.port, "Ann")
+    while len(lobby.seats) < 2:
+        await asyncio.sleep(0.02)
+    for s in lobby.seats[1:]:
+        assert s.link is not None
+        s.link.close("host quits")
+    ep.close()
+    with pytest.raises(LobbyError, match="the host went away"):
+        await ann
+
+
+async def test_a_genesis_other_than_the_table_shown_is_refused_before_anything_is_signed() -> None:
+    ep, lobby, ident = await _host(2)
+    ann = await _join(ep.port, "Ann")
+    while len(lobby.seats) < 2:
+        await asyncio.sleep(0.02)
+    seat = lobby.seats[1]
+    shown = lobby.view()
+    # the host changes the target after the joiner saw the table
+    changed = {**lobby.options, "players": 2, "target": 999}
+    roster = [s for s in lobby.seats]
+    from p2puno.log import Player
+
+    players = [Player(s.name, s.sign_pk, s.dh_pk) for s in roster]
+    genesis = make_genesis(ident, 0, players, changed, [s.nonce for s in roster])
+    msg = {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1], ["@", 2]]}
+    joiner_ident = Identity.generate()
+    with pytest.raises(LobbyError, match="options are not the ones that were shown"):
+        _check_start(msg, _KeysOf(seat), seat.nonce, 1, shown, LOOP)  # type: ignore[arg-type]
+    with pytest.raises(LobbyError, match="keys and nonce"):
+        _check_start(msg, joiner_ident, os.urandom(32), 1, shown, LOOP)
+    ann.cancel()
+    ep.close()
+    assert len(table_code(os.urandom(32))) == 9
+
+
+class _KeysOf:
+    """The public keys of a seat, standing in for its identity in _check_start."""
+
+    def __init__(self, seat: Seat) -> None:
+        self.sign_pk = seat.sign_pk
+        self.dh_pk = seat.dh_pk
