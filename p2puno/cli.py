@@ -98,18 +98,23 @@ def demo(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show every action"),
     trustless: bool = typer.Option(
         True,
-        "--trustless/--engine-only",
-        help="one node per seat with mental poker, a signed log and audits (default), or the "
-        "bare rules engine with full information (fast, reproducible with --seed)",
+        "--network/--engine-only",
+        help="one node process per seat over TCP on 127.0.0.1, with mental poker, a signed log "
+        "and audits (default), or the bare rules engine with full information (fast, "
+        "reproducible with --seed)",
     ),
-    log: str = typer.Option("p2puno-demo.log", help="where the trustless game's log is written"),
+    log: str = typer.Option("p2puno-demo.log", help="where the host's log is copied"),
+    data_dir: str | None = typer.Option(None, "--data-dir", help="keep every node's files here"),
 ) -> None:
     """Play a full game between bots on this machine and narrate it."""
-    from p2puno.demo import run_demo, run_trustless_demo
+    from p2puno.demo import run_demo, run_network_demo
 
     options = _options(players, house, scoring, target)
     if trustless:
-        if not run_trustless_demo(options, delay=delay, verbose=verbose, log_path=log):
+        ok = run_network_demo(
+            options, delay=delay, verbose=verbose, log_path=log, data_dir=data_dir
+        )
+        if not ok:
             raise typer.Exit(1)
     else:
         run_demo(options, seed, delay=delay, verbose=verbose)
@@ -192,8 +197,16 @@ def _finish(result: object, quiet: bool = False) -> None:
         raise typer.Exit(3)
 
 
-def _run_node(coro: object) -> object:
+def _run_node(coro: object, verbose: bool = False) -> object:
     import asyncio
+    import logging
+
+    # the node says what matters (_say); the layers' own logs only with --verbose
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.ERROR,
+        format="%(name)s: %(message)s",
+        stream=sys.stderr,
+    )
 
     from p2puno.node.lobby import LobbyError
     from p2puno.node.store import DataError
@@ -225,7 +238,9 @@ def host(
     interface: str = typer.Option("", help="the interface address to advertise the table on"),
     no_discovery: bool = typer.Option(False, "--no-discovery", help="do not advertise on the LAN"),
     bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
+    think: float = typer.Option(0.0, "--think", help="seconds a bot may take per decision"),
     data_dir: str | None = typer.Option(None, "--data-dir", help="where logs and secrets go"),
+    narrate: bool = typer.Option(False, "--narrate", help="describe every move in words"),
     quiet: bool = typer.Option(False, "--quiet"),
     verbose: bool = typer.Option(False, "--verbose"),
 ) -> None:
@@ -257,7 +272,7 @@ def host(
             name=name,
             seats=seats,
             options=opts,
-            player=_player(bot, name, f"host/{time.time_ns()}"),  # type: ignore[arg-type]
+            player=_player(bot, name, f"host/{time.time_ns()}", think),  # type: ignore[arg-type]
             data=data,
             bind=bind or None,
             port=port,
@@ -266,6 +281,8 @@ def host(
             interfaces=[interface] if interface else None,
             say=_say(quiet),
             verbose=verbose,
+            narrate=narrate,
+            think=think,
         )
     )
     _finish(result, quiet)

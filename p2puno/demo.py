@@ -1,7 +1,8 @@
 """``p2puno demo``: a whole game between bots on this machine, narrated for a person.
 
-Until the networked game lands this is the main job: one full-information engine, bots on
-every seat, and the key moments of each round printed as they happen.
+The main job (run_network_demo): one node process per seat on this machine, over TCP on
+127.0.0.1, the host's view narrated, every node's log replayed at the end. ``--engine-only``:
+one full-information engine, bots on every seat, the key moments of each round printed.
 """
 
 from __future__ import annotations
@@ -139,6 +140,68 @@ def run_demo(options: Options, seed: int, *, delay: float = 0.0, verbose: bool =
         print(f"  {narrator.who(s):<16} {g.scores[s]:>5}{mark}")
     print(f"\n{g.round_no} rounds, {g.stats.turns} turns, {g.stats.reshuffles} reshuffles.")
     return g
+
+
+def run_network_demo(
+    options: Options,
+    *,
+    delay: float = 0.0,
+    verbose: bool = False,
+    log_path: str = "p2puno-demo.log",
+    data_dir: str | None = None,
+) -> bool:
+    """The main job: one node process per seat on this machine (127.0.0.1), a host with its
+    bots, playing over TCP with mental poker and a signed log; the host's view narrated. Then
+    every node's log is replayed offline: all must verify and hold the same entries."""
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from p2puno.session.replay import replay
+
+    tmp = tempfile.mkdtemp(prefix="p2puno-demo-") if data_dir is None else data_dir
+    root = Path(tmp)
+    house = ",".join(options.house)
+    cmd = [
+        sys.executable, "-m", "p2puno", "host", "--bind", "127.0.0.1", "--no-discovery",
+        "--table", "demo", "--name", "Host", "--seats", str(options.players),
+        "--bots", str(options.players - 1), "--bot", "heuristic", "--house", house,
+        "--target", str(options.target), "--scoring", options.scoring,
+        "--window-ms", "300", "--step-s", "30", "--turn-s", "30", "--think", str(delay),
+        "--narrate", "--data-dir", str(root),
+    ]  # fmt: skip
+    if verbose:
+        cmd.append("--verbose")
+    print(f"p2puno demo: {options}")
+    print(
+        f"{options.players} node processes on 127.0.0.1, each with its own keys: the deck is\n"
+        "shuffled and dealt by all of them together over TCP, every move is a signed log entry,\n"
+        "every deck is audited when it ends; the host's seat is narrated.\n"
+    )
+    start = time.monotonic()
+    done = subprocess.run(cmd, stdin=subprocess.DEVNULL)
+    took = time.monotonic() - start
+    logs = sorted(root.rglob("games/*/log"))
+    print(f"\n=== {len(logs)} node logs after {took:.0f} s; replaying each offline")
+    ok = done.returncode == 0 and len(logs) == options.players
+    entries = None
+    for path in logs:
+        result = replay(path)
+        lines = set(path.read_bytes().splitlines())
+        entries = lines if entries is None else entries
+        same = lines == entries
+        ok = ok and result.ok and same
+        verdict = f"VERIFIED, {result.outcome}" if result.ok else f"REJECTED: {result.error}"
+        differ = "" if same else " (DIFFER)"
+        print(f"  {path.relative_to(root)}: {len(lines)} entries{differ}; {verdict}")
+    if logs:
+        shutil.copyfile(logs[0], log_path)
+        print(f"the host's log is in {log_path}: check it again with  p2puno replay {log_path}")
+    print("every node holds the same entries and every log verifies" if ok else "DEMO FAILED")
+    if data_dir is None:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ok
 
 
 def run_trustless_demo(

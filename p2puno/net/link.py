@@ -731,6 +731,11 @@ async def serve_links(
         except LinkError as e:
             report(e)
             return
+        except asyncio.CancelledError:
+            # the server is shutting down: end quietly (a cancelled connection task makes
+            # asyncio's start_server callback log a spurious error on Python 3.11)
+            writer.transport.abort()
+            return
         except Exception:
             log.exception("handshake with %s failed unexpectedly", address)
             writer.transport.abort()

@@ -41,7 +41,7 @@ from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch
 from p2puno.node.players import Autopilot, Player
 from p2puno.node.store import GameFiles
 from p2puno.session import Session, SessionError
-from p2puno.session.session import Outcome, Prompt
+from p2puno.session.session import Outcome, Prompt, SessionEvent
 
 log = logging.getLogger("p2puno.node")
 
@@ -82,6 +82,7 @@ class GameNode:
         limits: Limits = NODE_LIMITS,
         linger_s: float = 2.0,
         say: Callable[[str], None] | None = None,
+        on_events: Callable[[list[SessionEvent]], None] | None = None,
     ) -> None:
         assert session.seat is not None
         self.session = session
@@ -94,6 +95,7 @@ class GameNode:
         self.limits = limits
         self.linger_s = linger_s
         self.say = say or (lambda text: None)
+        self.on_events = on_events
         self.timing = session.timing
         self.keys = [p.sign_pk for p in session.log.players]
         self.links: dict[int, Link] = {}
@@ -174,7 +176,7 @@ class GameNode:
 
     async def _dial(self, seat: int, addr: Address) -> None:
         delay = 0.1
-        while not self._closing:
+        while not self._closing and not self.done.is_set():
             link = self.links.get(seat)
             if link is not None and not link.closed:
                 await link.wait_closed()
@@ -269,6 +271,9 @@ class GameNode:
         a decision, notice the end."""
         s = self.session
         now = time.monotonic()
+        if s.events and self.on_events is not None:
+            events, s.events = s.events, []
+            self.on_events(events)
         if s.processed not in self._done_at:
             self._done_at[s.processed] = now
         # what we took: announce it (batched in the timer); remember it
@@ -299,7 +304,6 @@ class GameNode:
             self._prompt_since = now
             self._deciding = asyncio.ensure_future(self._decide(s.prompt))
         if s.outcome.over and not self.done.is_set():
-            self.say(f"outcome: {s.outcome}")
             self.done.set()
 
     def _release_time(self, raw: bytes) -> float:

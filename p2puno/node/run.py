@@ -41,7 +41,7 @@ class Result:
     stats: dict[str, float] = field(default_factory=dict)
 
 
-def narrate(ev: SessionEvent) -> str | None:
+def describe_event(ev: SessionEvent) -> str | None:
     if ev.kind in ("blame", "dispute", "vote", "evidence", "over", "audit", "bluff"):
         return f"[{ev.kind}] {ev.text}"
     if (
@@ -71,6 +71,7 @@ async def play(
     linger_s: float = 2.0,
     lobby_link: Link | None = None,
     verbose: bool = False,
+    narrate: bool = False,
 ) -> Result:
     """Play a game from its genesis: files first, then the node."""
     log = Log()
@@ -112,26 +113,38 @@ async def play(
         on_entry=on_entry,
         on_secrets=on_secrets,  # type: ignore[arg-type]
     )
-    node = GameNode(session, identity, setup.addresses, files, player, linger_s=linger_s, say=say)
+    narrator = None
+    if narrate:
+        from p2puno.demo import Narrator
+
+        names = [p.name for p in log.players]
+        narrator = Narrator(names, 0.0, verbose, color=sys.stdout.isatty())
+
+    def on_events(events: list[SessionEvent]) -> None:
+        for ev in events:
+            line: str | None
+            if narrator is not None and ev.event is not None:
+                line = narrator.describe(session.engine, ev.event)
+            else:
+                line = describe_event(ev) if not verbose else f"[{ev.kind}] {ev.text}"
+            if line:
+                say(line)
+
+    node = GameNode(
+        session,
+        identity,
+        setup.addresses,
+        files,
+        player,
+        linger_s=linger_s,
+        say=say,
+        on_events=on_events,
+    )
     endpoint.handlers[game_id] = node.on_link
     say(f"game {game_id.hex()[:16]}: table code {setup.code}; you are seat {me}")
     if lobby_link is not None:
         lobby_link.close("the game starts")
-
-    async def narrator() -> None:
-        while True:
-            await asyncio.sleep(0.1)
-            for ev in session.events:
-                line = narrate(ev) if not verbose else f"[{ev.kind}] {ev.text}"
-                if line:
-                    say(line)
-            session.events.clear()
-
-    task = asyncio.ensure_future(narrator())
-    try:
-        outcome = await node.run()
-    finally:
-        task.cancel()
+    outcome = await node.run()
     stats = {
         "sent": node.stats.sent,
         "received": node.stats.received,
@@ -160,6 +173,8 @@ async def host_game(
     say: Say,
     linger_s: float = 2.0,
     verbose: bool = False,
+    narrate: bool = False,
+    think: float = 0.0,
 ) -> Result:
     identity = Identity.generate()
     nonce = os.urandom(32)
@@ -173,7 +188,7 @@ async def host_game(
     say(f"table {table!r} open on {where}: others join with  p2puno join HOST:{endpoint.port}")
     procs = []
     for k in range(bots):
-        procs.append(await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k))
+        procs.append(await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k, think))
     advertiser: Advertiser | None = None
     if discovery:
         advertiser = await _advertise(lobby, endpoint.port, interfaces, say)
@@ -195,6 +210,7 @@ async def host_game(
             say=say,
             linger_s=linger_s,
             verbose=verbose,
+            narrate=narrate,
         )
     finally:
         if advertiser is not None:
@@ -209,7 +225,7 @@ async def host_game(
 
 
 async def _spawn_bot(
-    port: int, name: str, policy: str, data: DataDir, k: int
+    port: int, name: str, policy: str, data: DataDir, k: int, think: float = 0.0
 ) -> asyncio.subprocess.Process:
     """A bot seat of the host's: its own process, keys and data directory (the host's machine
     runs it, so the host could read its hand: the table says so)."""
@@ -230,6 +246,8 @@ async def _spawn_bot(
         "127.0.0.1",
         "--data-dir",
         str(folder),
+        "--think",
+        str(think),
         "--quiet",
         stdin=asyncio.subprocess.DEVNULL,
     )
@@ -277,6 +295,7 @@ async def join_game(
     say: Say,
     linger_s: float = 2.0,
     verbose: bool = False,
+    narrate: bool = False,
 ) -> Result:
     identity = Identity.generate()
     nonce = os.urandom(32)
@@ -305,6 +324,7 @@ async def join_game(
             linger_s=linger_s,
             lobby_link=link,
             verbose=verbose,
+            narrate=narrate,
         )
     finally:
         endpoint.close()
