@@ -2,9 +2,9 @@
 
 Each log is replayed as `p2puno replay --verify` would (protocol/spec.md 10.11) and the result
 is held to the index: the line the replay stops at, the seat it blames or the log-layer code
-it reports, and the reason. This is what another implementation of the protocol checks itself
-against; the generator (protocol/tools/gen_cheat_vectors.py --check) must reproduce every file
-byte for byte.
+it reports, and the reason; for a game stopped by votes, its outcome (10.15, 10.16). This is
+what another implementation of the protocol checks itself against; the generator
+(protocol/tools/gen_cheat_vectors.py --check) must reproduce every file byte for byte.
 """
 
 from __future__ import annotations
@@ -73,6 +73,11 @@ def test_the_required_cheats_are_covered() -> None:
         "false-challenge-verdict",
         "reveal-lie-keys",
         "unchallenged-bluff",
+        # issue 10: judged on arrival, public dispute, commit before seeing, silence
+        "play-from-draw-pile",
+        "start-card-does-not-open",
+        "steered-shuffle",
+        "stopped-silent-seat",
     } <= names
     assert all(c["reason"] for c in INDEX["not_expressible"])
 
@@ -124,21 +129,74 @@ def test_session_fault_blames_the_cheat_at_the_end_of_its_step(v: dict[str, Any]
         for ev, want in zip(log.evidence, evidence, strict=True):
             assert ev.second == lines[want["line"]] and log.game_id is not None
             ev.verify(log.players[ev.author].sign_pk, log.game_id)  # provable offline
-    if "dispute" in e:  # spec 10.8: a private fault reaches the log as its victim's dispute
-        first = next(i for i, raw in enumerate(lines) if isinstance(_body(raw).get("dispute"), str))
-        assert first == e["dispute"]["line"]
-        assert _entry(lines[first])["author"] == e["dispute"]["seat"]
+    disputes = [i for i, raw in enumerate(lines) if isinstance(_body(raw).get("dispute"), str)]
+    if "dispute" in e and e["dispute"]["seat"] == -1:
+        # spec 10.8: a public card that does not open is a public dispute, in no entry; the
+        # step after the one that opened it is the reveal (10.4 rule 1)
+        assert disputes == []
+        at = e["dispute"]["step"]
+        assert e["dispute"]["line"] == max(
+            i for i, raw in enumerate(lines) if _entry(raw)["seq"] == at
+        )
+        reveal = next(_entry(raw) for raw in lines if _entry(raw)["seq"] == at + 1)
+        assert (reveal["role"], reveal["kind"]) == ("proposal", "reveal")
+    elif "dispute" in e:  # spec 10.8: a private fault reaches the log as its victim's dispute
+        assert disputes and disputes[0] == e["dispute"]["line"]
+        assert _entry(lines[disputes[0]])["author"] == e["dispute"]["seat"]
+    if e.get("unanswered"):  # spec 10.7.1: judged on arrival, so nobody answered it
+        assert e["line"] == len(lines) - 1
+        assert [_entry(raw)["role"] for raw in lines if _entry(raw)["seq"] == e["step"]] == [
+            "proposal"
+        ]
 
 
 @pytest.mark.parametrize("v", _of("incomplete"))
 def test_a_log_that_stops_early_is_rejected_at_its_last_line(v: dict[str, Any]) -> None:
-    """spec 10.11: a log that ends before the game does is rejected; nobody is blamed (10.12
-    open point 5: timeouts belong to the transport)."""
+    """spec 10.11: a log that ends before the game does, with no decided stop, is rejected;
+    nobody is blamed (a missing entry proves nothing about who withheld it)."""
     e = v["expect"]
     result = replay(VECTORS / v["log"])
     assert not result.ok and result.blame is None
     assert result.bad_entry == e["line"] == v["entries"] - 1
     assert result.error is not None and e["reason"] in result.error
+
+
+@pytest.mark.parametrize("v", _of("stopped"))
+def test_a_game_stopped_by_votes_verifies_with_its_outcome(v: dict[str, Any]) -> None:
+    """spec 10.15, 10.16: the votes in the file decide the stop; the replay accepts the file
+    and reaches the outcome the voters reached: the silent seats, scores, winners, void round
+    and the step after which the game stopped."""
+    e = v["expect"]
+    result = replay(VECTORS / v["log"])
+    assert result.ok, result.error
+    assert result.bad_entry is None and result.blame is None
+    o = result.outcome
+    assert o is not None and e["reason"] in str(o)
+    got = {
+        "state": o.state,
+        "silent": list(o.silent),
+        "scores": list(o.scores),
+        "winners": list(o.winners),
+        "void": o.void,
+        "step": o.step,
+    }
+    assert got == e["outcome"]
+    if "digest" in e:
+        assert result.digest.hex() == e["digest"]
+    lines = _lines(v)
+    votes = [
+        {"line": i, "seat": f["author"], "seq": f["seq"], "waiting": f["body"]["waiting"]}
+        for i, raw in enumerate(lines)
+        for f in [_entry(raw)]
+        if f["role"] == "vote"
+    ]
+    assert votes == e["votes"] and all(_entry(lines[w["line"]])["kind"] == "stop" for w in votes)
+    # the stop's step is the highest step a vote names; every silent seat is named by a vote
+    assert o.step == max(w["seq"] for w in votes)
+    voters = {w["seat"] for w in votes}
+    assert set(o.silent) == set(range(len(o.scores))) - voters
+    assert all(any(s in w["waiting"] for w in votes) for s in o.silent)
+    assert v["cheat"]["seat"] in o.silent
 
 
 @pytest.mark.parametrize("v", _of(None))
