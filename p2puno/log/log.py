@@ -150,7 +150,7 @@ class Equivocation:
                 raise LogError(Reason.ENCODING, f"evidence: {err}") from None
             if e.game != game:
                 raise LogError(Reason.WRONG_GAME, "evidence: entry of another game")
-            if e.slot != (self.seq, self.author, self.role):
+            if e.slot != Entry(game, self.seq, self.author, self.role, "", (), None, b"").slot:
                 raise LogError(Reason.MALFORMED, "evidence: entries are for different slots")
             try:
                 key.verify(e.sig, e.signing_bytes())

@@ -135,7 +135,10 @@ def _run(
     while True:
         before = session._done_seq
         bad_seq = session.catch_up(max_steps=1)
-        if session._done_seq == before or session.over:
+        # every complete step is processed, also past a stop the votes decided (a cheat in
+        # them still wins): the replay ends only when no step is left
+        ended = session.blame is not None or session._done_seq == before
+        if ended:
             # no more complete steps: the evidence in the file counts now (the earliest
             # verdict stands, whichever check found it)
             for eq in log.evidence:
@@ -151,7 +154,7 @@ def _run(
             failed.author = session.blame.seat if session.blame.seat >= 0 else None
             failed.outcome = session.outcome
             return failed
-        if session._done_seq == before or session.over:
+        if ended:
             break
     outcome = session.outcome
     if not outcome.over:

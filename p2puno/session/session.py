@@ -323,7 +323,9 @@ class Session:
         # (step after which it was audited, scores): the standings of every audited deck
         self._standings: list[tuple[int, tuple[int, ...]]] = [(0, tuple(self.engine.scores))]
         # (step, scores, round winner) when a round has ended and its deck's reveal is due
-        self._round_end: tuple[int, tuple[int, ...], int] | None = None
+        # step after which a deck's reveal fell due, when a round was played to its end in
+        # it -> (the scores after that round, its winner): what a stop at that step counts
+        self._round_ends: dict[int, tuple[tuple[int, ...], int]] = {}
         self._done_seq = -1
         self._prechecked = 0  # the last seq whose proposal passed the arrival checks
         self._parked: dict[bytes, _Parked] = {}  # entries that arrived before their parents
@@ -355,7 +357,7 @@ class Session:
                 "cheat",
                 self._scores_before(self.blame.step),
                 blame=self.blame,
-                void=self.engine.round_no >= 1,
+                void=self.deck_no >= 2,
                 step=self.blame.step,
             )
         g = self.engine
@@ -537,10 +539,13 @@ class Session:
                 )
                 return seq
             self.seq = seq
+            if not self.log.step_complete(seq):
+                # a dangling proposal is judged as the live nodes judged it on arrival,
+                # shuffle points included (which the replay otherwise leaves to the audit)
+                self._precheck_ok(seq, points=True)
+                break
             if not self._precheck_ok(seq):
                 return None
-            if not self.log.step_complete(seq):
-                break
             self._process(seq)
             self._after_step(seq)
         self._decide_stop()
@@ -604,13 +609,13 @@ class Session:
                 self._decide_claim()  # a responder decides while the proposal is on its way
             return
 
-    def _precheck_ok(self, seq: int) -> bool:
+    def _precheck_ok(self, seq: int, *, points: bool = False) -> bool:
         if seq <= self._prechecked or seq == 0:
             return True
         proposal = self.log.proposal(seq)
         assert proposal is not None
         try:
-            self._precheck(proposal[1])
+            self._precheck(proposal[1], points=points or self.seat is not None)
         except _Fault as f:
             self._set_blame(f.seat, f.reason, seq)
             return False
@@ -830,13 +835,13 @@ class Session:
         k = max(e.seq for _, e in votes.values())
         scores = next(s for at, s in reversed(self._standings) if at <= k)
         winners: tuple[int, ...] = ()
-        void = self.engine.round_no >= 1  # a round was in play (not the draw for dealer)
-        end = self._round_end
-        if end is not None and end[0] == k and end[2] not in silent:
+        void = self.deck_no >= 2  # a round was in play (deck 1 is the draw for dealer)
+        end = self._round_ends.get(k)
+        if end is not None and end[1] not in silent:
             # The round was played to its end before the stop (only its deck's reveal was
             # missing): it counts, unless its winner is silent (who might be keeping a cheat
             # from the audit). So a seat that sees it has lost cannot undo the result.
-            scores, void = end[1], False
+            scores, void = end[0], False
             if self.engine.phase is Phase.GAME_OVER:
                 winners = tuple(self.engine.winners)
         previous = self._stop
@@ -846,9 +851,15 @@ class Session:
 
     def note_evidence(self, eq: Equivocation) -> None:
         """Equivocation evidence found outside :meth:`receive` (a log file being replayed):
-        the author is named as if the two entries had arrived here."""
-        what = "vote" if eq.role is Role.VOTE else f"{eq.role.value} at step {eq.seq}"
-        self._set_blame(eq.author, f"equivocation: two signed versions of its {what}", eq.seq)
+        the author is named as if the two entries had arrived here. Two votes may name
+        different steps: the earlier one is the step of the verdict, whichever came first."""
+        step = eq.seq
+        if eq.role is Role.VOTE:
+            step = min(_seq_of(eq.first), _seq_of(eq.second))
+            what = "vote"
+        else:
+            what = f"{eq.role.value} at step {eq.seq}"
+        self._set_blame(eq.author, f"equivocation: two signed versions of its {what}", step)
 
     def _on_evidence(self, eq: Equivocation) -> None:
         """Two signed entries from one seat for one slot: keep and relay both, name it."""
@@ -966,7 +977,7 @@ class Session:
         return releases, shows
 
     # ------------------------------------------------------------------ checking a proposal
-    def _precheck(self, p: Entry) -> None:
+    def _precheck(self, p: Entry, *, points: bool = True) -> None:
         """Everything about a proposal that depends only on the proposal itself and the state
         after the previous step: the same on every node, so a failure is a public fault of
         its author, found before anyone answers (and releases a key or a secret).
@@ -1003,7 +1014,8 @@ class Session:
                 step = _parse(ShuffleStep, body.get("step"), p.author)
                 try:
                     # a live node checks every point now; the replay leaves it to the audit
-                    sh.view.check_step(step, check_points=self.seat is not None)
+                    # (but for a dangling proposal, see catch_up)
+                    sh.view.check_step(step, check_points=points)
                 except CryptoError as err:
                     raise _Fault(p.author, f"shuffle step refused: {err}") from None
         elif kind == "action":
@@ -1513,7 +1525,6 @@ class Session:
         self.audited_rounds += 1
         self.audited_deck = self.deck_no
         self._standings.append((self._done_seq, tuple(self.engine.scores)))
-        self._round_end = None
         self.events.append(SessionEvent("audit", f"deck {self.deck_no} verified", -1))
 
     def _audit_rules(self, faces_by_shuffle: list[tuple[int, ...]]) -> None:
@@ -1597,8 +1608,8 @@ class Session:
         """The end of a deck: everyone reveals. If a round was played to its end in it (every
         deck but the draw for dealer's), remember where and how it ended (see stop)."""
         self.step = _Step("reveal", 0)
-        if self.deck_no >= 2 and self._round_end is None:
-            self._round_end = (self._done_seq, tuple(self.engine.scores), self.engine.out)
+        if self.deck_no >= 2 and not self.dispute:
+            self._round_ends[self._done_seq] = (tuple(self.engine.scores), self.engine.out)
 
     def _set_blame(self, seat: int, reason: str, seq: int) -> None:
         """A cheat: the earliest one found is the verdict (every node ends with the same)."""
@@ -1627,6 +1638,12 @@ class _Fault(Exception):
         super().__init__(reason)
         self.seat = seat
         self.reason = reason
+
+
+def _seq_of(raw: bytes) -> int:
+    from p2puno.wire import decode
+
+    return Entry.from_obj(decode(raw)).seq
 
 
 def _card_of(color: int, rank: int) -> int | None:

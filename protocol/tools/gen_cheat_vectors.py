@@ -21,7 +21,6 @@ Three ways of making a vector, as in tests/session/test_cheats.py and test_hosti
 
     python protocol/tools/gen_cheat_vectors.py            # write the files
     python protocol/tools/gen_cheat_vectors.py --check    # exit 1 if they would change
-    python protocol/tools/gen_cheat_vectors.py --pending  # try the vectors not written yet
 """
 
 from __future__ import annotations
@@ -951,9 +950,8 @@ def stop_vectors() -> list[Vector]:
     ]
 
 
-def pending_vectors() -> list[Vector]:
-    """Vectors the reference does not reach yet (spec 10.12 open point 6): built and checked
-    only with --pending, never written, until the code is fixed."""
+def withhold_and_vote_vectors() -> list[Vector]:
+    """A loser withholding its last reveal, and two votes by one seat."""
     out: list[Vector] = []
     # A loser that withholds its last reveal: the round counts, the winner stands.
     seed = "withhold/10"  # a game that ends in its first round
@@ -1207,6 +1205,7 @@ def build() -> dict[str, bytes]:
         *live_vectors(),
         *arrival_and_pledge_vectors(),
         *stop_vectors(),
+        *withhold_and_vote_vectors(),
         bluff_vector(),
     ]
     assert len({v.name for v in vectors}) == len(vectors)
@@ -1221,27 +1220,7 @@ def build() -> dict[str, bytes]:
     return files
 
 
-def try_pending() -> int:
-    """Build the pending vectors and check each against the reference replay (nothing is
-    written): each says whether the replay reaches its verdict yet."""
-    failed = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for v in pending_vectors():
-            path = Path(tmp) / f"{v.name}.log"
-            path.write_bytes(v.data())
-            try:
-                check_vector(v, path)
-            except Exception as err:  # report every one, whatever it is
-                failed += 1
-                print(f"{v.name}: not reached yet: {type(err).__name__}: {err}")
-            else:
-                print(f"{v.name}: reached ({len(v.lines)} lines, {len(v.data())} bytes)")
-    return 1 if failed else 0
-
-
 def main() -> int:
-    if "--pending" in sys.argv:
-        return try_pending()
     files = build()
     on_disk = {f"{FOLDER}/{p.name}" for p in (VECTORS / FOLDER).glob("*.log")}
     stale = sorted(on_disk - set(files))

@@ -55,7 +55,7 @@ def test_the_index_lists_every_file_with_its_size_and_hash() -> None:
         assert (len(data), data.count(b"\n")) == (v["bytes"], v["entries"]), v["name"]
         assert hashlib.sha256(data).hexdigest() == v["sha256"], v["name"]
         assert v["spec"] and all(0 <= i < v["entries"] for i in v["cheat"]["lines"]), v["name"]
-    assert sum(v["bytes"] for v in ALL) < 2_000_000  # keep the repository light
+    assert sum(v["bytes"] for v in ALL) < 2_500_000  # keep the repository light
 
 
 def test_the_required_cheats_are_covered() -> None:

@@ -481,3 +481,42 @@ def test_a_proposal_that_arrives_before_the_step_it_follows_is_complete_waits() 
     s.receive(held)
     assert s._done_seq >= k and not s.missing()
     assert s.blame is None and not s.refused
+
+
+def test_a_counted_round_stays_counted_when_the_withheld_reveal_arrives_late() -> None:
+    """002 · Scoring. The loser of round 1 (not the last) withholds its reveal; the stop counts
+    the round. Its reveal then arrives after all: the step completes, the audit passes, and the
+    outcome is unchanged (before, a late honest reveal took the round's points away)."""
+    options = Options(2, target=300)
+    table = LocalTable(options, seed="late-reveal")
+    silent: list[int] = []
+
+    def first_round_reveal(seat: int, raw: bytes) -> bool:
+        s = table.sessions[seat]
+        f = fields(raw)
+        if silent or "secrets" not in f["body"] or s.deck_no < 2 or s.engine.round_no < 2:
+            return False
+        if s.engine.out == seat:
+            return False  # the winner reveals; the loser is the one that withholds
+        silent.append(seat)
+        return True
+
+    config = NetConfig(**{**NET.__dict__, "deadline": 3000, "silence": first_round_reveal})
+    SimNet(table, "late", config).run()
+    assert silent
+    loser = silent[0]
+    node = table.sessions[1 - loser]
+    before = node.outcome
+    assert before.state == "stopped" and not before.void and max(before.scores) > 0, before
+    late = [
+        table.sessions[loser].log.raw(h)
+        for h in table.sessions[loser].log.hashes()
+        if table.sessions[loser].log.entry(h).author == loser
+        and not node.log.knows(h)
+        and table.sessions[loser].log.entry(h).role is not Role.VOTE
+    ]
+    assert late
+    for raw in late:
+        node.receive(raw)
+    assert node.processed > before.step  # the late reveal completed its step, audited
+    assert node.outcome == before
