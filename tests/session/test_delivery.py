@@ -4,13 +4,14 @@ parents, a proposal for step n+1 before step n is complete at the receiver, deli
 made up by relaying and fetching), every node ends with the same entries, the same state
 digest and the same outcome as the in-order run of the same seed.
 
-The games are short (one round to a low target) so that hundreds of schedules fit in CI;
+The games are short (one round to a low target) so that over a hundred schedules fit in CI;
 scripts/soak_delivery runs thousands over longer games. House rules by the rule sheet that
 has them: 001_14a553244470b24d.txt · HOUSE RULES (Progressive UNO, Seven-O, Jump-In).
 """
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,34 +34,25 @@ def _options(players: int, house: int, target: int) -> Options:
     return Options(players, target=target, progressive=p, seven_o=s, jump_in=j)
 
 
-@settings(
-    max_examples=96,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-@given(
-    players=st.sampled_from([2, 2, 3]),
-    house=st.integers(0, 7),
-    game=st.integers(0, 3),
-    net=nets,
-    net_seed=st.integers(0, 10**6),
-)
+# One seeded game per (seats, house rules), whose in-order run is computed once; each test
+# case varies the delivery schedule. Split by house rules so that the cases spread over cores.
+@pytest.mark.parametrize("house", range(8))
+@settings(max_examples=13, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(players=st.sampled_from([2, 2, 3]), net=nets, net_seed=st.integers(0, 10**6))
 def test_two_and_three_seats_agree_with_the_in_order_run(
-    players: int, house: int, game: int, net: NetConfig, net_seed: int
+    house: int, players: int, net: NetConfig, net_seed: int
 ) -> None:
-    problem = check_schedule(_options(players, house, 5), f"deliv/{game}", net_seed, net)
+    problem = check_schedule(_options(players, house, 5), f"deliv/{house}", net_seed, net)
     assert problem == ""
 
 
-@settings(max_examples=16, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(house=st.integers(0, 7), net=nets, net_seed=st.integers(0, 10**6))
+@pytest.mark.parametrize("house", [0, 3, 5, 7])
+@settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(net=nets, net_seed=st.integers(0, 10**6))
 def test_four_seats_agree_with_the_in_order_run(house: int, net: NetConfig, net_seed: int) -> None:
     assert check_schedule(_options(4, house, 5), "deliv4", net_seed, net) == ""
 
 
-@settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(net_seed=st.integers(0, 10**6))
-def test_ten_seats_agree_with_the_in_order_run(net_seed: int) -> None:
+def test_ten_seats_agree_with_the_in_order_run() -> None:
     net = NetConfig(delay=(0, 60), duplicate=0.2, drop=0.05)
-    assert check_schedule(_options(10, 7, 1), "deliv10", net_seed, net) == ""
+    assert check_schedule(_options(10, 7, 1), "deliv10", 7, net) == ""
