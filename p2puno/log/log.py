@@ -163,6 +163,7 @@ class Status(enum.Enum):
     DUPLICATE = "duplicate"  # already held (in the chain or as evidence): nothing changed
     MISSING_PARENTS = "missing_parents"  # signature fine so far, parents unknown: ask for them
     FROZEN = "frozen"  # valid so far, but the log takes no new entries (Log.freeze)
+    STALE = "stale"  # builds on a step pruned from memory: too old to matter here
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +199,11 @@ class Log:
         self._evidence_raw: dict[bytes, bytes] = {}  # hash -> bytes of evidence-only entries
         self._votes: dict[int, bytes] = {}  # author -> hash of its vote (one per seat)
         self.frozen = False  # see freeze()
+        self._proposer: list[int] = []  # index seq -> author of its proposal
+        self._gone: set[bytes] = set()  # hashes of entries pruned from memory (see prune)
+        self._pruned_before = 0
+        # where pruned entries can be read again (a node's log file): hash -> bytes or None
+        self.loader: Callable[[bytes], bytes | None] | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -218,9 +224,12 @@ class Log:
         return len(self._order)
 
     def __iter__(self) -> Iterator[tuple[bytes, Entry]]:
-        """(hash, entry) of the chain, in acceptance order."""
+        """(hash, entry) of the chain, in acceptance order (entries pruned from memory are
+        left out: see :meth:`prune`)."""
         for h in self._order:
-            yield h, self._entries[h]
+            e = self._entries.get(h)
+            if e is not None:
+                yield h, e
 
     def hashes(self, start: int = 0) -> list[bytes]:
         """Hashes of the chain (and votes) in acceptance order, from index ``start``: what a
@@ -242,16 +251,44 @@ class Log:
 
     def raw(self, h: bytes) -> bytes:
         """The exact bytes of a chain or evidence entry (KeyError if unknown)."""
-        return self._raw[h] if h in self._raw else self._evidence_raw[h]
+        if h in self._raw:
+            return self._raw[h]
+        if h in self._evidence_raw:
+            return self._evidence_raw[h]
+        if h in self._gone and self.loader is not None:
+            raw = self.loader(h)
+            if raw is not None:
+                return raw
+        raise KeyError(h)
 
     def knows(self, h: bytes) -> bool:
-        return h in self._raw or h in self._evidence_raw
+        return h in self._raw or h in self._evidence_raw or h in self._gone
+
+    def prune(self, before: int) -> int:
+        """Drop the steps before ``before`` from memory (their bytes and decoded entries; the
+        structure, the hashes and the votes stay): a node's memory must not grow with the
+        length of the game, and these live in its log file (:attr:`loader` reads them back
+        for a peer that asks). The session never reads a step it has processed. Returns how
+        many entries went."""
+        gone = 0
+        end = min(before, len(self._proposals))
+        for seq in range(self._pruned_before, end):
+            for h in (self._proposals[seq], *self._responses[seq].values()):
+                if h in self._raw:
+                    del self._raw[h]
+                    del self._entries[h]
+                    self._gone.add(h)
+                    gone += 1
+        self._pruned_before = max(self._pruned_before, end)
+        return gone
 
     def proposal(self, seq: int) -> tuple[bytes, Entry] | None:
+        """None also for a step pruned from memory."""
         if not 0 <= seq < len(self._proposals):
             return None
         h = self._proposals[seq]
-        return h, self._entries[h]
+        e = self._entries.get(h)
+        return None if e is None else (h, e)
 
     def votes(self) -> dict[int, tuple[bytes, Entry]]:
         """Each seat's vote to stop the game, if it cast one: {author: (hash, entry)}."""
@@ -266,18 +303,21 @@ class Log:
     def responses(self, seq: int) -> dict[int, tuple[bytes, Entry]]:
         if not 0 <= seq < len(self._responses):
             return {}
-        return {a: (h, self._entries[h]) for a, h in sorted(self._responses[seq].items())}
+        return {
+            a: (h, self._entries[h])
+            for a, h in sorted(self._responses[seq].items())
+            if h in self._entries
+        }
 
     def missing_responders(self, seq: int) -> list[int]:
         """Seats whose response to step ``seq`` has not arrived (all but the proposer)."""
-        p = self.proposal(seq)
-        if p is None:
+        if not 0 <= seq < len(self._proposals):
             return []
-        got = self._responses[seq]
-        return [s for s in range(len(self.players)) if s != p[1].author and s not in got]
+        got, author = self._responses[seq], self._proposer[seq]
+        return [s for s in range(len(self.players)) if s != author and s not in got]
 
     def step_complete(self, seq: int) -> bool:
-        return self.proposal(seq) is not None and not self.missing_responders(seq)
+        return 0 <= seq < len(self._proposals) and not self.missing_responders(seq)
 
     def next_prev(self) -> list[bytes]:
         """The ``prev`` of the next proposal; ValueError while the current step is open."""
@@ -389,7 +429,7 @@ class Log:
             raise LogError(Reason.ENCODING, str(e), detail=e.code.value) from None
         h = entry_hash(data)
         entry = Entry.from_obj(obj)  # MALFORMED / BAD_VERSION
-        if h in self._raw or h in self._evidence_raw:
+        if h in self._raw or h in self._evidence_raw or h in self._gone:
             return AddResult(Status.DUPLICATE, h, entry)
 
         # 2. Game, roster, signature. Until the signature checks out, blame nobody.
@@ -422,7 +462,7 @@ class Log:
         # 3. Equivocation: this signed slot already holds a different entry.
         taken = self._slot(entry)
         if taken is not None:
-            eq = Equivocation(a, entry.seq, entry.role, self._raw[taken], data)
+            eq = Equivocation(a, entry.seq, entry.role, self.raw(taken), data)
             self._evidence.append(eq)
             self._evidence_raw[h] = data
             raise LogError(
@@ -445,6 +485,8 @@ class Log:
                 raise LogError(Reason.FORK, "builds on an equivocated entry", detail=b2h(p))
         missing = tuple(p for p in entry.prev if p not in self._raw)
         if missing:
+            if any(p in self._gone for p in missing):
+                return AddResult(Status.STALE, h, entry)
             return AddResult(Status.MISSING_PARENTS, h, entry, missing)
         self._check_prev(entry)
 
@@ -484,7 +526,7 @@ class Log:
         if entry.role is Role.PROPOSAL:
             if entry.seq < len(self._proposals):
                 h = self._proposals[entry.seq]
-                if self._entries[h].author == entry.author:
+                if self._proposer[entry.seq] == entry.author:
                     return h
             return None
         if entry.seq < len(self._responses):
@@ -526,7 +568,7 @@ class Log:
                 raise LogError(Reason.BAD_SLOT, '"accept" is the response of step 0', author=a)
             if len(entry.prev) != 1:
                 raise LogError(Reason.BAD_PREV, "a response names exactly its proposal", author=a)
-            if seq < len(self._proposals) and self._entries[self._proposals[seq]].author == a:
+            if seq < len(self._proposals) and self._proposer[seq] == a:
                 raise LogError(Reason.BAD_SLOT, "the proposer does not respond", author=a)
 
     def _check_prev(self, entry: Entry) -> None:
@@ -568,6 +610,7 @@ class Log:
             self._votes[entry.author] = h
         elif entry.role is Role.PROPOSAL:
             self._proposals.append(h)
+            self._proposer.append(entry.author)
             self._responses.append({})
         else:
             self._responses[entry.seq][entry.author] = h

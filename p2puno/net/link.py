@@ -260,6 +260,7 @@ class Link:
         self._tasks: list[asyncio.Task[None]] = []
         self._closer: asyncio.Task[None] | None = None
         self._ping: tuple[int, float] | None = None
+        self._handler: Callable[[Message], None] | None = None
         now = self._loop.time()
         self._byte_bucket = _Bucket(limits.bytes_per_s, limits.bytes_burst, now)
         self._frame_bucket = _Bucket(limits.frames_per_s, limits.frames_burst, now)
@@ -301,7 +302,28 @@ class Link:
             )
             self._fail(err, bye=False)
             raise err
+        if (
+            not self._out
+            and self._state == _OPEN
+            and self._writer.transport.get_write_buffer_size() < 64 * 1024
+        ):
+            # nothing waiting and the socket keeps up: write now, a task hop saved; the
+            # writer task's drain() still bounds what the kernel and transport hold
+            self._write_record(data)
+            self._out_wake.set()
+            return
         self._queue(data)
+
+    def set_handler(self, handler: Callable[[Message], None]) -> None:
+        """Take messages as they are read, by a call from the reader (no queue, no task hop:
+        the lower latency a game step wants) instead of :meth:`recv`. ``handler`` must be
+        quick and must not raise (an exception closes the link as an internal error). Messages
+        already queued are handed over first."""
+        while self._in:
+            msg = self._in.popleft()
+            self._in_bytes -= len(msg.payload)
+            handler(msg)
+        self._handler = handler
 
     async def recv(self) -> Message:
         """The next message from the peer (waits); :class:`LinkError` once closed and empty."""
@@ -546,6 +568,13 @@ class Link:
 
     async def _deliver(self, msg: Message) -> bool:
         """Queue for recv(); wait while the inbox is full. True if it had to wait."""
+        if self._handler is not None:
+            try:
+                self._handler(msg)
+            except Exception as e:
+                log.exception("message handler failed")
+                raise self._err(LinkErrorCode.CLOSED, f"internal error: {type(e).__name__}") from e
+            return False
         lim = self.limits
         waited = False
         while self._in and (

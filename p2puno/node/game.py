@@ -28,14 +28,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
+import resource
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from p2puno.engine.actions import Action
-from p2puno.log import Identity, Role, entry_hash
+from p2puno.log import Entry, Identity, Role, entry_hash
 from p2puno.net import Limits, Link, LinkError, MsgType, open_link
 from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch, encode_sync
 from p2puno.node.players import Autopilot, Player
@@ -47,6 +49,7 @@ log = logging.getLogger("p2puno.node")
 
 NODE_LIMITS = Limits(frames_per_s=4000.0, frames_burst=20000.0, bytes_per_s=32 * 2**20)
 GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped
+PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 
 
 @dataclass
@@ -118,6 +121,17 @@ class GameNode:
         self._autopilot = False  # the person let a deadline pass: the bot plays until they answer
         self._rng = random.Random()
         self._closing = False
+        # P2PUNO_TRACE=DIR: each node writes when it sent its proposals and processed each
+        # step (monotonic seconds, comparable across processes on one machine), and its CPU
+        # and peak memory at the end: what scripts/bench_net measures
+        trace_dir = os.environ.get("P2PUNO_TRACE")
+        self._trace = None
+        if trace_dir:
+            path = os.path.join(trace_dir, f"seat{self.me}.trace")
+            self._trace = open(path, "w", buffering=1)  # noqa: SIM115 (closed in close())
+        self._traced_done = -1
+        self._pruned_to = 0
+        session.log.loader = files.read  # what is pruned from memory is read back from disk
 
     # ------------------------------------------------------------------ running
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
@@ -153,6 +167,12 @@ class GameNode:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(link.wait_closed(), 2.0)
         self.files.close()
+        if self._trace is not None:
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = usage.ru_utime + usage.ru_stime
+            self._trace.write(f"end {cpu:.4f} {usage.ru_maxrss} {len(self.session.log)}\n")
+            self._trace.close()
+            self._trace = None
 
     # ------------------------------------------------------------------ links
     def accept_key(self, key: bytes) -> bool:
@@ -170,7 +190,8 @@ class GameNode:
         if old is not None and old is not link:
             old.close("replaced by a newer link")
         self.links[seat] = link
-        self._spawn(self._read(seat, link))
+        link.set_handler(lambda msg: self._on_message(seat, link, msg.type, msg.payload))
+        self._spawn(self._watch(seat, link))
         # what the peer may have missed while we were apart: a sync from the current step
         link.send(MsgType.SYNC, encode_sync(self.session.processed + 1))
 
@@ -198,16 +219,14 @@ class GameNode:
             delay = 0.1
             self._adopt(seat, link)
 
-    async def _read(self, seat: int, link: Link) -> None:
-        try:
-            async for msg in link:
-                self._on_message(seat, link, msg.type, msg.payload)
-        except LinkError as e:
-            if not self._closing and not self.done.is_set():
-                self.say(f"link to seat {seat} dropped: {e}")
-        finally:
-            if self.links.get(seat) is link:
-                del self.links[seat]
+    async def _watch(self, seat: int, link: Link) -> None:
+        """Messages come through the link's handler; this waits for the link to end."""
+        await link.wait_closed()
+        e = link.error
+        if e is not None and not self._closing and not self.done.is_set() and e.code != "bye":
+            self.say(f"link to seat {seat} dropped: {e}")
+        if self.links.get(seat) is link:
+            del self.links[seat]
 
     def _send_all(self, mtype: MsgType, payload: bytes) -> None:
         for seat, link in list(self.links.items()):
@@ -232,17 +251,35 @@ class GameNode:
                     link.send(MsgType.ENTRY, raw)
         elif mtype == MsgType.SYNC:
             self.stats.syncs += 1
-            start = decode_sync(payload)
-            log_ = self.session.log
-            for h in log_.hashes():
-                e = log_.entry(h)
-                if e.seq >= start or e.role is Role.VOTE:
-                    link.send(MsgType.ENTRY, log_.raw(h))
+            self._serve_sync(link, decode_sync(payload))
         self._pump()
+
+    def _serve_sync(self, link: Link, start: int) -> None:
+        """Every entry from step ``start`` on, and every vote: from memory, or for steps
+        pruned from it, from the log file (a peer that was away)."""
+        log_ = self.session.log
+        for h in log_.hashes():
+            try:
+                e = log_.entry(h)
+            except KeyError:  # pruned: in the file
+                if start >= self._pruned_to:
+                    continue
+                raw = log_.raw(h)
+                from p2puno.wire import decode
+
+                e = Entry.from_obj(decode(raw))
+                if e.seq >= start:
+                    link.send(MsgType.ENTRY, raw)
+                continue
+            if e.seq >= start or e.role is Role.VOTE:
+                link.send(MsgType.ENTRY, log_.raw(h))
 
     def _lookup(self, h: bytes) -> bytes | None:
         log_ = self.session.log
-        return log_.raw(h) if log_.knows(h) else None
+        try:
+            return log_.raw(h) if log_.knows(h) else None
+        except KeyError:
+            return None
 
     def _on_entry(self, seat: int, link: Link, raw: bytes) -> None:
         h = entry_hash(raw)
@@ -251,6 +288,8 @@ class GameNode:
             return
         self.stats.received += 1
         self._wanted.pop(h, None)
+        if self._trace is not None:
+            self._trace.write(f"r {seat} {time.monotonic():.6f} {h.hex()[:8]}\n")
         try:
             self.session.receive(raw)
         except SessionError as e:
@@ -271,11 +310,20 @@ class GameNode:
         a decision, notice the end."""
         s = self.session
         now = time.monotonic()
+        if s.processed - self._pruned_to > 2 * PRUNE_KEEP:
+            # keep the last PRUNE_KEEP steps in memory (what peers ask for), the rest on disk
+            self._pruned_to = s.processed - PRUNE_KEEP
+            s.log.prune(self._pruned_to)
+            self._done_at = {k: v for k, v in self._done_at.items() if k >= self._pruned_to}
         if s.events and self.on_events is not None:
             events, s.events = s.events, []
             self.on_events(events)
         if s.processed not in self._done_at:
             self._done_at[s.processed] = now
+        if self._trace is not None and s.processed > self._traced_done:
+            for seq in range(self._traced_done + 1, s.processed + 1):
+                self._trace.write(f"d {seq} {now:.6f}\n")
+            self._traced_done = s.processed
         # what we took: announce it (batched in the timer); remember it
         new = s.log.hashes(self._seen_index)
         self._seen_index += len(new)
@@ -290,6 +338,7 @@ class GameNode:
             else:
                 self._send_all(MsgType.ENTRY, raw)
                 self.stats.sent += 1
+                self._trace_sent(raw, now)
         s.outbox.clear()
         self._flush_held(now)
         # parents we lack
@@ -303,8 +352,22 @@ class GameNode:
         if s.prompt is not None and self._deciding is None:
             self._prompt_since = now
             self._deciding = asyncio.ensure_future(self._decide(s.prompt))
-        if s.outcome.over and not self.done.is_set():
+        if s.over and not self.done.is_set():
             self.done.set()
+
+    def _trace_sent(self, raw: bytes, now: float) -> None:
+        if self._trace is None:
+            return
+        e = self.session.log.entry_of(raw)
+        if e is not None and e.role is Role.RESPONSE and e.author == self.me:
+            self._trace.write(f"s {e.seq} {now:.6f}\n")
+        if e is not None and e.role is Role.PROPOSAL and e.author == self.me:
+            what = e.kind
+            if e.kind == "action" and isinstance(e.body, dict):
+                what = "play" if "#" in str(e.body.get("action", "")) else "action"
+            elif e.kind == "shuffle" and isinstance(e.body, dict) and "commitment" in e.body:
+                what = "commit"
+            self._trace.write(f"p {e.seq} {now:.6f} {what}\n")
 
     def _release_time(self, raw: bytes) -> float:
         """When an entry this node wrote may leave (spec 10.9: a window entry, W after this
@@ -326,6 +389,7 @@ class GameNode:
         for raw in due:
             self._send_all(MsgType.ENTRY, raw)
             self.stats.sent += 1
+            self._trace_sent(raw, now)
 
     async def _decide(self, prompt: Prompt) -> None:
         """Ask the player; past the deadline (turn: turn_s; a claim: the window) the node's

@@ -23,7 +23,7 @@ from typing import Any
 import platformdirs
 
 from p2puno.crypto import SecretReveal
-from p2puno.log import Identity, NodeSecrets, write_secrets
+from p2puno.log import Identity, NodeSecrets, entry_hash, write_secrets
 from p2puno.wire import JSONValue
 
 
@@ -80,16 +80,28 @@ class GameFiles:
         self.secrets_path = folder / "secrets"
         self.meta_path = folder / "node.json"
         self._fd: int | None = None
+        self._size = 0
+        self.index: dict[bytes, tuple[int, int]] = {}  # entry hash -> (offset, length)
         self.durable_writes = 0
 
     def append(self, raw: bytes, *, durable: bool) -> None:
         """One entry, as a line; ``durable``: on disk before this returns (fdatasync)."""
         if self._fd is None:
-            self._fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._fd = os.open(self.log_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+            self._size = os.fstat(self._fd).st_size
         os.write(self._fd, raw + b"\n")
+        self.index[entry_hash(raw)] = (self._size, len(raw))
+        self._size += len(raw) + 1
         if durable:
             os.fdatasync(self._fd)
             self.durable_writes += 1
+
+    def read(self, h: bytes) -> bytes | None:
+        """An entry this node wrote to its log file, by hash (None if it never did)."""
+        where = self.index.get(h)
+        if where is None or self._fd is None:
+            return None
+        return os.pread(self._fd, where[1], where[0])
 
     def write_secrets(
         self,
