@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
-from p2puno.log import Identity
+from p2puno.log import Identity, Player, make_genesis
 from p2puno.net.frames import (
     FrameDecoder,
     FrameError,
@@ -56,12 +56,26 @@ from p2puno.net.handshake import (
     Responder,
     encode_alert,
 )
+from p2puno.node.lobby import LobbyError, Seat, _check_start, check_join, make_options
+from p2puno.session import Timing
+from p2puno.wire import EncodingError, JSONValue, decode, encode
 
-DOCUMENTED = (FrameError, HandshakeError, RecordError)
+
+class LobbyReject(Exception):
+    """A lobby message refused the documented way (a reason for a join, LobbyError for a
+    start, EncodingError for bytes that are not canonical JSON)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+DOCUMENTED = (FrameError, HandshakeError, RecordError, LobbyReject)
 CODES = (
     {c.value for c in FrameErrorCode}
     | {c.value for c in HandshakeErrorCode}
     | {c.value for c in RecordErrorCode}
+    | {"join_refused", "start_refused", "not_json"}
 )
 GAME = hashlib.sha256(b"fuzz game").digest()
 ALICE = Identity.from_test_seed(b"fuzz alice")
@@ -133,6 +147,29 @@ class Targets:
             encode_message(MsgType.LOBBY, b'{"seat":1}'),
         ]
         self.records = [sender.seal(m) for m in self.messages]
+        # the lobby: a genuine join and start, from fixed keys (p2puno/node/lobby.py)
+        self.seat0 = Seat("Host", ALICE.sign_pk, ALICE.dh_pk, b"\x01" * 32, "bot", "self", "@", 9)
+        self.joins: list[dict[str, JSONValue]] = [
+            {
+                "t": "join", "v": 1, "name": "Bob", "sign": BOB.sign_pk.hex(),
+                "dh": BOB.dh_pk.hex(), "nonce": "02" * 32, "port": 4000, "kind": "bot",
+                "runner": "self",
+            }
+        ]  # fmt: skip
+        options = make_options(2, [], "standard", 100, Timing())
+        players = [
+            Player("Host", ALICE.sign_pk, ALICE.dh_pk),
+            Player("Bob", BOB.sign_pk, BOB.dh_pk),
+        ]
+        genesis = make_genesis(ALICE, 0, players, options, [b"\x01" * 32, b"\x02" * 32])
+        self.shown: dict[str, JSONValue] = {
+            "t": "table", "name": "t", "options": options, "size": 2, "lobby": "00" * 32,
+            "seats": [{"name": "Host"}, {"name": "Bob"}],
+        }  # fmt: skip
+        self.start_msg: dict[str, JSONValue] = {
+            "t": "start", "genesis": genesis.decode(), "addresses": [["@", 9], ["@", 4000]],
+            "table": self.shown,
+        }  # fmt: skip
         self.stream = b"".join(self.records)
         alert = encode_alert("busy")
         assert alert is not None
@@ -148,6 +185,8 @@ class Targets:
             "hs_msg3": [self.msg3, self.forged_msg3],
             "record": [r[4:] for r in self.records[:1]],
             "pipeline": [self.stream, self.records[0], self.records[0] * 2],
+            "lobby_join": [encode(j) for j in self.joins],
+            "lobby_start": [encode(self.start_msg)],
         }
         self.run: dict[str, Callable[[bytes, random.Random], None]] = {
             "frames": self.frames,
@@ -161,6 +200,8 @@ class Targets:
             "hs_msg3": self.hs_msg3,
             "record": self.record,
             "pipeline": self.pipeline,
+            "lobby_join": self.lobby_join,
+            "lobby_start": self.lobby_start,
         }
 
     @staticmethod
@@ -223,6 +264,31 @@ class Targets:
         RecordReceiver(RECORD_KEY).open(data)
         if data != self.records[0][4:]:
             raise Invariant("a forged record opened")
+
+    def lobby_join(self, data: bytes, rnd: random.Random) -> None:
+        try:
+            msg = decode(data)
+        except EncodingError:
+            raise LobbyReject("not_json") from None
+        if not isinstance(msg, dict):
+            raise LobbyReject("join_refused")
+        reason = check_join(msg, BOB.sign_pk, [self.seat0], 2, False)
+        if reason is not None:
+            raise LobbyReject("join_refused")
+        if not isinstance(reason, str | None):
+            raise Invariant("check_join returned something else than a reason")
+
+    def lobby_start(self, data: bytes, rnd: random.Random) -> None:
+        try:
+            msg = decode(data)
+        except EncodingError:
+            raise LobbyReject("not_json") from None
+        if not isinstance(msg, dict):
+            raise LobbyReject("start_refused")
+        try:
+            _check_start(msg, BOB, b"\x02" * 32, 1, self.shown, "127.0.0.1")  # type: ignore[arg-type]
+        except LobbyError:
+            raise LobbyReject("start_refused") from None
 
     def pipeline(self, data: bytes, rnd: random.Random) -> None:
         """What a link's reader does with a byte stream after the handshake."""

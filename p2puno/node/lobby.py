@@ -250,33 +250,7 @@ class HostLobby:
             self._broadcast()
 
     def _check_join(self, link: Link, msg: dict[str, Any]) -> str | None:
-        if msg.get("t") != "join":
-            return "the first message must be a join"
-        if msg.get("v") != LOBBY_VERSION:
-            return f"this table speaks lobby protocol {LOBBY_VERSION}, not {msg.get('v')!r}"
-        if self.started:
-            return "the game has started"
-        if len(self.seats) >= self.size:
-            return f"the table is full ({self.size} seats)"
-        name = msg.get("name")
-        if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
-            return "a name is 1 to 32 printable characters"
-        if any(s.name == name for s in self.seats):
-            return f"the name {name!r} is taken at this table"
-        try:
-            sign, dh, nonce = (bytes.fromhex(msg[k]) for k in ("sign", "dh", "nonce"))
-        except (KeyError, TypeError, ValueError):
-            return "keys and nonce must be hex"
-        if len(sign) != 32 or len(dh) != 32 or len(nonce) != 32 or sign != link.peer:
-            return "the join must carry the keys of the link and a 32-byte nonce"
-        if any(s.sign_pk == sign or s.dh_pk == dh or s.nonce == nonce for s in self.seats):
-            return "those keys (or that nonce) are already at this table"
-        port = msg.get("port")
-        if type(port) is not int or not 1 <= port <= 65535:
-            return "a listening port is needed"
-        if msg.get("kind") not in ("person", "bot") or msg.get("runner") not in ("self", "host"):
-            return "kind must be person or bot, runner self or host"
-        return None
+        return check_join(msg, link.peer, self.seats, self.size, self.started)
 
     def start(self, identity: Identity) -> GameSetup:
         """Write the genesis (seat order = the order of joining) and send it to every seat."""
@@ -306,6 +280,39 @@ class HostLobby:
             Address("127.0.0.1" if s.host == HERE else s.host, s.port) for s in self.seats[1:]
         ]
         return GameSetup(genesis, 0, mine, table_code(log_.game_id), self.view())
+
+
+def check_join(
+    msg: dict[str, Any], peer: bytes, seats: list[Seat], size: int, started: bool
+) -> str | None:
+    """Why a join message cannot have a seat (None: it can). Hostile input: any shape."""
+    if msg.get("t") != "join":
+        return "the first message must be a join"
+    if msg.get("v") != LOBBY_VERSION:
+        return f"this table speaks lobby protocol {LOBBY_VERSION}, not {msg.get('v')!r:.20}"
+    if started:
+        return "the game has started"
+    if len(seats) >= size:
+        return f"the table is full ({size} seats)"
+    name = msg.get("name")
+    if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
+        return "a name is 1 to 32 printable characters"
+    if any(s.name == name for s in seats):
+        return f"the name {name!r} is taken at this table"
+    try:
+        sign, dh, nonce = (bytes.fromhex(msg[k]) for k in ("sign", "dh", "nonce"))
+    except (KeyError, TypeError, ValueError):
+        return "keys and nonce must be hex"
+    if len(sign) != 32 or len(dh) != 32 or len(nonce) != 32 or sign != peer:
+        return "the join must carry the keys of the link and a 32-byte nonce"
+    if any(s.sign_pk == sign or s.dh_pk == dh or s.nonce == nonce for s in seats):
+        return "those keys (or that nonce) are already at this table"
+    port = msg.get("port")
+    if type(port) is not int or not 1 <= port <= 65535:
+        return "a listening port is needed"
+    if msg.get("kind") not in ("person", "bot") or msg.get("runner") not in ("self", "host"):
+        return "kind must be person or bot, runner self or host"
+    return None
 
 
 def make_options(
@@ -352,7 +359,7 @@ async def join_table(
             "runner": runner,
         },
     )
-    seat = -1
+    seat: Any = -1
     table: dict[str, Any] = {}
     try:
         async with asyncio.timeout(timeout):
@@ -362,11 +369,14 @@ async def join_table(
                 if t == "refuse":
                     raise LobbyError(f"the table refused the seat: {msg.get('reason')}")
                 if t == "welcome":
-                    seat = int(msg["seat"])
+                    seat = msg.get("seat")
+                    if type(seat) is not int or not 0 < seat < 10:
+                        raise LobbyError("the host sent a bad welcome")
                     say(f"seated at seat {seat}")
                 elif t == "table":
                     table = msg
-                    say(_describe(msg))
+                    with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError):
+                        say(_describe(msg))
                 elif t == "start":
                     setup = _check_start(msg, identity, nonce, seat, table, host)
                     return setup, link
@@ -397,7 +407,23 @@ def _check_start(
     host: str,
 ) -> GameSetup:
     """The genesis must hold this node's keys and nonce at its seat, and the options and
-    roster it was shown; else nothing is signed."""
+    roster it was shown; else nothing is signed. Hostile input: any shape is a LobbyError."""
+    try:
+        return _check_start_fields(msg, identity, nonce, seat, shown, host)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        if isinstance(e, LogError):
+            raise LobbyError(f"the host sent a bad genesis: {e}") from None
+        raise LobbyError(f"a malformed start message ({type(e).__name__})") from None
+
+
+def _check_start_fields(
+    msg: dict[str, Any],
+    identity: Identity,
+    nonce: bytes,
+    seat: int,
+    shown: dict[str, Any],
+    host: str,
+) -> GameSetup:
     try:
         genesis = str(msg["genesis"]).encode()
         log_ = Log()
@@ -433,5 +459,8 @@ def _check_start(
             continue
         if not (isinstance(a, list) and len(a) == 2 and isinstance(a[0], str)):
             raise LobbyError("bad address in the start message")
-        addresses.append(Address(host if a[0] == HERE else a[0], int(a[1])))
+        port = a[1]
+        if type(port) is not int or not 0 < port < 65536:
+            raise LobbyError("bad port in the start message")
+        addresses.append(Address(host if a[0] == HERE else a[0], port))
     return GameSetup(genesis, seat, addresses, table_code(log_.game_id), table)

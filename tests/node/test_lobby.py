@@ -4,9 +4,12 @@ each joiner checks before it signs anything. In one event loop, over real links 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2puno.log import Identity, make_genesis
 from p2puno.net import MsgType, open_link
@@ -16,6 +19,7 @@ from p2puno.node.lobby import (
     LobbyError,
     Seat,
     _check_start,
+    check_join,
     join_table,
     make_options,
     receive,
@@ -122,3 +126,33 @@ class _KeysOf:
     def __init__(self, seat: Seat) -> None:
         self.sign_pk = seat.sign_pk
         self.dh_pk = seat.dh_pk
+
+
+# ---------------------------------------------------------------------- hostile lobby input
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=70),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_FIELDS = ["t", "v", "name", "sign", "dh", "nonce", "port", "kind", "runner", "genesis",
+           "addresses", "table", "seats", "options", "seat"]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(_FIELDS), _json, max_size=8), st.booleans())
+def test_any_join_or_start_message_gets_a_reason_never_a_crash(
+    msg: dict[str, object], as_join: bool
+) -> None:
+    """A lobby message of any shape: a join gets a seat or a reason; a start message is a
+    game or a LobbyError; nothing else comes out."""
+    ident = Identity.generate()
+    if as_join:
+        msg = {"t": "join", "v": 1, **msg}
+        reason = check_join(msg, ident.sign_pk, [], 4, False)
+        assert reason is None or isinstance(reason, str)
+    else:
+        msg = {"t": "start", **msg}
+        with contextlib.suppress(LobbyError):
+            _check_start(msg, ident, os.urandom(32), 1, {"seats": []}, LOOP)  # type: ignore[arg-type]
