@@ -1,0 +1,98 @@
+"""A person decides at their own pace (issue 11): the node keeps answering, relaying and
+fetching meanwhile; a person who lets the turn deadline pass is played by their own node's bot
+(only that node holds their keys). Nodes run in one event loop here, over real links on
+127.0.0.1, each with its own keys and data directory."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from pathlib import Path
+
+from p2puno.engine.actions import Action
+from p2puno.node.lobby import make_options
+from p2puno.node.players import BotPlayer
+from p2puno.node.run import Result, host_game, join_game
+from p2puno.node.store import DataDir
+from p2puno.session import Timing
+from p2puno.session.session import Prompt
+
+LOOP = "127.0.0.1"
+
+
+class SlowPerson(BotPlayer):
+    """Answers like a bot, after ``pause`` seconds: a person thinking."""
+
+    kind = "person"
+
+    def __init__(self, pause: tuple[float, float], seed: str) -> None:
+        super().__init__("heuristic", seed)
+        self.pause = pause
+        self.rng = random.Random(seed)
+        self.asked = 0
+
+    async def decide(self, prompt: Prompt) -> Action | None:
+        self.asked += 1
+        await asyncio.sleep(self.rng.uniform(*self.pause))
+        return self.choose(prompt)
+
+
+class AwayPerson(SlowPerson):
+    """Never answers: the person went for coffee."""
+
+    async def decide(self, prompt: Prompt) -> Action | None:
+        self.asked += 1
+        await asyncio.sleep(3600)
+        return None
+
+
+async def _table(tmp: Path, player: BotPlayer, timing: Timing, target: int = 30) -> list[Result]:
+    said: list[str] = []
+    options = make_options(3, [], "standard", target, timing)
+    host = asyncio.ensure_future(
+        host_game(
+            table="t", name="Host", seats=3, options=options, player=player,
+            data=DataDir(tmp / "h"), bind=LOOP, port=0, discovery=False,
+            say=said.append, linger_s=0.5,
+        )
+    )  # fmt: skip
+    while not any("open on" in line for line in said):
+        await asyncio.sleep(0.02)
+    line = next(line for line in said if "open on" in line)
+    port = int(re.search(r"open on 127\.0\.0\.1:(\d+)", line).group(1))  # type: ignore[union-attr]
+    joiners = [
+        asyncio.ensure_future(
+            join_game(
+                LOOP, port, name=f"B{k}", player=BotPlayer("heuristic", f"b{k}"),
+                data=DataDir(tmp / f"j{k}"), bind=LOOP, say=lambda text: None, linger_s=0.5,
+            )
+        )
+        for k in range(2)
+    ]  # fmt: skip
+    results = await asyncio.wait_for(asyncio.gather(host, *joiners), 240)
+    return [*results, said]  # type: ignore[list-item]
+
+
+async def test_a_person_who_takes_their_time_is_waited_for(tmp_path: Path) -> None:
+    """Decisions of 0.5-1.5 s, longer than the table's step deadline (1 s) but within the
+    turn deadline (5 s): nobody votes, and the game is played to its end."""
+    person = SlowPerson((0.5, 1.5), "slow")
+    *results, said = await _table(tmp_path, person, Timing(step_s=1, turn_s=5, window_ms=0))
+    outcomes = {r.outcome for r in results}
+    assert len(outcomes) == 1, outcomes
+    assert outcomes.pop().state == "finished"
+    assert person.asked >= 3
+    assert not any("voting to stop" in line for line in said)
+
+
+async def test_a_person_away_past_the_turn_deadline_is_played_by_their_own_node(
+    tmp_path: Path,
+) -> None:
+    """The person never answers: after turn_s (1 s) their node's bot plays for them, and
+    keeps playing; the others never see a missed deadline and the game ends normally."""
+    person = AwayPerson((0, 0), "away")
+    *results, said = await _table(tmp_path, person, Timing(step_s=5, turn_s=1, window_ms=0))
+    assert {r.outcome.state for r in results} == {"finished"}
+    assert any("your node's bot plays for you" in line for line in said)
+    assert person.asked == 1  # asked once; then the autopilot played until the person answers
