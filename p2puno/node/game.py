@@ -108,7 +108,6 @@ class GameNode:
         self._tasks: set[asyncio.Task[None]] = set()
         self._seen_index = 0  # entries of the log already announced
         self._have: list[bytes] = []  # hashes to announce at the next flush
-        self._known: set[bytes] = set()  # every entry hash seen, to drop copies cheaply
         self._asked: dict[bytes, float] = {}  # hash -> when we last asked for it
         self._wanted: dict[bytes, tuple[float, int]] = {}  # announced to us, not yet held
         self._held: list[tuple[float, bytes]] = []  # window entries waiting for their time
@@ -242,7 +241,7 @@ class GameNode:
         elif mtype == MsgType.HAVE:
             now = time.monotonic()
             for h in decode_fetch(payload):
-                if h not in self._known and h not in self._wanted:
+                if not self.session.log.knows(h) and h not in self._wanted:
                     self._wanted[h] = (now, seat)
         elif mtype == MsgType.FETCH:
             for h in decode_fetch(payload):
@@ -283,7 +282,7 @@ class GameNode:
 
     def _on_entry(self, seat: int, link: Link, raw: bytes) -> None:
         h = entry_hash(raw)
-        if h in self._known:
+        if self.session.log.knows(h):  # a copy: dropped before any decoding
             self.stats.duplicates += 1
             return
         self.stats.received += 1
@@ -301,8 +300,6 @@ class GameNode:
                     self.say(f"dropping seat {seat}'s link: {n} refused entries ({e})")
                     link.close(f"{n} refused entries")
             return
-        if self.session.log.knows(h):
-            self._known.add(h)
 
     # ------------------------------------------------------------------ the pump
     def _pump(self) -> None:
@@ -315,6 +312,7 @@ class GameNode:
             self._pruned_to = s.processed - PRUNE_KEEP
             s.log.prune(self._pruned_to)
             self._done_at = {k: v for k, v in self._done_at.items() if k >= self._pruned_to}
+            self._asked = {h: t for h, t in self._asked.items() if now - t < 10.0}
         if s.events and self.on_events is not None:
             events, s.events = s.events, []
             self.on_events(events)
@@ -327,9 +325,7 @@ class GameNode:
         # what we took: announce it (batched in the timer); remember it
         new = s.log.hashes(self._seen_index)
         self._seen_index += len(new)
-        for h in new:
-            self._known.add(h)
-            self._have.append(h)
+        self._have.extend(new)
         # what we wrote: at once, or held until the window's time
         for raw in s.outbox:
             release = self._release_time(raw)
@@ -436,7 +432,7 @@ class GameNode:
         from that peer (a link down elsewhere, or a copy lost)."""
         ask: dict[int, list[bytes]] = {}
         for h, (since, seat) in list(self._wanted.items()):
-            if h in self._known:
+            if self.session.log.knows(h):
                 del self._wanted[h]
             elif now - since > 0.2 and now - self._asked.get(h, 0.0) > 1.0:
                 self._asked[h] = now

@@ -80,28 +80,30 @@ class GameFiles:
         self.secrets_path = folder / "secrets"
         self.meta_path = folder / "node.json"
         self._fd: int | None = None
-        self._size = 0
-        self.index: dict[bytes, tuple[int, int]] = {}  # entry hash -> (offset, length)
         self.durable_writes = 0
 
     def append(self, raw: bytes, *, durable: bool) -> None:
         """One entry, as a line; ``durable``: on disk before this returns (fdatasync)."""
         if self._fd is None:
-            self._fd = os.open(self.log_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-            self._size = os.fstat(self._fd).st_size
+            self._fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         os.write(self._fd, raw + b"\n")
-        self.index[entry_hash(raw)] = (self._size, len(raw))
-        self._size += len(raw) + 1
         if durable:
             os.fdatasync(self._fd)
             self.durable_writes += 1
 
     def read(self, h: bytes) -> bytes | None:
-        """An entry this node wrote to its log file, by hash (None if it never did)."""
-        where = self.index.get(h)
-        if where is None or self._fd is None:
+        """An entry of this node's log file, by hash (None if it has none such). It reads the
+        file through: only a peer that was away asks for entries this old, and an index would
+        make the node's memory grow with the game."""
+        try:
+            with open(self.log_path, "rb") as f:
+                for line in f:
+                    raw = line.rstrip(b"\n")
+                    if entry_hash(raw) == h:
+                        return raw
+        except OSError:
             return None
-        return os.pread(self._fd, where[1], where[0])
+        return None
 
     def write_secrets(
         self,
