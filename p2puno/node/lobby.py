@@ -178,7 +178,9 @@ class HostLobby:
         options: dict[str, JSONValue],
         seats: int,
         say: Callable[[str], None] | None = None,
+        on_table: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        self.on_table = on_table
         self.endpoint = endpoint
         self.table = table
         self.options = options
@@ -203,6 +205,8 @@ class HostLobby:
 
     def _broadcast(self) -> None:
         msg = self.view()
+        if self.on_table is not None:
+            self.on_table(msg)
         for s in self.seats:
             if s.link is not None and not s.link.closed:
                 with contextlib.suppress(LinkError):
@@ -338,6 +342,7 @@ async def join_table(
     runner: str = "self",
     say: Callable[[str], None] | None = None,
     timeout: float = 3600.0,
+    on_table: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[GameSetup, Link]:
     """Take a seat at ``host:port`` and wait for the game to start. LobbyError says why not."""
     say = say or (lambda text: None)
@@ -375,6 +380,8 @@ async def join_table(
                     say(f"seated at seat {seat}")
                 elif t == "table":
                     table = msg
+                    if on_table is not None:
+                        on_table(msg)
                     with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError):
                         say(_describe(msg))
                 elif t == "start":

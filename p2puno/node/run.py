@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from p2puno.log import Identity, Log
 from p2puno.net import Link
@@ -72,8 +73,10 @@ async def play(
     lobby_link: Link | None = None,
     verbose: bool = False,
     narrate: bool = False,
+    on_game: Callable[[GameNode], None] | None = None,
 ) -> Result:
-    """Play a game from its genesis: files first, then the node."""
+    """Play a game from its genesis: files first, then the node. ``on_game`` gets the node
+    once it exists (a table UI draws from its session)."""
     log = Log()
     log.add(setup.genesis)
     game_id = log.game_id
@@ -141,6 +144,8 @@ async def play(
         on_events=on_events,
     )
     endpoint.handlers[game_id] = node.on_link
+    if on_game is not None:
+        on_game(node)
     say(f"game {game_id.hex()[:16]}: table code {setup.code}; you are seat {me}")
     if lobby_link is not None:
         lobby_link.close("the game starts")
@@ -175,7 +180,11 @@ async def host_game(
     verbose: bool = False,
     narrate: bool = False,
     think: float = 0.0,
+    on_table: Callable[[dict[str, Any]], None] | None = None,
+    on_game: Callable[[GameNode], None] | None = None,
+    start: asyncio.Event | None = None,
 ) -> Result:
+    """``start``: set it to start before the table is full (with 2 seats or more)."""
     identity = Identity.generate()
     nonce = os.urandom(32)
     endpoint = Endpoint(identity, bind, port, say)
@@ -183,7 +192,9 @@ async def host_game(
     me = Seat(
         name, identity.sign_pk, identity.dh_pk, nonce, player.kind, "self", "@", endpoint.port
     )
-    lobby = HostLobby(endpoint, table=table, me=me, options=dict(options), seats=seats, say=say)
+    lobby = HostLobby(
+        endpoint, table=table, me=me, options=options, seats=seats, say=say, on_table=on_table
+    )
     where = f"{bind or 'every interface'}:{endpoint.port}"
     say(f"table {table!r} open on {where}: others join with  p2puno join HOST:{endpoint.port}")
     procs = []
@@ -193,9 +204,17 @@ async def host_game(
     if discovery:
         advertiser = await _advertise(lobby, endpoint.port, interfaces, say)
     try:
+        lobby._broadcast()
         while len(lobby.seats) < seats:
+            if start is not None and start.is_set() and len(lobby.seats) >= 2:
+                break
             lobby.changed.clear()
-            await lobby.changed.wait()
+            waits = [asyncio.ensure_future(lobby.changed.wait())]
+            if start is not None:
+                waits.append(asyncio.ensure_future(start.wait()))
+            _, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for w in pending:
+                w.cancel()
         if advertiser is not None:
             await advertiser.stop()
             advertiser = None
@@ -211,6 +230,7 @@ async def host_game(
             linger_s=linger_s,
             verbose=verbose,
             narrate=narrate,
+            on_game=on_game,
         )
     finally:
         if advertiser is not None:
@@ -296,6 +316,8 @@ async def join_game(
     linger_s: float = 2.0,
     verbose: bool = False,
     narrate: bool = False,
+    on_table: Callable[[dict[str, Any]], None] | None = None,
+    on_game: Callable[[GameNode], None] | None = None,
 ) -> Result:
     identity = Identity.generate()
     nonce = os.urandom(32)
@@ -312,6 +334,7 @@ async def join_game(
             kind=player.kind,
             runner=runner,
             say=say,
+            on_table=on_table,
         )
         return await play(
             setup,
@@ -325,6 +348,7 @@ async def join_game(
             lobby_link=link,
             verbose=verbose,
             narrate=narrate,
+            on_game=on_game,
         )
     finally:
         endpoint.close()
