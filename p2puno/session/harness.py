@@ -5,15 +5,26 @@ Used by the tests, the benchmark and the demo; the transport will carry the same
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable
 
 from p2puno.bots import make_bot
-from p2puno.crypto import DeterministicRng, Rng, SecretReveal, SystemRng
+from p2puno.crypto import CryptoError, DeterministicRng, Rng, SecretReveal, SystemRng
 from p2puno.engine import Options
-from p2puno.log import Identity, Log, NodeSecrets, append_entry, make_genesis, write_secrets
-from p2puno.session.session import Session, options_to_obj
+from p2puno.log import (
+    Identity,
+    Log,
+    LogError,
+    NodeSecrets,
+    append_entry,
+    load_log,
+    make_genesis,
+    read_secrets,
+    write_secrets,
+)
+from p2puno.session.session import Decider, Session, options_to_obj
 from p2puno.wire import JSONValue
 
 Tamper = Callable[[int, bytes], bytes | None]
@@ -114,3 +125,75 @@ class LocalTable:
                 s.receive(raw)
                 queue.extend((i, r) for r in s.outbox)
                 s.outbox.clear()
+
+
+def rebuild(
+    log_path: str | os.PathLike[str],
+    secrets_path: str | os.PathLike[str],
+    *,
+    decider: Decider | None = None,
+    rng: Rng | None = None,
+    on_entry: Callable[[bytes], None] | None = None,
+    on_secrets: Callable[[list[SecretReveal]], None] | None = None,
+) -> Session:
+    """A seat's session rebuilt from its files after a crash: the log (a torn last line, a
+    crash mid-append, is dropped and cut off the file), then every step in it processed again
+    with the shuffle secrets the node had saved (never fresh ones), ready to go on. Entries it
+    already signed are in its log, so it never signs another for the same slot.
+
+    Raises ``ResumeError`` with a clear message for a damaged or foreign file."""
+    try:
+        secrets = read_secrets(secrets_path)
+    except (OSError, ValueError) as e:
+        raise ResumeError(f"the secrets file {secrets_path} cannot be used: {e}") from None
+    if secrets.seat is None or secrets.game_id is None:
+        raise ResumeError(f"the secrets file {secrets_path} names no game and seat")
+    _cut_torn_tail(log_path)
+    try:
+        log = load_log(log_path, game_id=secrets.game_id)
+    except (OSError, LogError) as e:
+        raise ResumeError(f"the log {log_path} does not verify: {e}") from None
+    if log.genesis is None:
+        raise ResumeError(f"the log {log_path} holds no genesis")
+    try:
+        saved = [SecretReveal.from_obj(o) for o in secrets.extra.get("shuffles", [])]  # type: ignore[union-attr]
+    except (CryptoError, ValueError, TypeError) as e:
+        raise ResumeError(f"the saved shuffle secrets are damaged: {e}") from None
+    # the decks already revealed: this seat's secrets are in its own reveal entries
+    for _, entry in log:
+        body = entry.body
+        listed = body.get("secrets") if isinstance(body, dict) else None
+        if entry.author == secrets.seat and isinstance(listed, list):
+            with contextlib.suppress(CryptoError, ValueError, TypeError):
+                saved.extend(SecretReveal.from_obj(o) for o in listed)
+    nonce_hex = secrets.extra.get("nonce")
+    nonce = bytes.fromhex(nonce_hex) if isinstance(nonce_hex, str) else None
+    seat = secrets.seat
+    if nonce is None:  # (LocalTable's files keep no nonce: the genesis has it)
+        nonce = log.genesis.nonces[seat]
+    session = Session(
+        log,
+        seat=seat,
+        identity=secrets.identity,
+        nonce=nonce,
+        decider=decider,
+        rng=rng,
+        on_entry=on_entry,
+        on_secrets=on_secrets,
+        saved_secrets=saved,
+    )
+    return session
+
+
+class ResumeError(Exception):
+    """A node cannot be rebuilt from its files (the message says why)."""
+
+
+def _cut_torn_tail(path: str | os.PathLike[str]) -> bool:
+    """Cut a last line without its newline (a crash mid-append). True if there was one."""
+    with open(path, "rb+") as f:
+        data = f.read()
+        if not data or data.endswith(b"\n"):
+            return False
+        f.truncate(data.rfind(b"\n") + 1)
+        return True

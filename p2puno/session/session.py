@@ -248,6 +248,7 @@ class Session:
         rng: Rng | None = None,
         on_entry: Callable[[bytes], None] | None = None,
         on_secrets: Callable[[list[SecretReveal]], None] | None = None,
+        saved_secrets: list[SecretReveal] | None = None,
         audit_executor: Executor | None = None,
         thorough_audit: bool = False,
         park_budget: int = PARK_BUDGET,
@@ -255,6 +256,9 @@ class Session:
         """``seat``/``identity``: this node's seat and keys (checked against the roster);
         ``nonce``: the 32 bytes this node drew for this table and gave the host (required with
         a seat: the genesis must carry it at this seat, so the game is new to this node).
+        ``saved_secrets``: the shuffle secrets this node committed to before a crash (its
+        secrets file): a shuffle whose id is among them uses them, never fresh ones, so a
+        resumed node opens what was shown to it and answers as it would have.
         ``decider``: a bot that answers at once; without one, every decision is a
         :attr:`prompt` answered later through :meth:`decide`.
         ``audit_executor``: a thread pool the end-of-deck audit may share its EC work with
@@ -293,6 +297,7 @@ class Session:
         self.rng = rng if rng is not None else SystemRng()
         self.on_entry = on_entry
         self.on_secrets = on_secrets
+        self._saved = {r.shuffle_id: r for r in saved_secrets or []}
         self.engine = Game(self.options)
         self.outbox: list[bytes] = []
         self.events: list[SessionEvent] = []
@@ -1450,7 +1455,7 @@ class Session:
                 spec = ShuffleSpec(sid, self.n, cards, parent.spec.shuffle_id, positions)
                 mine = None
                 if self.seat is not None:
-                    mine = ShuffleSecrets.generate(spec, self.seat, self.rng, parent=parent.mine)
+                    mine = self._secrets_for(spec, parent.mine)
                 view = ShuffleView(spec, parent=parent.view)
                 self.shuffles.append(
                     _Shuffle(spec, view, mine, base, parent=self.shuffles.index(parent))
@@ -1459,9 +1464,18 @@ class Session:
                 return
         sid = shuffle_id(self.game_id, self.deck_no, len(self.shuffles))
         spec = ShuffleSpec(sid, self.n, cards)
-        mine = ShuffleSecrets.generate(spec, self.seat, self.rng) if self.seat is not None else None
+        mine = self._secrets_for(spec, None) if self.seat is not None else None
         self.shuffles.append(_Shuffle(spec, ShuffleView(spec), mine, base))
         self._secrets_changed()
+
+    def _secrets_for(self, spec: ShuffleSpec, parent: ShuffleSecrets | None) -> ShuffleSecrets:
+        """This seat's secrets for a new shuffle: the ones it saved if it had already made
+        them (a resumed node), else fresh ones."""
+        seat = self.seat_or_fail()
+        saved = self._saved.get(spec.shuffle_id)
+        if saved is not None and saved.player == seat:
+            return ShuffleSecrets.from_reveal(spec, saved, self.rng, parent)
+        return ShuffleSecrets.generate(spec, seat, self.rng, parent=parent)
 
     def _secrets_changed(self) -> None:
         if self.seat is not None and self.on_secrets is not None:
@@ -1514,7 +1528,11 @@ class Session:
                 v = result.verdict
                 assert v is not None
                 raise _Fault(v.player, f"audit: {v.fault.value}: {v.detail}")
-            assert result.faces is not None
+            if result.faces is None:
+                # a dispute's reveal in the middle of a shuffle: that shuffle's steps so far
+                # were checked, and no card of it was dealt; the rules are replayed up to it
+                assert self.dispute is not None and not sh.view.complete
+                break
             faces_by_shuffle.append(result.faces)
         self._audit_rules(faces_by_shuffle)
         if self.dispute is not None:
@@ -1533,6 +1551,8 @@ class Session:
         index = {id(sh): i for i, sh in enumerate(self.shuffles)}
         for what, value in self.deck_inputs:
             if what == "shuffle":
+                if index[id(value)] >= len(faces_by_shuffle):
+                    return  # a dispute mid-shuffle: nothing past it was played
                 shadow.shuffle(list(faces_by_shuffle[index[id(value)]]))
             else:
                 try:

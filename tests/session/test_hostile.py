@@ -520,3 +520,26 @@ def test_a_counted_round_stays_counted_when_the_withheld_reveal_arrives_late() -
         node.receive(raw)
     assert node.processed > before.step  # the late reveal completed its step, audited
     assert node.outcome == before
+
+
+def test_a_dispute_in_the_middle_of_a_shuffle_is_audited_as_far_as_it_went() -> None:
+    """A seat accuses falsely while a deck is being shuffled: every seat reveals, the audit
+    checks the shuffle's steps so far (no card of it was dealt) and names the accuser; before,
+    auditing an unfinished shuffle crashed the node."""
+    table = LocalTable(Options(3, target=20), seed="mid-shuffle")
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        body = f["body"]
+        s = table.sessions[1]
+        if sender != 1 or done or s.deck_no < 2 or not isinstance(body, dict):
+            return raw
+        if "commitment" not in body:
+            return raw
+        done.append(True)
+        return resign(table, raw, body={**body, "dispute": "I do not like this deck"})
+
+    SimNet(table, "mid", hostile(tamper, 1)).run()
+    assert done
+    same_verdict(table, [0, 2], 1, "false accusation")
