@@ -256,6 +256,7 @@ def host(
     except DataError as e:
         typer.echo(f"p2puno: {e}", err=True)
         raise typer.Exit(2) from None
+    _offer_resume(data)
     try:
         opts = make_options(
             seats,
@@ -369,6 +370,61 @@ def lobby(
     _join(address, name, bot, "self", bind, data_dir, quiet, False)
 
 
+@app.command()
+def resume(
+    game: str | None = typer.Argument(None, help="the game id (or its start); default: newest"),
+    bot: str | None = typer.Option(None, "--bot", help="let this bot play the seat from now on"),
+    data_dir: str | None = typer.Option(None, "--data-dir"),
+    narrate: bool = typer.Option(False, "--narrate"),
+    quiet: bool = typer.Option(False, "--quiet"),
+    verbose: bool = typer.Option(False, "--verbose"),
+) -> None:
+    """Bring a node back into the game it was playing when it stopped (a crash, a closed
+    terminal): same seat and keys, what it missed fetched from the others."""
+    from p2puno.node.run import resume_game, unfinished_games
+    from p2puno.node.store import DataDir, DataError
+
+    try:
+        data = DataDir(data_dir)
+    except DataError as e:
+        typer.echo(f"p2puno: {e}", err=True)
+        raise typer.Exit(2) from None
+    if game is None and not unfinished_games(data):
+        typer.echo(f"no unfinished game in {data.root}")
+        raise typer.Exit(1)
+    player = None
+    if bot is not None:
+        player = _player(bot, "resumed", f"resume/{time.time_ns()}")
+    result = _run_node(
+        resume_game(
+            data,
+            game,
+            player=player,  # type: ignore[arg-type]
+            say=_say(quiet),
+            verbose=verbose,
+            narrate=narrate,
+        ),
+        verbose,
+    )
+    _finish(result, quiet)
+
+
+def _offer_resume(data: object) -> None:
+    """`host` and `join` say so when this data directory holds an unfinished game."""
+    from p2puno.node.run import unfinished_games
+    from p2puno.node.store import DataDir
+
+    assert isinstance(data, DataDir)
+    games = unfinished_games(data)
+    if games:
+        g = games[0]
+        typer.echo(
+            f"note: game {str(g['game'])[:16]} (table {g.get('table')!r}, seat {g.get('seat')}) "
+            f"was left unfinished here: `p2puno resume {str(g['game'])[:16]}` takes it up again",
+            err=True,
+        )
+
+
 def _join(
     address: str,
     name: str,
@@ -393,6 +449,8 @@ def _join(
     except DataError as e:
         typer.echo(f"p2puno: {e}", err=True)
         raise typer.Exit(2) from None
+    if runner == "self":
+        _offer_resume(data)
     result = _run_node(
         join_game(
             addr.host,

@@ -34,7 +34,7 @@ import resource
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from p2puno.engine.actions import Action
 from p2puno.log import Entry, Identity, Role, entry_hash
@@ -46,6 +46,7 @@ from p2puno.session import Session, SessionError
 from p2puno.session.session import Outcome, Prompt, SessionEvent
 
 log = logging.getLogger("p2puno.node")
+T = TypeVar("T")
 
 NODE_LIMITS = Limits(frames_per_s=4000.0, frames_burst=20000.0, bytes_per_s=32 * 2**20)
 GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped
@@ -120,6 +121,7 @@ class GameNode:
         self._autopilot = False  # the person let a deadline pass: the bot plays until they answer
         self._rng = random.Random()
         self._closing = False
+        self.failed: str | None = None  # why the node stopped on its own (a disk error)
         # P2PUNO_TRACE=DIR: each node writes when it sent its proposals and processed each
         # step (monotonic seconds, comparable across processes on one machine), and its CPU
         # and peak memory at the end: what scripts/bench_net measures
@@ -144,11 +146,11 @@ class GameNode:
             if seat < self.me and addr is not None:
                 self._spawn(self._dial(seat, addr))
         self._spawn(self._timer())
-        self.session.start()
+        self._guard(self.session.start)
         self._pump()
         try:
             await self.done.wait()
-            end = time.monotonic() + self.linger_s
+            end = time.monotonic() + (self.linger_s if self.failed is None else 0.0)
             while time.monotonic() < end:  # keep relaying and answering a while
                 await asyncio.sleep(0.05)
                 self._pump()
@@ -290,7 +292,7 @@ class GameNode:
         if self._trace is not None:
             self._trace.write(f"r {seat} {time.monotonic():.6f} {h.hex()[:8]}\n")
         try:
-            self.session.receive(raw)
+            self._guard(lambda: self.session.receive(raw))
         except SessionError as e:
             self.stats.refused.append(str(e))
             if e.seat is None or e.seat == seat:  # garbage, or the peer's own signed fault
@@ -348,6 +350,12 @@ class GameNode:
         if s.prompt is not None and self._deciding is None:
             self._prompt_since = now
             self._deciding = asyncio.ensure_future(self._decide(s.prompt))
+        if s.behind > s.processed + 1 and now - self._last_sync > 0.5 and self.links:
+            # entries far ahead of us: we were away; ask a peer for everything we lack
+            self._last_sync = now
+            seat = self._rng.choice(list(self.links))
+            with contextlib.suppress(LinkError):
+                self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
         if s.over and not self.done.is_set():
             self.done.set()
 
@@ -404,10 +412,25 @@ class GameNode:
                             self.say("your turn timed out: your node's bot plays for you")
                     choice = self.autopilot.choose(prompt) if prompt.kind == "turn" else None
             if self.session.prompt is prompt:
-                self.session.decide(choice)
+                self._guard(lambda: self.session.decide(choice))
         finally:
             self._deciding = None
         self._pump()
+
+    def _guard(self, step: Callable[[], T]) -> T | None:
+        """Run a session call that may write to the disk. If the disk fails (full, gone), the
+        node stops at once, as after a crash: what it wrote is consistent (write before send),
+        and `p2puno resume` goes on once there is space."""
+        if self.failed is not None:
+            return None
+        try:
+            return step()
+        except OSError as e:
+            self.failed = f"the disk refused a write ({e.strerror or e}): this node stops"
+            self.say(f"{self.failed}; resume with `p2puno resume` once it is fixed")
+            self._closing = True
+            self.done.set()
+            return None
 
     def person_is_back(self) -> None:
         """The person pressed a key: they decide again from the next prompt on."""
@@ -461,7 +484,8 @@ class GameNode:
             seat = self._rng.choice(list(self.links))
             with contextlib.suppress(LinkError):
                 self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
-        if waited > self._deadline(w.kind, s.log.proposal(w.step) is None) and s.stop():
+        late = waited > self._deadline(w.kind, s.log.proposal(w.step) is None)
+        if late and self._guard(s.stop):
             self.say(f"seats {list(w.seats)} missed the deadline at step {w.step}: voting to stop")
             self._pump()
 

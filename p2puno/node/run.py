@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 import time
@@ -12,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from p2puno.log import Identity, Log
+from p2puno.crypto import SecretReveal
+from p2puno.log import Identity, Log, read_secrets
 from p2puno.net import Link
 from p2puno.net.discovery import Advertiser
 from p2puno.node.game import Address, GameNode
@@ -25,7 +27,7 @@ from p2puno.node.lobby import (
     join_table,
 )
 from p2puno.node.players import Player
-from p2puno.node.store import DataDir
+from p2puno.node.store import DataDir, GameFiles
 from p2puno.session import Session
 from p2puno.session.session import Outcome, SessionEvent
 from p2puno.wire import JSONValue
@@ -89,33 +91,79 @@ async def play(
     files = data.game(game_id)
     files.write_secrets(identity, game_id, setup.seat, nonce)
     files.append(setup.genesis, durable=True)
-    files.write_meta(
-        {
-            "game": game_id.hex(),
-            "seat": setup.seat,
-            "code": setup.code,
-            "addresses": [None if a is None else [a.host, a.port] for a in setup.addresses],
-            "table": setup.table.get("name"),
-        }
-    )
+    meta = {
+        "game": game_id.hex(),
+        "seat": setup.seat,
+        "code": setup.code,
+        "addresses": [None if a is None else [a.host, a.port] for a in setup.addresses],
+        "bind": endpoint.bind,
+        "port": endpoint.port,
+        "table": setup.table.get("name"),
+        "player": player_spec(player),
+        "over": False,
+    }
+    files.write_meta(meta)
     data.mark_played(game_id)
-    me = setup.seat
+    session = _session(log, identity, setup.seat, nonce, files)
+    if lobby_link is not None:
+        lobby_link.close("the game starts")
+    return await _run_game(
+        session, identity, setup.addresses, files, endpoint, player, meta,
+        say=say, linger_s=linger_s, verbose=verbose, narrate=narrate, on_game=on_game,
+    )  # fmt: skip
+
+
+def player_spec(player: Player) -> str:
+    """What plays the seat, for `p2puno resume`: "bot:<policy>" or "person"."""
+    return f"bot:{player.name}" if player.kind == "bot" else "person"
+
+
+def _file_hooks(
+    files: GameFiles, identity: Identity, game_id: bytes, seat: int, nonce: bytes
+) -> tuple[Callable[[bytes], None], Callable[[list[SecretReveal]], None], list[Session]]:
+    """The session's hooks to the disk: its own entries durable before they leave, others'
+    appended; the secrets file rewritten whenever the shuffle secrets change."""
+    holder: list[Session] = []
 
     def on_entry(raw: bytes) -> None:
-        e = session.log.entry_of(raw)
-        files.append(raw, durable=e is not None and e.author == me)
+        e = holder[0].log.entry_of(raw)
+        files.append(raw, durable=e is not None and e.author == seat)
 
-    def on_secrets(reveals: list[object]) -> None:
-        files.write_secrets(identity, game_id, me, nonce, reveals)  # type: ignore[arg-type]
+    def on_secrets(reveals: list[SecretReveal]) -> None:
+        files.write_secrets(identity, game_id, seat, nonce, reveals)
 
+    return on_entry, on_secrets, holder
+
+
+def _session(log: Log, identity: Identity, seat: int, nonce: bytes, files: GameFiles) -> Session:
+    assert log.game_id is not None
+    on_entry, on_secrets, holder = _file_hooks(files, identity, log.game_id, seat, nonce)
     session = Session(
-        log,
-        seat=me,
-        identity=identity,
-        nonce=nonce,
-        on_entry=on_entry,
-        on_secrets=on_secrets,  # type: ignore[arg-type]
+        log, seat=seat, identity=identity, nonce=nonce, on_entry=on_entry, on_secrets=on_secrets
     )
+    holder.append(session)
+    return session
+
+
+async def _run_game(
+    session: Session,
+    identity: Identity,
+    addresses: list[Address | None],
+    files: GameFiles,
+    endpoint: Endpoint,
+    player: Player,
+    meta: dict[str, Any],
+    *,
+    say: Say,
+    linger_s: float,
+    verbose: bool,
+    narrate: bool,
+    on_game: Callable[[GameNode], None] | None,
+) -> Result:
+    log = session.log
+    game_id = session.game_id
+    me = session.seat
+    assert me is not None
     narrator = None
     if narrate:
         from p2puno.demo import Narrator
@@ -136,7 +184,7 @@ async def play(
     node = GameNode(
         session,
         identity,
-        setup.addresses,
+        addresses,
         files,
         player,
         linger_s=linger_s,
@@ -146,10 +194,13 @@ async def play(
     endpoint.handlers[game_id] = node.on_link
     if on_game is not None:
         on_game(node)
-    say(f"game {game_id.hex()[:16]}: table code {setup.code}; you are seat {me}")
-    if lobby_link is not None:
-        lobby_link.close("the game starts")
+    code = str(meta.get("code", ""))
+    say(f"game {game_id.hex()[:16]}: table code {code}; you are seat {me}")
     outcome = await node.run()
+    if node.failed is not None:
+        raise LobbyError(f"{node.failed}; then: p2puno resume {game_id.hex()[:16]}")
+    if outcome.over:
+        files.write_meta({**meta, "over": True, "outcome": str(outcome)})
     stats = {
         "sent": node.stats.sent,
         "received": node.stats.received,
@@ -157,7 +208,84 @@ async def play(
         "durable_writes": files.durable_writes,
         "seconds": round(time.monotonic() - node.stats.started, 2),
     }
-    return Result(outcome, files.log_path, setup.code, me, stats)
+    return Result(outcome, files.log_path, code, me, stats)
+
+
+def unfinished_games(data: DataDir) -> list[dict[str, Any]]:
+    """The games of this data directory a crash left unfinished, newest first."""
+    found = []
+    for meta_path in (data.root / "games").glob("*/node.json"):
+        try:
+            meta = json.loads(meta_path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(meta, dict) and not meta.get("over", True):
+            meta["folder"] = str(meta_path.parent)
+            meta["mtime"] = meta_path.parent.joinpath("log").stat().st_mtime
+            found.append(meta)
+    return sorted(found, key=lambda m: -float(m["mtime"]))
+
+
+async def resume_game(
+    data: DataDir,
+    game: str | None,
+    *,
+    player: Player | None = None,
+    say: Say,
+    linger_s: float = 2.0,
+    verbose: bool = False,
+    narrate: bool = False,
+    on_game: Callable[[GameNode], None] | None = None,
+) -> Result:
+    """Bring back a node killed in the middle of a game, from its data directory: its log
+    (a torn last line cut off), its secrets (the shuffle secrets it committed to), the same
+    seat, port and peers; it reconnects, syncs what it missed and plays on."""
+    from p2puno.node.players import BotPlayer, TextPlayer
+    from p2puno.session.harness import ResumeError, rebuild
+
+    games = unfinished_games(data)
+    if game is not None:
+        games = [m for m in games if str(m.get("game", "")).startswith(game)]
+    if not games:
+        which = f" matching {game!r}" if game else ""
+        raise LobbyError(f"no unfinished game{which} in {data.root}")
+    meta = games[0]
+    files = GameFiles(Path(meta["folder"]))
+    try:
+        secrets = read_secrets(files.secrets_path)
+    except (OSError, ValueError) as e:
+        raise LobbyError(f"the secrets file cannot be used: {e}") from None
+    identity = secrets.identity
+    seat = int(meta["seat"])
+    nonce = bytes.fromhex(str(secrets.extra.get("nonce", "")))
+    game_id = bytes.fromhex(str(meta["game"]))
+    on_entry, on_secrets, holder = _file_hooks(files, identity, game_id, seat, nonce)
+    try:
+        session = rebuild(
+            files.log_path, files.secrets_path, on_entry=on_entry, on_secrets=on_secrets
+        )
+    except ResumeError as e:
+        raise LobbyError(str(e)) from None
+    holder.append(session)
+    if player is None:
+        spec = str(meta.get("player", "person"))
+        if spec.startswith("bot:"):
+            player = BotPlayer(spec[4:], f"resume/{time.time_ns()}")
+        else:
+            player = TextPlayer(session.log.players[seat].name)
+    addresses: list[Address | None] = [
+        None if a is None else Address(str(a[0]), int(a[1])) for a in meta["addresses"]
+    ]
+    endpoint = Endpoint(identity, meta.get("bind"), int(meta["port"]), say)
+    await endpoint.start()
+    say(f"resuming game {meta['game'][:16]} at step {session.processed}, seat {seat}")
+    try:
+        return await _run_game(
+            session, identity, addresses, files, endpoint, player, meta,
+            say=say, linger_s=linger_s, verbose=verbose, narrate=narrate, on_game=on_game,
+        )  # fmt: skip
+    finally:
+        endpoint.close()
 
 
 async def host_game(
