@@ -122,6 +122,7 @@ class GameNode:
         self._rng = random.Random()
         self._closing = False
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
+        self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
         # P2PUNO_TRACE=DIR: each node writes when it sent its proposals and processed each
         # step (monotonic seconds, comparable across processes on one machine), and its CPU
         # and peak memory at the end: what scripts/bench_net measures
@@ -320,6 +321,10 @@ class GameNode:
             self.on_events(events)
         if s.processed not in self._done_at:
             self._done_at[s.processed] = now
+            if self.resumed_at is not None and s.processed > self.resumed_at[0]:
+                took = now - self.resumed_at[1]
+                self.say(f"back in the game at step {s.processed} ({took:.2f} s after resuming)")
+                self.resumed_at = None
         if self._trace is not None and s.processed > self._traced_done:
             for seq in range(self._traced_done + 1, s.processed + 1):
                 self._trace.write(f"d {seq} {now:.6f}\n")

@@ -192,6 +192,8 @@ async def _run_game(
         on_events=on_events,
     )
     endpoint.handlers[game_id] = node.on_link
+    if meta.get("resumed"):
+        node.resumed_at = (session.processed, float(meta["resumed"]))
     if on_game is not None:
         on_game(node)
     code = str(meta.get("code", ""))
@@ -243,6 +245,7 @@ async def resume_game(
     from p2puno.node.players import BotPlayer, TextPlayer
     from p2puno.session.harness import ResumeError, rebuild
 
+    started = time.monotonic()
     games = unfinished_games(data)
     if game is not None:
         games = [m for m in games if str(m.get("game", "")).startswith(game)]
@@ -279,6 +282,7 @@ async def resume_game(
     endpoint = Endpoint(identity, meta.get("bind"), int(meta["port"]), say)
     await endpoint.start()
     say(f"resuming game {meta['game'][:16]} at step {session.processed}, seat {seat}")
+    meta = {**meta, "resumed": started}
     try:
         return await _run_game(
             session, identity, addresses, files, endpoint, player, meta,

@@ -1,0 +1,173 @@
+"""Chaos: whole games among node processes on 127.0.0.1 while nodes are killed and links cut.
+TEST ONLY: scripts/chaos runs many (not in CI); tests/node/test_chaos.py runs a short one.
+
+Each game: a host and three joining bots, each its own process. While it runs, a random node
+is killed (SIGKILL) at a random moment and resumed (`p2puno resume`) a moment later, several
+times per game; and a random node's links are cut for a while (SIGSTOP past the link timeout,
+then SIGCONT: every link to it dies and is dialled again). A game ends well when every node's
+log holds the same entries, each replays VERIFIED as finished, and no seat was named silent or
+at fault. Prints how many games ended well, how many kills were survived, the time a resumed
+node took to be back in the game (median, max), and every failure with its seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from p2puno.session.replay import replay
+
+LOOP = "127.0.0.1"
+TIMING = ["--window-ms", "0", "--step-s", "30", "--turn-s", "30"]
+
+
+class Proc:
+    def __init__(self, args: list[str], data: Path) -> None:
+        self.args, self.data = args, data
+        self.lines: list[str] = []
+        self.start()
+
+    def start(self, args: list[str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "p2puno", *(args or self.args), "--data-dir", str(self.data)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        out = self.proc.stdout
+        assert out is not None
+        threading.Thread(
+            target=lambda: self.lines.extend(line.rstrip() for line in out), daemon=True
+        ).start()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.alive():
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def game(
+    seed: int, kills: int, cuts: int, root: Path, target: int
+) -> tuple[bool, int, list[float], str]:
+    rnd = random.Random(f"chaos/{seed}")
+    host = Proc(
+        ["host", "--bind", LOOP, "--no-discovery", "--seats", "4", "--bot", "heuristic",
+         "--think", "0.02", "--target", str(target), *TIMING],
+        root / "host",
+    )  # fmt: skip
+    nodes = [host]
+    try:
+        end = time.monotonic() + 30
+        port = None
+        while port is None and time.monotonic() < end:
+            for line in host.lines:
+                m = re.search(r"open on 127\.0\.0\.1:(\d+)", line)
+                if m:
+                    port = int(m.group(1))
+            time.sleep(0.05)
+        if port is None:
+            return False, 0, [], "the host did not open"
+        for k in range(3):
+            nodes.append(
+                Proc(
+                    ["bot", f"{LOOP}:{port}", "--name", f"J{k}", "--bind", LOOP, "--think", "0.02"],
+                    root / f"j{k}",
+                )
+            )
+        survived = 0
+        back: list[float] = []
+        events = ["kill"] * kills + ["cut"] * cuts
+        rnd.shuffle(events)
+        time.sleep(3.0)  # the lobby, the first shuffle
+        for what in events:
+            time.sleep(rnd.uniform(0.5, 3.0))
+            if not all(n.alive() for n in nodes):
+                break  # the game is over (or a node failed)
+            victim = rnd.choice(nodes)
+            if what == "kill":
+                victim.kill()
+                time.sleep(rnd.uniform(0.2, 2.0))
+                before = len(victim.lines)
+                victim.start(["resume", "--narrate"])
+                t0 = time.monotonic()
+                while time.monotonic() - t0 < 20:
+                    found = [ln for ln in victim.lines[before:] if "back in the game" in ln]
+                    if found:
+                        back.append(float(re.findall(r"\(([\d.]+) s after", found[0])[0]))
+                        survived += 1
+                        break
+                    if not victim.alive():
+                        break
+                    time.sleep(0.05)
+            else:
+                victim.proc.send_signal(signal.SIGSTOP)
+                time.sleep(7.0)  # past the links' 6 s heartbeat deadline: every link dies
+                victim.proc.send_signal(signal.SIGCONT)
+        for n in nodes:
+            try:
+                n.proc.wait(240)
+            except subprocess.TimeoutExpired:
+                return False, survived, back, "a node did not end:\n" + "\n".join(n.lines[-20:])
+        codes = [n.proc.returncode for n in nodes]
+        if any(codes):
+            return False, survived, back, f"exit codes {codes}"
+        logs = sorted(root.rglob("games/*/log"))
+        sets = [set(p.read_bytes().splitlines()) for p in logs]
+        if len(logs) != 4 or any(s != sets[0] for s in sets):
+            return False, survived, back, f"{len(logs)} logs, not all the same"
+        for p in logs:
+            r = replay(p)
+            if not r.ok or r.outcome is None or r.outcome.state != "finished":
+                return False, survived, back, f"{p}: {r.error or r.outcome}"
+        return True, survived, back, ""
+    finally:
+        for n in nodes:
+            n.kill()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=25)
+    ap.add_argument("--kills", type=int, default=4, help="kills per game")
+    ap.add_argument("--cuts", type=int, default=1, help="link cuts per game")
+    ap.add_argument("--target", type=int, default=500, help="points: a game ~10 rounds long")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    good = survived = 0
+    back: list[float] = []
+    start = time.monotonic()
+    for g in range(args.seed, args.seed + args.games):
+        with tempfile.TemporaryDirectory(prefix="p2puno-chaos-") as tmp:
+            ok, s, b, why = game(g, args.kills, args.cuts, Path(tmp), args.target)
+        good += ok
+        survived += s
+        back += b
+        print(f"game {g}: {'ok' if ok else 'FAILED: ' + why}; {s} kills survived", flush=True)
+    total = args.games * args.kills
+    print(f"\n{good}/{args.games} games ended well; {survived} kills survived ({total} made)")
+    if back:
+        print(
+            f"a resumed node back in the game: median {statistics.median(back):.2f} s, "
+            f"max {max(back):.2f} s ({len(back)} resumes)"
+        )
+    print(f"{time.monotonic() - start:.0f} s")
+    return 0 if good == args.games else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
