@@ -154,3 +154,30 @@ def test_hostile_peers_as_processes(tmp_path: Path) -> None:
     assert "other_context" in text or "other context" in text
     assert "dropping seat" in text or "link to seat" in text, text
     h.wait_for(r"game over: stopped after step \d+: seats \[\d\] silent")
+
+
+def test_a_port_in_use_and_an_unwritable_data_directory_get_clear_errors(tmp_path: Path) -> None:
+    taken = socket.socket()
+    taken.bind((LOOPBACK, 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "p2puno", "host", "--bind", LOOPBACK, "--port", str(port),
+             "--no-discovery", "--data-dir", str(tmp_path / "d")],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    finally:
+        taken.close()
+    assert done.returncode == 2 and f"cannot listen on {LOOPBACK}:{port}" in done.stderr
+    assert "Traceback" not in done.stderr
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    done = subprocess.run(
+        [sys.executable, "-m", "p2puno", "join", f"{LOOPBACK}:1", "--data-dir", str(blocker / "d")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "cannot be written" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

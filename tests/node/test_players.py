@@ -10,6 +10,8 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from p2puno.engine.actions import Action
 from p2puno.node.lobby import make_options
 from p2puno.node.players import BotPlayer
@@ -96,3 +98,42 @@ async def test_a_person_away_past_the_turn_deadline_is_played_by_their_own_node(
     assert {r.outcome.state for r in results} == {"finished"}
     assert any("your node's bot plays for you" in line for line in said)
     assert person.asked == 1  # asked once; then the autopilot played until the person answers
+
+
+async def test_a_full_disk_stops_the_node_cleanly_and_it_resumes_once_there_is_space(
+    tmp_path: Path,
+) -> None:
+    """The host's disk refuses a write mid-game (ENOSPC): the node stops at once with a clear
+    message (nothing it sent was unwritten: write before send); `resume` then takes it back
+    into the game, which ends normally for everyone."""
+    import errno
+
+    from p2puno.node.lobby import LobbyError
+    from p2puno.node.run import resume_game
+    from p2puno.node.store import GameFiles
+
+    real = GameFiles.append
+    writes = {"n": 0}
+
+    def failing(self: GameFiles, raw: bytes, *, durable: bool) -> None:
+        if str(self.folder).startswith(str(tmp_path / "h")):  # the host's disk only
+            writes["n"] += 1
+            if writes["n"] == 150:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        real(self, raw, durable=durable)
+
+    GameFiles.append = failing  # type: ignore[method-assign]
+    said: list[str] = []
+    try:
+        with pytest.raises(LobbyError, match="disk refused a write"):
+            await _table(tmp_path, BotPlayer("heuristic", "h"), Timing(30, 30, 0), target=300)
+    except BaseException:
+        GameFiles.append = real  # type: ignore[method-assign]
+        raise
+    GameFiles.append = real  # type: ignore[method-assign]
+    assert writes["n"] >= 150
+    result = await asyncio.wait_for(
+        resume_game(DataDir(tmp_path / "h"), None, say=said.append, linger_s=0.5), 240
+    )
+    assert result.outcome.state == "finished", result.outcome
+    assert any("back in the game" in line for line in said)
