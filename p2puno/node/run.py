@@ -265,7 +265,7 @@ async def resume_game(
     on_entry, on_secrets, holder = _file_hooks(files, identity, game_id, seat, nonce)
     try:
         session = rebuild(
-            files.log_path, files.secrets_path, on_entry=on_entry, on_secrets=on_secrets
+            files.log_path, files.secrets_path, on_entry=on_entry, on_secrets=on_secrets, say=say
         )
     except ResumeError as e:
         raise LobbyError(str(e)) from None

@@ -135,6 +135,7 @@ def rebuild(
     rng: Rng | None = None,
     on_entry: Callable[[bytes], None] | None = None,
     on_secrets: Callable[[list[SecretReveal]], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> Session:
     """A seat's session rebuilt from its files after a crash: the log (a torn last line, a
     crash mid-append, is dropped and cut off the file), then every step in it processed again
@@ -148,7 +149,8 @@ def rebuild(
         raise ResumeError(f"the secrets file {secrets_path} cannot be used: {e}") from None
     if secrets.seat is None or secrets.game_id is None:
         raise ResumeError(f"the secrets file {secrets_path} names no game and seat")
-    _cut_torn_tail(log_path)
+    if _cut_torn_tail(log_path) and say is not None:
+        say("the log's last line was torn (the node died mid-write): cut off; it was never sent")
     try:
         log = load_log(log_path, game_id=secrets.game_id)
     except (OSError, LogError) as e:
