@@ -197,6 +197,22 @@ def _finish(result: object, quiet: bool = False) -> None:
         raise typer.Exit(3)
 
 
+def _terminal() -> bool:
+    """A person at a terminal: `host`, `join` and `lobby` open the full-screen table."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _finish_table(result: object, quiet: bool) -> None:
+    """After the table's screen is gone (the terminal is back): the result in lines."""
+    if result is None:
+        typer.echo(
+            "you left the table: your node stopped. Unless you come back in time with "
+            "`p2puno resume`, the others vote you out and the game ends for everyone."
+        )
+        raise typer.Exit(0)
+    _finish(result, quiet)
+
+
 def _run_node(coro: object, verbose: bool = False) -> object:
     import asyncio
     import logging
@@ -267,6 +283,29 @@ def host(
         )
     except (ValueError, NotationError) as e:
         raise typer.BadParameter(str(e)) from None
+    if bot is None and _terminal():
+        # a person at a terminal: the full-screen table (lobby, then the game)
+        from p2puno.ui.launch import host_table
+
+        _finish_table(
+            _run_node(
+                host_table(
+                    table=table,
+                    name=name,
+                    seats=seats,
+                    options=opts,
+                    data=data,
+                    bind=bind or None,
+                    port=port,
+                    bots=bots,
+                    discovery=not no_discovery,
+                    interfaces=[interface] if interface else None,
+                    think=think,
+                )
+            ),
+            quiet,
+        )
+        return
     result = _run_node(
         host_game(
             table=table,
@@ -451,6 +490,14 @@ def _join(
         raise typer.Exit(2) from None
     if runner == "self":
         _offer_resume(data)
+    if bot is None and runner == "self" and _terminal():
+        from p2puno.ui.launch import join_table
+
+        _finish_table(
+            _run_node(join_table(addr.host, addr.port, name=name, data=data, bind=bind or None)),
+            quiet,
+        )
+        return
     result = _run_node(
         join_game(
             addr.host,

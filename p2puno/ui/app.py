@@ -1,0 +1,783 @@
+"""The full-screen table: a prompt-toolkit Application beside the node, in the same loop.
+
+The node runs in its own tasks (never in the app's background tasks, which end with the app);
+everything here happens in loop callbacks: the node's hooks (:meth:`TableUI.on_table`,
+:meth:`~TableUI.on_game`, :meth:`~TableUI.on_events`, :meth:`~TableUI.say`) and the key
+handler mutate the UI's state and call ``invalidate()``; the app draws from
+:func:`~p2puno.ui.model.table_view` at its own pace. A decision is a future: the node's
+player (:class:`~p2puno.ui.player.TablePlayer`) awaits it, a key resolves it, and the node
+goes on relaying and answering meanwhile. Nothing is printed while the screen is up; the
+terminal is given back by prompt-toolkit on exit, on an error and on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import time
+from collections import deque
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.styles import Style
+
+from p2puno.engine.actions import Action, Kind
+from p2puno.engine.cards import COLORS
+from p2puno.engine.game import Phase
+from p2puno.session.session import Prompt, SessionEvent, Timing
+from p2puno.ui.model import (
+    Source,
+    TableView,
+    UiState,
+    Verification,
+    ViewInputs,
+    catches_of,
+    describe_event,
+    describe_session_event,
+    parse_typed,
+    plays_of,
+    resolve_play,
+    round_end_lines,
+    simple_of,
+    table_view,
+)
+from p2puno.ui.render import Line, lobby_lines, render
+
+if TYPE_CHECKING:
+    from p2puno.node.game import GameNode
+    from p2puno.node.run import Result
+
+STYLE = {
+    "header": "reverse bold",
+    "help": "reverse",
+    "card.r": "#ff5555 bold",
+    "card.y": "#ffff55 bold",
+    "card.g": "#55ff55 bold",
+    "card.b": "#5599ff bold",
+    "card.w": "bold",
+    "card.x": "",
+    "chip": "",
+    "playable": "underline",
+    "selected": "reverse",
+    "you": "bold",
+    "turn": "bold",
+    "alert": "#ff5555 bold",
+    "ok": "#55ff55",
+    "dim": "#888888",
+    "status.you": "bold #ffff55",
+    "choice": "",
+    "input": "bold",
+    "box": "",
+    "boxtext": "bold",
+}
+# NO_COLOR (no-color.org): no colors at all; emphasis only (bold, underline, reverse). Every
+# color is also written out (the card letters, the color in play in words).
+MONO = {k: " ".join(w for w in v.split() if not w.startswith("#")) for k, v in STYLE.items()}
+
+KEY_NAMES = {
+    Keys.Left: "left",
+    Keys.Right: "right",
+    Keys.Up: "up",
+    Keys.Down: "down",
+    Keys.Enter: "enter",
+    Keys.ControlM: "enter",
+    Keys.Escape: "escape",
+    Keys.Backspace: "backspace",
+    Keys.ControlH: "backspace",
+    Keys.ControlC: "c-c",
+    Keys.ControlL: "c-l",
+    Keys.Tab: "tab",
+}
+
+
+def no_color() -> bool:
+    return bool(os.environ.get("NO_COLOR"))
+
+
+class TableUI:
+    """The state behind the screen, its hooks for the node, and the Application."""
+
+    def __init__(
+        self,
+        *,
+        name: str = "",
+        host: bool = False,
+        address: str = "",
+        title: str = "p2puno",
+        input: Input | None = None,
+        output: Output | None = None,
+        color: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        tick_s: float = 0.5,
+    ) -> None:
+        self.name = name
+        self.is_host = host
+        self.address = address
+        self.title = title
+        self.clock = clock
+        self.tick_s = tick_s
+        self.state = UiState()
+        self.start = asyncio.Event()
+        self.table: dict[str, Any] | None = None
+        self.node: GameNode | None = None
+        self.source: Source | None = None
+        self.me: int | None = None
+        self.names: list[str] = []
+        self.kinds: list[str] = []
+        self.notes: list[str] = []
+        self.timing = Timing()
+        self.code = ""
+        self.log: deque[str] = deque(maxlen=300)
+        self.verification = Verification()
+        self.prompt: Prompt | None = None
+        self.prompt_since = 0.0
+        self._future: asyncio.Future[Action | None] | None = None
+        self.autopilot = False
+        self.log_path = ""
+        self.result: Result | None = None
+        self.failure: str | None = None
+        self.left = False  # the person chose to leave
+        self.lobby_message = ""
+        self.spinner = 0
+        self._wait_key: object = None
+        self._wait_since = 0.0
+        self.rendered = 0  # screens drawn (bench_ui)
+        self.on_rendered: Callable[[], None] | None = None
+        self.extra_view: Callable[[ViewInputs], None] | None = None  # replay, watch
+        self.watchers: list[str] = []
+        self.key_time = 0.0  # when the last key was handled (bench_ui)
+        color = not no_color() if color is None else color
+        self.app: Application[None] = Application(
+            layout=Layout(Window(FormattedTextControl(self._fragments, show_cursor=False))),
+            key_bindings=self._bindings(),
+            style=Style.from_dict(STYLE if color else MONO),
+            full_screen=True,
+            mouse_support=False,
+            color_depth=None if color else ColorDepth.MONOCHROME,
+            input=input,
+            output=output,
+            after_render=self._after_render,
+        )
+        self.app.ttimeoutlen = 0.05  # Esc alone is a key here, not the start of a sequence
+        self.app.timeoutlen = 0.2
+
+    # ------------------------------------------------------------------ node hooks
+    def on_table(self, table: dict[str, Any]) -> None:
+        self.table = table
+        self.invalidate()
+
+    def on_game(self, node: GameNode) -> None:
+        """The node once the game starts: draw from its session, hear its events."""
+        self.node = node
+        self.attach(node.session, node.me, [p.name for p in node.session.log.players])
+        self.timing = node.timing
+        self.log_path = str(node.files.log_path)
+        node.on_events = self.on_events  # the table describes the moves itself
+        if self.table is not None:
+            seats = self.table.get("seats")
+            if isinstance(seats, list):
+                self.kinds = [str(s.get("kind", "")) for s in seats if isinstance(s, dict)]
+                self.notes = [
+                    "run by the host"
+                    if s.get("runner") == "host" and s.get("kind") == "bot"
+                    else ""
+                    for s in seats
+                    if isinstance(s, dict)
+                ]
+        self.invalidate()
+
+    def attach(self, source: Source, me: int | None, names: list[str]) -> None:
+        self.source = source
+        self.me = me
+        self.names = names
+
+    def say(self, text: str) -> None:
+        m = re.search(r"open on (\S+):(\d+)", text)
+        if m and not self.address:
+            host = m.group(1)
+            if host == "every":  # "every interface"
+                host = _lan_address()
+            self.address = f"{host}:{m.group(2)}"
+        m = re.search(r"table code (\S+);", text)
+        if m:
+            self.code = m.group(1)
+        self.log.append(text.strip())
+        self.invalidate()
+
+    def on_events(self, events: list[SessionEvent]) -> None:
+        src = self.source
+        if src is None:
+            return
+        g = src.engine
+        for ev in events:
+            self.verification.note(ev)
+            if ev.event is not None:
+                e = ev.event
+                line = describe_event(g, self.names, self.me, e)
+                if e.kind == "round-over":
+                    self.state.round_end = round_end_lines(g, self.names, self.me, e)
+                if e.kind in ("reshuffle", "swap", "rotate", "returned", "caught", "jump"):
+                    self.state.flash = line or ""
+                if e.kind == "swap" and self.me in (e.seat, e.other):
+                    self.state.cursor = 0
+            else:
+                line = describe_session_event(ev, self.names)
+            if line:
+                self.log.append(line)
+        self.invalidate()
+
+    # ------------------------------------------------------------------ decisions
+    async def ask(self, prompt: Prompt) -> Action | None:
+        """Show the prompt and wait for the person's choice (the node's deadline cancels)."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Action | None] = loop.create_future()
+        self.prompt = prompt
+        self.prompt_since = self.clock()
+        self._future = fut
+        st = self.state
+        st.uno = False
+        if st.mode in ("color", "target", "type"):
+            st.mode = "play"
+        st.pending = ()
+        st.message = ""
+        self._aim(prompt)
+        self.invalidate()
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            if prompt.kind == "turn":
+                self.autopilot = True
+                st.message = "time's up: your node's bot played this turn (any key: you play again)"
+            else:
+                st.message = "the claim window closed"
+            raise
+        finally:
+            if self.prompt is prompt:
+                self.prompt = None
+                self._future = None
+                if st.mode in ("color", "target", "type"):
+                    st.mode = "play"
+            self.invalidate()
+
+    def _aim(self, prompt: Prompt) -> None:
+        """Put the cursor on the drawn card, else on the first playable one."""
+        src = self.source
+        if src is None or self.me is None:
+            return
+        hand = self._sorted_hand()
+        g = src.engine
+        target = [s for s in hand if g.phase is Phase.DRAWN and s == g.drawn]
+        if not target:
+            playable = {a.slot for a in prompt.actions if a.kind in (Kind.PLAY, Kind.JUMP)}
+            target = [s for s in hand if s in playable]
+        if target:
+            self.state.cursor = hand.index(target[0])
+
+    def _sorted_hand(self) -> list[int]:
+        if self.source is None or self.me is None:
+            return []
+        v = self.view()
+        return [c.slot for c in v.hand]
+
+    def answer(self, action: Action | None) -> None:
+        fut = self._future
+        if fut is None or fut.done():
+            self.state.message = "nothing to decide now"
+            return
+        self.state.message = "" if action is None else f"sent: {action}"
+        self.state.mode = "play"
+        self.state.pending = ()
+        self.state.uno = False
+        self.prompt = None
+        self._future = None
+        fut.set_result(action)
+
+    # ------------------------------------------------------------------ keys
+    def _bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        def named(key: Keys, name: str) -> None:
+            @kb.add(key, eager=True)
+            def _(event: KeyPressEvent) -> None:
+                self.key(name)
+
+        for key, name in KEY_NAMES.items():
+            named(key, name)
+
+        @kb.add(Keys.Any)
+        def _(event: KeyPressEvent) -> None:
+            for kp in event.key_sequence:
+                if len(kp.data) == 1 and kp.data.isprintable():
+                    self.key(kp.data)
+
+        return kb
+
+    def key(self, k: str) -> None:
+        """One key press, by name ("left", "enter", "escape", ...) or character."""
+        self.key_time = self.clock()
+        try:
+            self._key(k)
+        finally:
+            self.invalidate()
+
+    def _key(self, k: str) -> None:
+        st = self.state
+        if self.autopilot and self.node is not None:
+            self.node.person_is_back()
+            self.autopilot = False
+            st.message = "you play again from your next decision"
+        if k == "c-l":
+            self.app.renderer.clear()
+            return
+        if k == "c-c" and st.mode != "quit":
+            st.mode = "quit"
+            return
+        if st.mode == "help":
+            st.mode = "play"
+            return
+        if st.mode == "quit":
+            if k in ("y", "Y"):
+                self.leave()
+            elif k in ("n", "N", "escape", "c-c"):
+                st.mode = "play"
+            return
+        if self.over() or (self.source is None and (self.result or self.failure)):
+            if k in ("q", "enter", "escape", " "):
+                self.close()
+            elif k == "?":
+                st.mode = "help"
+            return
+        if st.mode == "type":
+            self._key_typing(k)
+            return
+        if st.mode == "color":
+            if k in COLORS:
+                action, need, left = resolve_play(st.pending, st.uno, choose=COLORS.index(k))
+                self._resolved(action, need, left)
+            elif k == "escape":
+                st.mode, st.pending = "play", ()
+            else:
+                st.message = "r red · y yellow · g green · b blue (Esc: back)"
+            return
+        if st.mode == "target":
+            if k.isdigit():
+                action, need, left = resolve_play(st.pending, st.uno, target=int(k))
+                if action is None and need == "no":
+                    st.message = f"seat {k} is not one you can swap with"
+                else:
+                    self._resolved(action, need, left)
+            elif k == "escape":
+                st.mode, st.pending = "play", ()
+            return
+        if st.round_end is not None and k in ("enter", " ", "escape") and self.prompt is None:
+            st.round_end = None
+            return
+        if k != "escape":
+            st.flash = ""
+        if k == "?":
+            st.mode = "help"
+            return
+        if k == "q":
+            st.mode = "quit"
+            return
+        if self.source is None:
+            if k == "s" and self.is_host:
+                seats = self.table.get("seats", []) if self.table else []
+                if isinstance(seats, list) and len(seats) >= 2:
+                    self.start.set()
+                    self.lobby_message = f"starting with {len(seats)} seats"
+                else:
+                    self.lobby_message = "a game needs at least 2 players"
+            return
+        if k in (":", "/"):
+            st.mode, st.typed = "type", ""
+            return
+        if k in ("left", "h", "up"):
+            st.cursor = max(0, st.cursor - 1)
+            return
+        if k in ("right", "l", "down", "tab"):
+            st.cursor = min(max(0, len(self._sorted_hand()) - 1), st.cursor + 1)
+            return
+        st.round_end = None
+        self._decide_key(k)
+
+    def _decide_key(self, k: str) -> None:
+        st = self.state
+        p = self.prompt
+        src = self.source
+        if src is None or self.me is None:
+            return
+        g = src.engine
+        if p is None:
+            if k in ("enter", " ", "d", "k", "t", "c", "u", "j"):
+                st.message = self._not_now()
+            return
+        if p.kind == "turn" and g.phase is Phase.START_COLOR:
+            if k in COLORS:
+                self.answer(next(a for a in p.actions if a.choose == COLORS.index(k)))
+            else:
+                st.message = "name the color that starts play: r, y, g or b"
+            return
+        if p.kind == "turn" and g.phase is Phase.VERDICT:
+            verdicts = [a for a in p.actions if a.kind in (Kind.GUILTY, Kind.INNOCENT)]
+            want = {"g": Kind.GUILTY, "i": Kind.INNOCENT}.get(k)
+            if k in ("enter", " ") and len(verdicts) == 1:
+                self.answer(verdicts[0])
+            elif want is not None:
+                a = next((v for v in verdicts if v.kind is want), None)
+                if a is None:
+                    st.message = f"the hand you were shown says otherwise: {want.value} is untrue"
+                else:
+                    self.answer(a)
+            else:
+                st.message = "give the verdict: Enter (or g guilty / i innocent)"
+            return
+        if k in ("enter", " "):
+            self._play_selected(p)
+            return
+        simple = {"d": Kind.DRAW, "k": Kind.KEEP, "t": Kind.TAKE}.get(k)
+        if simple is not None:
+            a = simple_of(p, simple)
+            if a is not None:
+                self.answer(a)
+            else:
+                st.message = self._why_simple(simple, p)
+            return
+        if k == "c":
+            a = simple_of(p, Kind.CHALLENGE)
+            catches = catches_of(p)
+            if a is not None:
+                self.answer(a)
+            elif len(catches) == 1:
+                self.answer(catches[0])
+            elif catches:
+                st.mode, st.pending = "target", tuple(catches)
+                st.message = "catch whom? press their seat number"
+            else:
+                st.message = "nothing to challenge or catch now"
+            return
+        if k == "u":
+            a = simple_of(p, Kind.UNO)
+            if a is not None:
+                self.answer(a)
+            elif p.kind == "turn" and len(g.hands[self.me]) == 2:
+                st.uno = not st.uno
+                st.message = (
+                    "UNO armed: it is called with the card you play"
+                    if st.uno
+                    else ("UNO not armed")
+                )
+            else:
+                st.message = "UNO is called with your next-to-last card"
+            return
+        if k == "j":
+            jumps = [a for a in p.actions if a.kind is Kind.JUMP]
+            if not jumps:
+                st.message = "no card of yours is identical to the one just played"
+                return
+            slot = jumps[0].slot
+            action, need, left = resolve_play(plays_of(p, slot), st.uno)
+            self._resolved(action, need, left)
+            return
+        if k in ("escape", "p"):
+            if p.kind == "turn":
+                st.message = "on your turn you play or draw (d)"
+            else:
+                self.answer(None)
+                st.message = "you let it pass"
+            return
+        if k in ("g", "i", "r", "y", "b"):
+            st.message = "no color or verdict to give now"
+
+    def _play_selected(self, p: Prompt) -> None:
+        st = self.state
+        hand = self._sorted_hand()
+        if not hand:
+            return
+        slot = hand[min(st.cursor, len(hand) - 1)]
+        variants = plays_of(p, slot)
+        if not variants:
+            st.message = self._why_card(slot, p)
+            return
+        action, need, left = resolve_play(variants, st.uno)
+        if action is None and need == "no":
+            # UNO armed with a card that cannot carry it (or not armed where only UNO fits)
+            action, need, left = resolve_play(variants, not st.uno)
+        self._resolved(action, need, left)
+
+    def _resolved(self, action: Action | None, need: str, left: tuple[Action, ...]) -> None:
+        st = self.state
+        if action is not None:
+            self.answer(action)
+        elif need in ("color", "target"):
+            st.mode, st.pending = need, left
+        elif need:
+            st.message = need
+
+    def _why_card(self, slot: int, p: Prompt) -> str:
+        from p2puno.ui.model import _why_not
+
+        src = self.source
+        assert src is not None and self.me is not None
+        g = src.engine
+        c = g.faces[slot]
+        if p.kind != "turn":
+            return "only a card identical to the one just played may jump in (j)"
+        if g.phase is Phase.DRAWN:
+            return "after drawing, only the drawn card may be played (or k keeps it)"
+        if g.phase is Phase.PENALTY:
+            return (
+                "take the penalty (t)"
+                + (" or challenge it (c)" if simple_of(p, Kind.CHALLENGE) else "")
+                + (
+                    " or stack a matching card"
+                    if any(a.kind is Kind.PLAY for a in p.actions)
+                    else ""
+                )
+            )
+        from p2puno.engine.cards import CARD_COLOR, CARD_RANK, WILD_CARD
+
+        probe = Action(
+            self.me,
+            Kind.PLAY,
+            slot,
+            CARD_COLOR[c],
+            CARD_RANK[c],
+            0 if CARD_RANK[c] >= WILD_CARD else -1,
+        )
+        return _why_not(probe, g)
+
+    def _why_simple(self, kind: Kind, p: Prompt) -> str:
+        if p.kind != "turn":
+            return "that is for your turn; now: claim (u, c, j) or let it pass (Esc)"
+        return {
+            Kind.DRAW: "you may draw only at the start of your turn",
+            Kind.KEEP: "nothing drawn to keep",
+            Kind.TAKE: "no penalty to take",
+        }.get(kind, "not now")
+
+    def _not_now(self) -> str:
+        src = self.source
+        if src is not None and src.outcome.state not in ("playing",):
+            return "the game is ending"
+        return "not your turn: wait for it (the status line says whom the table waits for)"
+
+    def _key_typing(self, k: str) -> None:
+        st = self.state
+        if k == "escape":
+            st.mode, st.typed = "play", ""
+        elif k == "backspace":
+            st.typed = st.typed[:-1]
+        elif k == "enter":
+            src = self.source
+            if src is None or self.me is None:
+                return
+            action, need, left = parse_typed(st.typed, self.prompt, src.engine, self.me, self.names)
+            st.typed = ""
+            st.mode = "play"
+            if need == "pass":
+                self.answer(None)
+            else:
+                self._resolved(action, need, left)
+        elif len(k) == 1:
+            st.typed = (st.typed + k)[:40]
+
+    # ------------------------------------------------------------------ leaving
+    def over(self) -> bool:
+        return self.source is not None and self.source.outcome.over
+
+    def leave(self) -> None:
+        """The person confirmed: leave the table (the game task is cancelled by run_table)."""
+        self.left = True
+        self.close()
+
+    def close(self) -> None:
+        fut = self.app.future
+        if self.app.is_running and fut is not None and not fut.done():
+            self.app.exit()
+
+    def finished(self, result: Result) -> None:
+        self.result = result
+        self.log_path = str(result.log_path)
+        self.invalidate()
+
+    def failed(self, text: str) -> None:
+        self.failure = text
+        self.log.append(f"!! {text}")
+        self.state.message = f"{text} — q leaves"
+        self.invalidate()
+
+    # ------------------------------------------------------------------ drawing
+    def invalidate(self) -> None:
+        if self.app.is_running:
+            self.app.invalidate()
+
+    def inputs(self) -> ViewInputs:
+        now = self.clock()
+        prompt_left = None
+        p = self.prompt
+        if p is not None:
+            limit = self.timing.turn_s if p.kind == "turn" else self.timing.window_ms / 1000
+            prompt_left = limit - (now - self.prompt_since)
+        wait_left = None
+        src = self.source
+        if src is not None and p is None:
+            w = src.waiting()
+            key = (w.step, w.kind, w.seats)
+            if key != self._wait_key:
+                self._wait_key, self._wait_since = key, now
+            if w.seats:
+                t = self.timing
+                limit = float(t.step_s)
+                if w.kind == "action" and not any("response" in o for o in w.owed.values()):
+                    limit = t.turn_s + t.step_s
+                elif w.kind == "window":
+                    limit = t.step_s + t.window_ms / 1000
+                waited = now - self._wait_since
+                if waited > 2.0 or limit > t.step_s:
+                    wait_left = limit - waited
+        vi = ViewInputs(
+            names=self.names,
+            me=self.me,
+            timing=self.timing,
+            kinds=self.kinds,
+            notes=self.notes,
+            title=self.title,
+            code=self.code,
+            prompt=p,
+            prompt_left=prompt_left,
+            wait_left=wait_left,
+            log=list(self.log),
+            verification=self.verification,
+            log_path=self.log_path,
+            autopilot=self.autopilot,
+            watchers=self.watchers,
+            spinner=self.spinner,
+        )
+        if self.extra_view is not None:
+            self.extra_view(vi)
+        return vi
+
+    def view(self) -> TableView:
+        assert self.source is not None
+        st = self.state
+        if st.flash and not st.message:
+            st = UiState(**{**st.__dict__, "message": st.flash})
+        return table_view(self.source, st, self.inputs())
+
+    def lines(self, width: int, height: int) -> list[Line]:
+        if self.source is None:
+            table = self.table or {
+                "name": "(opening the table...)" if self.is_host else "(reaching the host...)"
+            }
+            msg = self.lobby_message or self.failure or ""
+            if self.log and not msg:
+                msg = self.log[-1]
+            return lobby_lines(
+                table,
+                self.address or "?",
+                self.is_host,
+                width,
+                height,
+                msg,
+                starting=self.start.is_set(),
+            )
+        return render(self.view(), width, height)
+
+    def _fragments(self) -> StyleAndTextTuples:
+        size = self.app.output.get_size()
+        out: StyleAndTextTuples = []
+        lines = self.lines(size.columns, size.rows)
+        for i, line in enumerate(lines):
+            out.extend(line)
+            if i < len(lines) - 1:
+                out.append(("", "\n"))
+        return out
+
+    def _after_render(self, app: Application[None]) -> None:
+        self.rendered += 1
+        if self.on_rendered is not None:
+            self.on_rendered()
+
+    def busy(self) -> bool:
+        """Something on the screen moves with time (a countdown, a spinner)."""
+        if self.source is None:
+            return True
+        return not self.over()
+
+    async def ticker(self) -> None:
+        """Redraw a few times a second while a countdown or a spinner shows: the screen
+        never looks frozen while the table waits."""
+        while True:
+            await asyncio.sleep(self.tick_s)
+            if self.busy():
+                self.spinner += 1
+                self.invalidate()
+
+
+def _lan_address() -> str:
+    """This machine's LAN address for the lobby's "join with" line (no packet is sent)."""
+    import socket
+
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            addr = str(info[4][0])
+            if not addr.startswith("127."):
+                return addr
+    except OSError:
+        pass
+    return "THIS-MACHINE"
+
+
+async def run_table(ui: TableUI, game: Coroutine[Any, Any, Result]) -> Result | None:
+    """Run the app and the game side by side in this loop. The game ends: its result (or its
+    error) is shown until the person leaves the screen. The person leaves first: the game is
+    cancelled (the node closes its links). Returns the result, None if the person left;
+    re-raises the game's error once the terminal is restored."""
+    game_task: asyncio.Task[Result] = asyncio.ensure_future(game)
+    app_task = asyncio.ensure_future(ui.app.run_async(handle_sigint=False))
+    ticker = asyncio.ensure_future(ui.ticker())
+    error: BaseException | None = None
+    try:
+        await asyncio.wait({game_task, app_task}, return_when=asyncio.FIRST_COMPLETED)
+        if game_task.done():
+            error = game_task.exception()
+            if error is not None:
+                ui.failed(str(error) or type(error).__name__)
+            else:
+                ui.finished(game_task.result())
+            if not app_task.done():
+                await app_task
+        else:
+            app_task.result()  # an error of the app's is raised here
+            if not ui.left and ui.over():
+                # the game is over on the screen; the node lingers a moment for the others
+                with contextlib.suppress(Exception):
+                    return await asyncio.wait_for(asyncio.shield(game_task), 30)
+            game_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await game_task
+            return None
+    finally:
+        ticker.cancel()
+        if not game_task.done():
+            game_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await game_task
+        if not app_task.done():
+            ui.close()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(app_task, 5)
+    if error is not None:
+        raise error
+    return game_task.result()

@@ -1,0 +1,100 @@
+"""Opening the table for `p2puno host`, `join` and `lobby` (and the terminal demo).
+
+Each runs the node's own flow (:func:`~p2puno.node.run.host_game` or
+:func:`~p2puno.node.run.join_game`) with the table's hooks and a :class:`TablePlayer` for the
+person, beside the full-screen app in the same loop (:func:`~p2puno.ui.app.run_table`). The
+layers' log records go to the table's move list while the screen is up, never to the terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from p2puno.node.run import Result, host_game, join_game
+from p2puno.ui.app import TableUI, run_table
+from p2puno.ui.player import TablePlayer
+
+
+class _ToTable(logging.Handler):
+    def __init__(self, ui: TableUI) -> None:
+        super().__init__(logging.WARNING)
+        self.ui = ui
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):  # a log record must never break the table
+            self.ui.log.append(f"({record.name}: {record.getMessage()})")
+
+
+@contextmanager
+def logs_to(ui: TableUI) -> Iterator[None]:
+    """While the screen is up, log records go to the table (printing would garble it)."""
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers = [_ToTable(ui)]
+    try:
+        yield
+    finally:
+        root.handlers = saved
+
+
+async def host_table(
+    *,
+    table: str,
+    name: str,
+    input: Input | None = None,
+    output: Output | None = None,
+    **kwargs: Any,
+) -> Result | None:
+    """`p2puno host` with the table: the lobby (start key: s), then the game. None: the
+    person left."""
+    ui = TableUI(name=name, host=True, title=f"p2puno · {table}", input=input, output=output)
+    player = TablePlayer(name, ui)
+    with logs_to(ui):
+        return await run_table(
+            ui,
+            host_game(
+                table=table,
+                name=name,
+                player=player,
+                say=ui.say,
+                on_table=ui.on_table,
+                on_game=ui.on_game,
+                start=ui.start,
+                **kwargs,
+            ),
+        )
+
+
+async def join_table(
+    host: str,
+    port: int,
+    *,
+    name: str,
+    input: Input | None = None,
+    output: Output | None = None,
+    **kwargs: Any,
+) -> Result | None:
+    """`p2puno join` (and `lobby`) with the table."""
+    ui = TableUI(name=name, address=f"{host}:{port}", input=input, output=output)
+    player = TablePlayer(name, ui)
+    with logs_to(ui):
+        return await run_table(
+            ui,
+            join_game(
+                host,
+                port,
+                name=name,
+                player=player,
+                say=ui.say,
+                on_table=ui.on_table,
+                on_game=ui.on_game,
+                **kwargs,
+            ),
+        )

@@ -1,0 +1,866 @@
+"""The table's view model: plain data computed from a game's state, no prompt-toolkit here.
+
+:func:`table_view` reads a :class:`Source` (a :class:`~p2puno.session.Session`, an offline
+replay's observer session, or a bare engine in tests and benchmarks), the prompt the person
+owes, the recent moves and the UI's own state (cursor, mode, what is being typed) and returns
+a :class:`TableView`: what the screen shows, in words. The same inputs give the same view, so
+rendering is tested without a terminal. :func:`parse_typed` and :func:`resolve_play` turn what
+the person typed or picked into one of the prompt's actions, or say in words why not: an
+illegal choice is explained here and never reaches the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from p2puno.engine.actions import Action, Kind, parse_action
+from p2puno.engine.cards import (
+    CARD_COLOR,
+    CARD_POINTS,
+    CARD_RANK,
+    CARD_TEXT,
+    COLORS,
+    DRAW_TWO,
+    REVERSE,
+    SKIP,
+    UNKNOWN_CARD,
+    WILD,
+    WILD_CARD,
+    WILD_DRAW_FOUR,
+    NotationError,
+    face_text,
+    parse_color,
+    parse_face,
+)
+from p2puno.engine.game import Event, Game, IllegalAction, Phase
+from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
+
+COLOR_NAMES = ("red", "yellow", "green", "blue")
+RANK_NAMES = {SKIP: "Skip", REVERSE: "Reverse", DRAW_TWO: "Draw Two"}
+
+
+class Source(Protocol):
+    """What the table reads: a Session has all of it (an observer session too)."""
+
+    @property
+    def engine(self) -> Game: ...
+
+    @property
+    def outcome(self) -> Outcome: ...
+
+    def waiting(self) -> Waiting: ...
+
+
+# ---------------------------------------------------------------------- words
+def card_name(card: int) -> str:
+    """A card in words: "red 7", "green Draw Two", "Wild Draw Four"."""
+    if card < 0:
+        return "a hidden card"
+    rank, color = CARD_RANK[card], CARD_COLOR[card]
+    if rank == WILD_CARD:
+        return "Wild"
+    if rank == WILD_DRAW_FOUR:
+        return "Wild Draw Four"
+    return f"{COLOR_NAMES[color]} {RANK_NAMES.get(rank, str(rank))}"
+
+
+def card_sort_key(card: int) -> tuple[int, int]:
+    color = CARD_COLOR[card] if card >= 0 else 5
+    return (4 if color == WILD else color, CARD_RANK[card] if card >= 0 else 99)
+
+
+def color_name(color: int) -> str:
+    return COLOR_NAMES[color] if 0 <= color < 4 else "none yet"
+
+
+def describe_event(game: Game, names: Sequence[str], me: int | None, e: Event) -> str | None:
+    """One move in plain words (names, not seat numbers; "you" for this seat)."""
+
+    def who(seat: int) -> str:
+        if seat == me:
+            return "you"
+        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+    def Who(seat: int) -> str:
+        w = who(seat)
+        return w[0].upper() + w[1:]
+
+    k = e.kind
+    card = card_name(e.card) if e.card >= 0 else ""
+    text = CARD_TEXT[e.card] if e.card >= 0 else ""
+    if k == "dealer-card":
+        return f"{Who(e.seat)} drew {text} for dealer"
+    if k == "dealer":
+        return f"{Who(e.seat)} deal{'' if e.seat == me else 's'} first"
+    if k == "round":
+        return f"— round {e.value}: {who(e.seat)} deal{'' if e.seat == me else 's'} —"
+    if k == "start":
+        return f"Start card: {text} ({card})"
+    if k == "returned":
+        return f"{text} turned up: it goes back into the deck (a new joint shuffle)"
+    if k == "play":
+        left = len(game.hands[e.seat]) if 0 <= e.seat < len(game.hands) else 0
+        bluff = " — a bluff!" if e.bluff else ""
+        return f"{Who(e.seat)} played {text}{bluff} ({left} left)"
+    if k == "jump":
+        return f"{Who(e.seat)} jumped in with {text}!"
+    if k == "color":
+        return f"  color is now {color_name(e.value)}"
+    if k == "draw":
+        s = "" if e.value == 1 else "s"
+        return f"{Who(e.seat)} drew {e.value} card{s}"
+    if k == "keep":
+        return f"{Who(e.seat)} kept the drawn card"
+    if k == "pass":
+        return f"{Who(e.seat)} had nothing to draw and passed"
+    if k == "skip":
+        return f"  {who(e.seat)} {'are' if e.seat == me else 'is'} skipped"
+    if k == "reverse":
+        return "  direction reverses"
+    if k == "penalty":
+        return f"{Who(e.seat)} took {e.value} and lost the turn"
+    if k == "stack":
+        return f"  the stack on {who(e.seat)} is now {e.value}"
+    if k == "uno":
+        return f"{Who(e.seat)}: UNO!"
+    if k == "caught":
+        return f"{Who(e.other)} caught {who(e.seat)} without UNO: +2 cards"
+    if k == "challenge":
+        return f"{Who(e.seat)} challenged {who(e.other)}'s Wild Draw Four"
+    if k == "guilty":
+        verb = "draw" if e.other == me else "draws"
+        return f"Challenge won: {who(e.other)} bluffed and {verb} {e.value}"
+    if k == "innocent":
+        return f"Challenge lost: {who(e.seat)} draw{'' if e.seat == me else 's'} {e.value}"
+    if k == "swap":
+        return f"{Who(e.seat)} swapped hands with {who(e.other)} (Seven-O)"
+    if k == "rotate":
+        return "A 0: every hand passes on in the direction of play (Seven-O)"
+    if k == "reshuffle":
+        return f"The discard pile is reshuffled (jointly) into a new draw pile of {e.value}"
+    if k == "out":
+        return f"{Who(e.seat)} went out!"
+    if k == "blocked":
+        return "No cards left to draw and nobody can play: the round is blocked"
+    if k == "round-over":
+        if e.seat < 0:
+            return "Round over (blocked)"
+        if game.options.scoring == "standard":
+            return f"Round over: {who(e.seat)} score{'' if e.seat == me else 's'} {e.value}"
+        return f"Round over: {who(e.seat)} went out; everyone adds their own hand"
+    if k == "game-over":
+        return f"Game over: {who(e.seat)} win{'' if e.seat == me else 's'}!"
+    return None
+
+
+def describe_session_event(ev: SessionEvent, names: Sequence[str]) -> str | None:
+    """The session's own news (audits, disputes, verdicts) in words."""
+    text = ev.text
+    for s, n in enumerate(names):
+        text = text.replace(f"seat {s}", n)
+    if ev.kind == "audit":
+        return f"✓ {text}: every shuffle, key and move of it checks out"
+    if ev.kind == "bluff":
+        return f"audit: {text} (unchallenged bluffs stand)"
+    if ev.kind == "dispute":
+        return f"! dispute: {text}: every seat reveals its secrets, the audit will name who"
+    if ev.kind == "blame":
+        return f"!! cheat found: {text}"
+    if ev.kind == "vote":
+        return f"! vote to stop: {text}"
+    if ev.kind == "refused":
+        return f"refused an entry: {text}"
+    return None
+
+
+# ---------------------------------------------------------------------- the UI's own state
+MODES = ("play", "color", "target", "type", "help", "quit", "seat")
+
+
+@dataclass
+class UiState:
+    """What the person is doing on the screen (the app mutates it, from loop callbacks)."""
+
+    cursor: int = 0  # index into the sorted hand
+    mode: str = "play"  # one of MODES
+    typed: str = ""  # the text after ':' in type mode
+    uno: bool = False  # call UNO with the card about to be played
+    pending: tuple[Action, ...] = ()  # variants left to choose among (color or seat)
+    message: str = ""  # the last explanation (an illegal choice, what happened)
+    flash: str = ""  # a moment worth a line of its own (a reshuffle, a swap)
+    round_end: list[str] | None = None  # the last round's end, until dismissed
+    seat_choice: str = ""  # catch: which seat ("catch" mode)
+
+
+@dataclass(frozen=True)
+class CardView:
+    card: int  # -1: not known to this view
+    slot: int
+    text: str
+    color: int  # 0..3, WILD (-1) for a Wild or an unknown card
+    playable: bool = False
+    drawn: bool = False
+    selected: bool = False
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    seat: int
+    name: str
+    kind: str  # "person", "bot" or "" (not known)
+    you: bool
+    cards: int
+    uno: str  # "UNO" (one card), "open!" (one card, UNO not called: may be caught), ""
+    score: int
+    on_turn: bool
+    note: str = ""  # "dealer", "disconnected", "run by the host"...
+
+
+@dataclass(frozen=True)
+class TableView:
+    title: str
+    seats: list[SeatRow]
+    top: CardView | None
+    color: str  # the color in play, in words
+    color_code: int
+    direction: str
+    pending: str
+    status: str  # what is awaited from whom (with a countdown when one runs)
+    status_kind: str  # "you" (you owe a decision), "wait", "over"
+    hand: list[CardView]
+    help_line: str  # the keys that apply now
+    choice_lines: list[str]  # the prompt's options in words (what each costs)
+    shown: list[CardView]  # the challenged hand shown to you
+    log: list[str]
+    message: str
+    verification: str
+    round_info: str
+    end: list[str] | None = None  # the game's end (or the round's end while shown)
+    mode: str = "play"
+    typed: str = ""
+    deadline: float | None = None  # seconds left of what is awaited
+    progress: str = ""
+    watchers: str = ""
+
+
+@dataclass
+class Verification:
+    """What the crypto layer has said, for the header: audits, bluffs, disputes, verdicts."""
+
+    audits: int = 0
+    disputes: list[str] = field(default_factory=list)
+    bluffs: int = 0
+
+    def note(self, ev: SessionEvent) -> None:
+        if ev.kind == "audit":
+            self.audits += 1
+        elif ev.kind == "dispute":
+            self.disputes.append(ev.text)
+        elif ev.kind == "bluff":
+            self.bluffs += 1
+
+
+# ---------------------------------------------------------------------- choices
+def plays_of(prompt: Prompt | None, slot: int) -> list[Action]:
+    if prompt is None:
+        return []
+    return [a for a in prompt.actions if a.slot == slot and a.kind in (Kind.PLAY, Kind.JUMP)]
+
+
+def simple_of(prompt: Prompt | None, kind: Kind) -> Action | None:
+    if prompt is None:
+        return None
+    return next((a for a in prompt.actions if a.kind is kind and a.slot < 0), None)
+
+
+def catches_of(prompt: Prompt | None) -> list[Action]:
+    if prompt is None:
+        return []
+    return [a for a in prompt.actions if a.kind is Kind.CATCH]
+
+
+def resolve_play(
+    variants: Sequence[Action], uno: bool, choose: int = -1, target: int = -1
+) -> tuple[Action | None, str, tuple[Action, ...]]:
+    """Pick one of a card's variants: (the action, "", ()) or (None, what is still needed:
+    "color" or "target", the variants left) or (None, "no", ()) if none fits."""
+    if not variants:
+        return None, "no", ()
+    left = list(variants)
+    has_uno = any(a.uno for a in left)
+    if has_uno:
+        left = [a for a in left if a.uno == uno]
+    if choose >= 0:
+        left = [a for a in left if a.choose == choose]
+    if target >= 0:
+        left = [a for a in left if a.target == target]
+    if not left:
+        return None, "no", ()
+    if len({a.choose for a in left}) > 1:
+        return None, "color", tuple(left)
+    if len({a.target for a in left}) > 1:
+        return None, "target", tuple(left)
+    return left[0], "", ()
+
+
+def _normal_face(text: str) -> str:
+    """Accept any case: "R7" -> "r7", "bs" -> "bS", "w+4" -> "W+4"."""
+    if not text:
+        return text
+    if text[0] in "wW":
+        return "W" + text[1:].upper()
+    return text[0].lower() + text[1:].upper()
+
+
+def parse_typed(
+    text: str, prompt: Prompt | None, game: Game, me: int, names: Sequence[str] = ()
+) -> tuple[Action | None, str, tuple[Action, ...]]:
+    """What the person typed after ':' as one of the prompt's actions.
+
+    Accepts a face with its options (``r7``, ``W:g``, ``W+4:b!``, ``g7>2``, ``jump g7``), a
+    word (``draw``, ``keep``, ``take``, ``challenge``, ``uno``, ``catch 2``, ``pass``,
+    ``guilty``, ``innocent``, ``color g``) or the log's own notation (``0 r7#45``). Returns
+    (action, "", ()), or (None, "color"/"target", variants) when a choice is still needed, or
+    (None, why not in words, ())."""
+    t = " ".join(text.strip().split())
+    if not t:
+        return None, "type a card (r7, W:g, g+2) or a word (draw, keep, take, uno, pass)", ()
+    if prompt is None:
+        return None, "nothing to decide now: wait for your turn", ()
+    offered = prompt.actions
+    low = t.lower()
+    if low == "pass":
+        if prompt.kind == "turn":
+            return None, "you cannot pass on your turn: play a card or draw", ()
+        return None, "pass", ()
+    if low in ("draw", "keep", "take", "challenge", "uno", "guilty", "innocent"):
+        kind = Kind(low)
+        a = next((x for x in offered if x.kind is kind), None)
+        if a is not None:
+            return a, "", ()
+        return None, _why_not_simple(kind, game, me), ()
+    if low.startswith("catch"):
+        rest = low[5:].strip()
+        catches = [a for a in offered if a.kind is Kind.CATCH]
+        if not catches:
+            return None, "nobody can be caught now", ()
+        if not rest and len(catches) == 1:
+            return catches[0], "", ()
+        target = _seat_of(rest, names)
+        a = next((x for x in catches if x.target == target), None)
+        if a is None:
+            who = ", ".join(str(x.target) for x in catches)
+            return None, f"catch whom? seats that can be caught: {who}", ()
+        return a, "", ()
+    if low.startswith("color"):
+        try:
+            c = parse_color(low[5:].strip())
+        except NotationError as e:
+            return None, str(e), ()
+        a = next((x for x in offered if x.kind is Kind.COLOR and x.choose == c), None)
+        return (a, "", ()) if a is not None else (None, "no color to name now", ())
+    if t[0].isdigit() and " " in t:  # the log's notation
+        try:
+            a = parse_action(t)
+        except NotationError as e:
+            return None, str(e), ()
+        if a in offered:
+            return a, "", ()
+        return None, _why_not(a, game), ()
+    jump = False
+    if low.startswith("jump "):
+        jump, t = True, t[5:].strip()
+    uno = t.endswith("!")
+    if uno:
+        t = t[:-1]
+    target = -1
+    if ">" in t:
+        t, _, who = t.partition(">")
+        target = _seat_of(who.strip(), names)
+        if target < 0:
+            return None, f"no seat {who.strip()!r}", ()
+    choose = -1
+    if ":" in t:
+        t, _, ctext = t.partition(":")
+        try:
+            choose = parse_color(ctext.strip().lower())
+        except NotationError as e:
+            return None, str(e), ()
+    face = _normal_face(t.strip())
+    try:
+        color, rank = parse_face(face)
+    except NotationError as e:
+        return None, str(e), ()
+    mine = [
+        s
+        for s in game.hands[me]
+        if game.faces[s] >= 0
+        and CARD_COLOR[game.faces[s]] == color
+        and CARD_RANK[game.faces[s]] == rank
+    ]
+    if not mine:
+        return None, f"you have no {face} ({card_name(_any_card(color, rank))})", ()
+    variants = [
+        a
+        for a in offered
+        if a.kind in (Kind.PLAY, Kind.JUMP)
+        and a.slot in mine
+        and (a.kind is Kind.JUMP) == (jump or prompt.kind != "turn")
+    ]
+    if not variants:
+        kind = Kind.JUMP if jump or prompt.kind != "turn" else Kind.PLAY
+        slot = mine[0]
+        probe = Action(me, kind, slot, color, rank, choose if rank >= WILD_CARD else -1, -1)
+        if rank >= WILD_CARD and choose < 0:
+            probe = probe._replace(choose=0)
+        return None, _why_not(probe, game), ()
+    # prefer the drawn card, then the first of that face
+    variants.sort(key=lambda a: (a.slot != game.drawn, a.slot))
+    first = [a for a in variants if a.slot == variants[0].slot]
+    action, need, left = resolve_play(first, uno, choose, target)
+    if action is None and need == "no":
+        if uno and not any(a.uno for a in first):
+            return None, "UNO is called with your next-to-last card", ()
+        return None, "that is not one of the choices now", ()
+    return action, need, left
+
+
+def _seat_of(text: str, names: Sequence[str]) -> int:
+    if text.isdigit():
+        return int(text)
+    for i, n in enumerate(names):
+        if n.lower() == text.lower():
+            return i
+    return -1
+
+
+def _any_card(color: int, rank: int) -> int:
+    for c in range(len(CARD_TEXT)):
+        if CARD_COLOR[c] == color and CARD_RANK[c] == rank:
+            return c
+    return -1
+
+
+def _why_not(action: Action, game: Game) -> str:
+    try:
+        game.check(action)
+    except IllegalAction as e:
+        return e.reason
+    return "that is not one of the choices now"
+
+
+def _why_not_simple(kind: Kind, game: Game, me: int) -> str:
+    if game.turn != me and kind in (Kind.DRAW, Kind.KEEP, Kind.TAKE, Kind.CHALLENGE):
+        return "it is not your turn"
+    return _why_not(Action(me, kind), game)
+
+
+# ---------------------------------------------------------------------- the view
+@dataclass
+class ViewInputs:
+    """Everything :func:`table_view` reads besides the source (plain values)."""
+
+    names: list[str]
+    me: int | None  # None: a spectator or a replay (no seat)
+    timing: Timing = field(default_factory=Timing)
+    kinds: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # per seat: "run by the host", ...
+    title: str = "p2puno"
+    code: str = ""
+    prompt: Prompt | None = None
+    prompt_left: float | None = None  # seconds left to answer the prompt
+    wait_left: float | None = None  # seconds left of the deadline of whom we wait for
+    log: list[str] = field(default_factory=list)
+    verification: Verification = field(default_factory=Verification)
+    log_path: str = ""
+    show_all: bool = False  # a replay after the audit: every hand face up
+    faces: list[int] | None = None  # full-information faces for show_all
+    autopilot: bool = False
+    watchers: list[str] = field(default_factory=list)
+    spinner: int = 0
+
+
+def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
+    g = src.engine
+    me = vi.me
+    names = vi.names
+    outcome = src.outcome
+    prompt = vi.prompt
+    faces = vi.faces if vi.show_all and vi.faces is not None else g.faces
+
+    def face(slot: int) -> int:
+        return faces[slot] if 0 <= slot < len(faces) else UNKNOWN_CARD
+
+    # the seats
+    rows = []
+    in_play = g.phase not in (Phase.DEALER_DRAW, Phase.GAME_OVER) and bool(g.hands)
+    for s in range(g.players):
+        cards = len(g.hands[s]) if s < len(g.hands) else 0
+        uno = ""
+        if in_play and cards == 1:
+            uno = "open!" if s in g.vulnerable else "UNO"
+        notes = []
+        if s == g.dealer:
+            notes.append("dealer")
+        if s < len(vi.notes) and vi.notes[s]:
+            notes.append(vi.notes[s])
+        rows.append(
+            SeatRow(
+                seat=s,
+                name=names[s] if s < len(names) else f"seat {s}",
+                kind=vi.kinds[s] if s < len(vi.kinds) else "",
+                you=s == me,
+                cards=cards,
+                uno=uno,
+                score=g.scores[s] if s < len(g.scores) else 0,
+                on_turn=s == g.turn and g.phase not in (Phase.GAME_OVER,) and in_play,
+                note=", ".join(notes),
+            )
+        )
+    # the top card and the color
+    top = None
+    if g.discard:
+        c = face(g.discard[-1])
+        top = CardView(
+            c, g.discard[-1], CARD_TEXT[c] if c >= 0 else "??", CARD_COLOR[c] if c >= 0 else WILD
+        )
+    direction = "→ left (seat order)" if g.direction == 1 else "← right (against seat order)"
+    pending = ""
+    if g.pending:
+        what = "Draw Two" if g.pending_rank == DRAW_TWO else "Wild Draw Four"
+        victim = names[g.turn] if 0 <= g.turn < len(names) and g.turn != me else "you"
+        pending = f"+{g.pending} pending on {victim} ({what})"
+    # the hand
+    hand: list[CardView] = []
+    playable: set[int] = set()
+    if prompt is not None:
+        playable = {a.slot for a in prompt.actions if a.kind in (Kind.PLAY, Kind.JUMP)}
+    if me is not None and me < len(g.hands):
+        slots = sorted(g.hands[me], key=lambda s: (card_sort_key(face(s)), s))
+        cur = min(max(ui.cursor, 0), len(slots) - 1) if slots else 0
+        for i, s in enumerate(slots):
+            c = face(s)
+            hand.append(
+                CardView(
+                    c,
+                    s,
+                    CARD_TEXT[c] if c >= 0 else "??",
+                    CARD_COLOR[c] if c >= 0 else WILD,
+                    playable=s in playable,
+                    drawn=g.phase is Phase.DRAWN and s == g.drawn and g.turn == me,
+                    selected=i == cur and ui.mode in ("play", "color", "target"),
+                )
+            )
+    # the challenged hand, shown to the challenger
+    shown: list[CardView] = []
+    if me is not None and g.phase is Phase.VERDICT and g.turn == me:
+        for s in sorted(g.wd4_hand, key=lambda s: card_sort_key(face(s))):
+            c = face(s)
+            shown.append(
+                CardView(c, s, CARD_TEXT[c] if c >= 0 else "??", CARD_COLOR[c] if c >= 0 else WILD)
+            )
+    status, kind, deadline, progress = _status(src, vi, prompt, names, me)
+    choice_lines, help_line = _choices(g, prompt, ui, names, me, vi)
+    verification = _verification(outcome, vi.verification)
+    end = _end(src, vi, names, me) if outcome.over else ui.round_end
+    round_info = f"round {g.round_no}" if g.round_no else "draw for dealer"
+    round_info += f" · to {g.options.target}"
+    title = vi.title + (f" · code {vi.code}" if vi.code else "")
+    return TableView(
+        title=title,
+        seats=rows,
+        top=top,
+        color=color_name(g.color),
+        color_code=g.color,
+        direction=direction,
+        pending=pending,
+        status=status,
+        status_kind=kind,
+        hand=hand,
+        help_line=help_line,
+        choice_lines=choice_lines,
+        shown=shown,
+        log=list(vi.log),
+        message=ui.message,
+        verification=verification,
+        round_info=round_info,
+        end=end,
+        mode=ui.mode,
+        typed=ui.typed,
+        deadline=deadline,
+        progress=progress,
+        watchers=", ".join(vi.watchers),
+    )
+
+
+_OWED_WORDS = {
+    "genesis": "to accept the table (checking the genesis)",
+    "action": "to play",
+    "pass": "to pass",
+    "window": "the claim window",
+    "shuffle": "a shuffle pass",
+    "sync": "the keys it owes",
+    "reveal": "its secrets for the deck's audit",
+    "stop": "its vote to stop",
+}
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def _status(
+    src: Source, vi: ViewInputs, prompt: Prompt | None, names: Sequence[str], me: int | None
+) -> tuple[str, str, float | None, str]:
+    g = src.engine
+    outcome = src.outcome
+    if outcome.over:
+        return "the game is over", "over", None, ""
+    progress = ""
+    shuffles = getattr(src, "shuffles", None)
+    if shuffles:
+        sh = shuffles[-1]
+        view = getattr(sh, "view", None)
+        if view is not None and not view.complete:
+            n = g.players
+            done = len(view.steps)
+            committed = getattr(sh, "committed", True)
+            bar = "■" * done + "□" * (2 * n - done)
+            what = "a new deck" if g.need is None or not g.need.sources else "a reshuffle"
+            step = f"pass {done}/{2 * n}" if committed else "committing to keys"
+            progress = f"shuffling {what} together: {step} {bar}"
+    if outcome.state == "stopping":
+        return "a seat missed its deadline: the table is voting to stop", "wait", None, progress
+    if prompt is not None:
+        what = {
+            "turn": "your turn",
+            "claim": "the claim window is open for you",
+            "react": "your claim: act on it or pass",
+        }.get(prompt.kind, prompt.kind)
+        if vi.autopilot:
+            what += " (your node's bot played your last turn: any key takes the seat back)"
+        return what, "you", vi.prompt_left, progress
+    w = src.waiting()
+    spin = SPINNER[vi.spinner % len(SPINNER)]
+    if w.seats:
+        who = []
+        for s in w.seats:
+            owed = w.owed.get(s, "")
+            word = _OWED_WORDS.get(w.kind, owed)
+            if w.kind in ("action", "pass") and "response" in owed:
+                word = "to acknowledge the move"
+            who.append(f"{names[s] if s < len(names) else s}: {word}")
+        return f"{spin} waiting for " + "; ".join(who), "wait", vi.wait_left, progress
+    if w.kind == "window":
+        return f"{spin} claim window: UNO calls, catches, jump-ins", "wait", None, progress
+    if g.phase is Phase.GAME_OVER:
+        return f"{spin} the last deck is being audited", "wait", None, progress
+    if me is None:
+        return f"{spin} following the table", "wait", None, progress
+    return f"{spin} your node is working (keys, checks)", "wait", None, progress
+
+
+def _choices(
+    g: Game,
+    prompt: Prompt | None,
+    ui: UiState,
+    names: Sequence[str],
+    me: int | None,
+    vi: ViewInputs,
+) -> tuple[list[str], str]:
+    """The prompt's options in words, and the keys that apply."""
+    if ui.mode == "help":
+        return [], "any key: back to the table"
+    if ui.mode == "quit":
+        return [
+            "Leave the table? Your node stops answering: unless you come back with",
+            "`p2puno resume` in time, the others vote you out once the table's deadline",
+            "passes and the game ends for everyone (the round in play is void).",
+        ], "y: leave · n / Esc: stay"
+    if ui.mode == "type":
+        return [
+            "type a card (r7, W:g, W+4:b!, g7>2, jump g7) or a word (draw, keep, take,",
+            "challenge, uno, catch 2, pass): Enter to send, Esc to cancel",
+        ], "Enter send · Esc cancel"
+    if ui.mode == "color":
+        return ["Name the color for your Wild:"], "r red · y yellow · g green · b blue · Esc back"
+    if ui.mode == "target":
+        seats = sorted({a.target for a in ui.pending})
+        who = " · ".join(f"{s} {names[s]} ({len(g.hands[s])} cards)" for s in seats)
+        return ["Seven-O: swap hands with whom?", who], "a seat number · Esc back"
+    if prompt is None:
+        if me is None:
+            return [], "? help · q quit"
+        return [], "←/→ look at your hand · : type · ? help · q quit"
+    acts = prompt.actions
+    lines: list[str] = []
+    keys: list[str] = []
+    has_play = any(a.kind is Kind.PLAY for a in acts)
+    if prompt.kind == "turn":
+        if g.phase is Phase.START_COLOR:
+            lines.append("A Wild was turned up: you name the color that starts play.")
+            return lines, "r red · y yellow · g green · b blue"
+        if g.phase is Phase.VERDICT:
+            offender = names[g.offender] if 0 <= g.offender < len(names) else "they"
+            lines.append(
+                f"{offender}'s hand when the Wild Draw Four was played on "
+                f"{color_name(g.wd4_color)} (shown to you alone):"
+            )
+            verdicts = [a for a in acts if a.kind in (Kind.GUILTY, Kind.INNOCENT)]
+            if len(verdicts) == 1:
+                v = verdicts[0].kind.value
+                lines.append(
+                    f"It {'holds' if v == 'guilty' else 'holds no'} {color_name(g.wd4_color)} "
+                    f"card: the verdict is {v.upper()}"
+                )
+            return lines, "Enter: give the verdict · g guilty · i innocent"
+        if g.phase is Phase.PENALTY:
+            n = g.pending
+            if simple_of(prompt, Kind.CHALLENGE) is not None:
+                offender = names[g.offender] if 0 <= g.offender < len(names) else "they"
+                lines.append(f"A Wild Draw Four on you: take {n}, or challenge it.")
+                lines.append(
+                    f"t take: you draw {n}, turn lost.  c challenge: you see {offender}'s hand;"
+                )
+                lines.append(
+                    f"  if it held a {color_name(g.wd4_color)} card, {offender} draws {n} and "
+                    f"you play; if not, you draw {n + 2}."
+                )
+                keys.append("t take · c challenge")
+            else:
+                lines.append(f"A Draw Two on you: t takes {n} and ends your turn.")
+                keys.append("t take")
+            if has_play:
+                lines.append("Progressive: stack a matching card (Enter) to pass it on.")
+                keys.insert(0, "Enter stack")
+            return lines, " · ".join(keys) + " · : type · ? help"
+        if g.phase is Phase.DRAWN:
+            lines.append(
+                "You drew a card: play it (Enter) or keep it (k)."
+                if has_play
+                else "You drew a card that cannot be played: k keeps it."
+            )
+            keys = (["Enter play it"] if has_play else []) + ["k keep"]
+            return lines, " · ".join(keys) + " · ? help"
+        if has_play:
+            lines.append("Play a marked card (Enter) or draw (d).")
+        else:
+            lines.append("No card of yours can be played: d draws one.")
+        if me is not None and len(g.hands[me]) == 2:
+            lines.append(
+                "Two cards: press u to call UNO with the card you play "
+                + ("(armed: UNO!)" if ui.uno else "(not armed)")
+            )
+        return lines, "←/→ choose · Enter play · d draw · u UNO · : type · ? help"
+    # a claim window or the claimant's turn
+    claims = []
+    if simple_of(prompt, Kind.UNO) is not None:
+        claims.append("u call UNO (you have one card left and did not call it)")
+        keys.append("u UNO")
+    for a in catches_of(prompt):
+        who = names[a.target] if a.target < len(names) else str(a.target)
+        claims.append(f"c catch {who}: one card, no UNO called (+2 cards for them)")
+    if catches_of(prompt):
+        keys.append("c catch")
+    if any(a.kind is Kind.JUMP for a in acts):
+        claims.append("j jump in with your identical card (it becomes your turn)")
+        keys.append("j jump in")
+    head = "Claim window" if prompt.kind == "claim" else "Your claim is up"
+    lines.append(f"{head}: " + ("; ".join(claims) if len(claims) < 2 else ""))
+    if len(claims) >= 2:
+        lines.extend("  " + c for c in claims)
+    keys.append("Esc let it pass")
+    return lines, " · ".join(keys)
+
+
+def _verification(outcome: Outcome, v: Verification) -> str:
+    if outcome.state == "cheat":
+        return "✗ cheat found"
+    if v.disputes:
+        return "! dispute: audit due"
+    if v.audits:
+        s = "" if v.audits == 1 else "s"
+        return f"✓ {v.audits} deck{s} verified"
+    return "verifying every move"
+
+
+def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> list[str]:
+    o = src.outcome
+    g = src.engine
+
+    def name(s: int) -> str:
+        return ("you" if s == me else names[s]) if 0 <= s < len(names) else f"seat {s}"
+
+    lines: list[str] = []
+    if o.state == "finished":
+        won = ", ".join(name(s) for s in o.winners) or "nobody"
+        lines.append(f"GAME OVER — the winner: {won}")
+    elif o.state == "cheat" and o.blame is not None:
+        lines.append(f"GAME ENDED: {name(o.blame.seat)} cheated (step {o.blame.step})")
+        reason = o.blame.reason
+        for s, n in enumerate(names):
+            reason = reason.replace(f"seat {s}", n)
+        lines.append(f"  reason: {reason}")
+        if o.void:
+            lines.append("  the round in play is void; the scores are the last audited ones")
+    elif o.state == "stopped":
+        silent = ", ".join(name(s) for s in o.silent) or "nobody"
+        lines.append(f"GAME STOPPED after step {o.step}: silent past the deadline: {silent}")
+        if o.void:
+            lines.append("  the round in play is void; the scores are the last audited ones")
+    lines.append(
+        "  scores: "
+        + "  ".join(f"{names[s]} {p}" for s, p in enumerate(o.scores) if s < len(names))
+    )
+    audits = vi.verification.audits
+    verdict = (
+        "every deck audited and verified" if o.state != "cheat" else "the audit named the cheater"
+    )
+    lines.append(f"  verification: {verdict} ({audits} decks, {g.round_no} rounds)")
+    if vi.log_path:
+        lines.append(f"  log: {vi.log_path}")
+        lines.append(f"  replay it:  p2puno replay {vi.log_path} --table")
+    return lines
+
+
+def round_end_lines(game: Game, names: Sequence[str], me: int | None, e: Event) -> list[str]:
+    """The round's end, every hand left and its points (shown until a key is pressed)."""
+    who = ("you" if e.seat == me else names[e.seat]) if 0 <= e.seat < len(names) else "nobody"
+    if e.seat < 0:
+        head = f"ROUND {game.round_no} OVER — blocked: nobody went out"
+    elif game.options.scoring == "standard":
+        head = f"ROUND {game.round_no} OVER — {who} went out: +{e.value} points"
+    else:
+        head = f"ROUND {game.round_no} OVER — {who} went out; each adds their own hand"
+    lines = [head]
+    for s in range(game.players):
+        cards = sorted((game.faces[x] for x in game.hands[s]), key=card_sort_key)
+        text = " ".join(CARD_TEXT[c] if c >= 0 else "??" for c in cards) or "(out)"
+        pts = sum(CARD_POINTS[c] for c in cards if c >= 0)
+        lines.append(f"  {names[s] if s < len(names) else s:<12} {pts:>4} pts  {text}")
+    lines.append("  scores: " + "  ".join(f"{names[s]} {p}" for s, p in enumerate(game.scores)))
+    return lines
+
+
+def color_of_face(text: str) -> int:
+    try:
+        return parse_face(text)[0]
+    except NotationError:
+        return WILD
+
+
+__all__ = [
+    "COLORS",
+    "CardView",
+    "SeatRow",
+    "Source",
+    "TableView",
+    "UiState",
+    "ViewInputs",
+    "card_name",
+    "describe_event",
+    "face_text",
+    "parse_typed",
+    "resolve_play",
+    "table_view",
+]

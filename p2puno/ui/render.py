@@ -1,0 +1,390 @@
+"""Drawing a :class:`~p2puno.ui.model.TableView` as lines of styled text.
+
+Pure: a view, a width and a height in, a list of lines out, each a list of ``(style, text)``
+fragments (prompt-toolkit's formatted text is exactly that, so the app shows them as they are,
+and tests read them as plain text). Every line is exactly ``width`` cells wide. Colors are only
+ever a second channel: every card carries its color letter (r7, gS) and the color in play is
+written in words, so a NO_COLOR terminal or a color-blind player loses nothing.
+"""
+
+from __future__ import annotations
+
+from unicodedata import east_asian_width
+
+from p2puno.ui.model import CardView, TableView
+
+Fragment = tuple[str, str]
+Line = list[Fragment]
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+HELP = [
+    "p2puno — keys",
+    "",
+    "On your turn",
+    "  ← → (or h l)    move along your hand (playable cards are marked *)",
+    "  Enter / Space   play the selected card (a Wild asks its color, a Seven-O 7 its seat)",
+    "  d               draw a card;  then Enter plays the drawn card, k keeps it",
+    "  u               call UNO with the card you play (with two cards in hand)",
+    "  t / c           take a pending Draw Two or Wild Draw Four / challenge a Wild Draw Four",
+    "  g / i / Enter   the verdict after a challenge (the hand you were shown decides it)",
+    "  r y g b         name a color (a Wild, or a Wild turned up at the start)",
+    "  0-9             the seat to swap hands with (Seven-O)",
+    "  :               type a card or a word: r7  W:g  W+4:b!  g7>2  draw  keep  take  uno",
+    "",
+    "In a claim window (shown with its countdown)",
+    "  u               call UNO (you forgot it with your card: before anyone catches you)",
+    "  c               catch a player who has one card and did not call UNO (+2 for them)",
+    "  j               jump in with a card identical to the one just played (Jump-In)",
+    "  Esc / p         let the window pass",
+    "",
+    "Anytime:  ? this help · q leave the table (asks first) · Ctrl-L redraw",
+]
+
+
+def width_of(text: str) -> int:
+    return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def fit(text: str, width: int) -> str:
+    """Cut or pad ``text`` to exactly ``width`` cells."""
+    out = []
+    used = 0
+    for ch in text:
+        w = 2 if east_asian_width(ch) in "WF" else 1
+        if used + w > width:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + " " * (width - used)
+
+
+def fit_line(line: Line, width: int, fill: str = "") -> Line:
+    out: Line = []
+    used = 0
+    for style, text in line:
+        if used >= width:
+            break
+        w = width_of(text)
+        if used + w > width:
+            text = fit(text, width - used).rstrip(" ") if False else fit(text, width - used)
+            w = width - used
+        out.append((style, text))
+        used += w
+    if used < width:
+        out.append((fill, " " * (width - used)))
+    return out
+
+
+def wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """Break ``text`` into lines of at most ``width`` cells (at spaces when it can)."""
+    out: list[str] = []
+    while width_of(text) > width and width > len(indent) + 8:
+        cut = text.rfind(" ", 0, width + 1)
+        if cut <= len(indent):
+            cut = width
+        out.append(text[:cut].rstrip())
+        text = indent + text[cut:].lstrip()
+    out.append(text)
+    return out
+
+
+def plain(lines: list[Line]) -> list[str]:
+    return ["".join(t for _, t in line) for line in lines]
+
+
+def card_style(c: CardView) -> str:
+    letter = "rygb"[c.color] if 0 <= c.color < 4 else ("w" if c.card >= 0 else "x")
+    return f"class:card.{letter}"
+
+
+def render(view: TableView, width: int, height: int) -> list[Line]:
+    """The whole screen as ``height`` lines of ``width`` cells."""
+    if width < MIN_WIDTH or height < MIN_HEIGHT:
+        msg = [
+            [
+                (
+                    "class:alert",
+                    f"The table needs {MIN_WIDTH}x{MIN_HEIGHT}; this terminal is {width}x{height}.",
+                )
+            ],
+            [("", "Make it larger (it redraws at once), or q to leave.")],
+        ]
+        lines = [fit_line(m, width) for m in msg]
+        return lines + [[("", " " * width)] for _ in range(height - len(lines))]
+    if view.mode == "help":
+        return _help(width, height)
+    top: list[Line] = []
+    header = f" {view.title} · {view.round_info}"
+    right = f"{view.verification} "
+    if view.watchers:
+        right = f"watching: {view.watchers} · " + right
+    pad = max(1, width - width_of(header) - width_of(right))
+    vstyle = "class:alert" if view.verification.startswith(("✗", "!")) else "class:ok"
+    top.append([("class:header", header + " " * pad), ("class:header " + vstyle, right)])
+    # middle: seats and the table on the left, the log on the right
+    left_w = 50
+    right_w = width - left_w - 1
+    left: list[Line] = [[("class:dim", "   # player          cards  UNO   score")]]
+    for r in view.seats:
+        mark = "▶" if r.on_turn else " "
+        name = r.name + (" (you)" if r.you else "")
+        if r.kind == "bot":
+            name += " ·bot"
+        style = "class:you" if r.you else ""
+        if r.on_turn:
+            style += " class:turn"
+        uno_style = "class:alert" if r.uno == "open!" else "class:ok" if r.uno else ""
+        left.append(
+            [
+                (style, f" {mark} {r.seat} {fit(name, 15)} {r.cards:>4}  "),
+                (uno_style, fit(r.uno, 5)),
+                (style, f" {r.score:>5} "),
+                ("class:dim", r.note),
+            ]
+        )
+    left.append([])
+    if view.top is not None:
+        left.append(
+            [
+                ("", " top  "),
+                (card_style(view.top) + " class:chip", f" {view.top.text} "),
+                ("", "   color in play: "),
+                (
+                    f"class:card.{'rygb'[view.color_code]}" if 0 <= view.color_code < 4 else "",
+                    view.color.upper(),
+                ),
+            ]
+        )
+    else:
+        left.append([("class:dim", " no card on the table yet")])
+    left.append([("", f" play {view.direction}")])
+    if view.pending:
+        left.append([("class:alert", f" {view.pending}")])
+    log_lines: list[Line] = [[("class:dim", " moves")]]
+    # bottom: status, hand, choices, message, keys
+    bottom: list[Line] = []
+    st_style = {"you": "class:status.you", "over": "class:ok"}.get(view.status_kind, "")
+    status = view.status
+    if view.deadline is not None:
+        status += f" · {max(0.0, view.deadline):.0f} s left"
+    bottom.append([(st_style, " " + status)])
+    if view.progress:
+        bottom.append([("class:dim", " " + view.progress)])
+    if view.shown:
+        bottom.append(
+            [("", " shown to you: ")]
+            + [
+                f
+                for c in view.shown
+                for f in ((card_style(c) + " class:chip", f" {c.text} "), ("", " "))
+            ]
+        )
+    bottom.extend(_hand(view, width))
+    for c in view.choice_lines[:4]:
+        bottom.append([("class:choice", " " + c)])
+    if view.mode == "type":
+        bottom.append([("class:input", " : " + view.typed + "▏")])
+    if view.message:
+        bottom.append([("class:alert", " " + view.message)])
+    bottom.append([("class:help", " " + view.help_line)])
+    middle_h = height - len(top) - len(bottom)
+    if view.end:
+        box = _box(view.end, width)
+        rows = left[: max(0, middle_h - len(box))]
+        middle = [fit_line(line, width) for line in rows]
+        middle = middle[: max(0, middle_h - len(box))] + box
+    else:
+        n_log = middle_h - 1
+        wrapped: list[str] = []
+        for t in view.log[-n_log:]:
+            wrapped.extend(wrap(t, right_w - 1, indent="   "))
+        log_lines += [[("", " " + t)] for t in wrapped[-n_log:]] if n_log > 0 else []
+        middle = []
+        for i in range(middle_h):
+            lft = left[i] if i < len(left) else []
+            rgt = log_lines[i] if i < len(log_lines) else []
+            middle.append([*fit_line(lft, left_w), ("class:dim", "│"), *fit_line(rgt, right_w)])
+    middle = middle[:middle_h]
+    while len(middle) < middle_h:
+        middle.append([("", " " * width)])
+    lines = [fit_line(line, width) for line in top] + middle
+    lines += [
+        fit_line(line, width, "class:help" if i == len(bottom) - 1 else "")
+        for i, line in enumerate(bottom)
+    ]
+    return lines[:height]
+
+
+def _hand(view: TableView, width: int) -> list[Line]:
+    if not view.hand:
+        return [
+            [
+                (
+                    "class:dim",
+                    " (no hand: watching)"
+                    if not view.seats or not any(r.you for r in view.seats)
+                    else " your hand is empty",
+                )
+            ]
+        ]
+    head = f" your hand ({len(view.hand)}): "
+    rows: list[Line] = []
+    marks: list[Line] = []
+    line: Line = [("class:dim", head)]
+    mark: Line = [("", " " * width_of(head))]
+    used = width_of(head)
+    for c in view.hand:
+        chip = f" {c.text} "
+        w = width_of(chip) + 1
+        if used + w > width:
+            rows.append(line)
+            marks.append(mark)
+            line, mark, used = (
+                [("", " " * width_of(head))],
+                [("", " " * width_of(head))],
+                width_of(head),
+            )
+        style = card_style(c) + " class:chip"
+        if c.playable:
+            style += " class:playable"
+        if c.selected:
+            style += " class:selected"
+        line.append((style, chip))
+        line.append(("", " "))
+        sign = "^" if c.selected else ""
+        sign += "new" if c.drawn else ("*" if c.playable else "")
+        mark.append(("class:selected" if c.selected else "class:dim", fit(sign, w)))
+        used += w
+    rows.append(line)
+    marks.append(mark)
+    out: list[Line] = []
+    for r, m in zip(rows, marks, strict=True):
+        out += [r, m]
+    return out
+
+
+def _box(text: list[str], width: int) -> list[Line]:
+    inner = width - 4
+    out: list[Line] = [[("class:box", " ┌" + "─" * inner + "┐ ")]]
+    for t in text:
+        for part in wrap(t, inner, indent="    "):
+            out.append(
+                [("class:box", " │"), ("class:boxtext", fit(part, inner)), ("class:box", "│ ")]
+            )
+    out.append([("class:box", " └" + "─" * inner + "┘ ")])
+    return out
+
+
+def _help(width: int, height: int) -> list[Line]:
+    lines = [
+        fit_line([("class:header" if i == 0 else "", " " + t)], width) for i, t in enumerate(HELP)
+    ]
+    lines = lines[: height - 1]
+    while len(lines) < height - 1:
+        lines.append([("", " " * width)])
+    lines.append(fit_line([("class:help", " any key: back to the table")], width, "class:help"))
+    return lines
+
+
+def lobby_lines(
+    table: dict[str, object],
+    address: str,
+    host: bool,
+    width: int,
+    height: int,
+    message: str = "",
+    starting: bool = False,
+) -> list[Line]:
+    """The lobby: the table's name, options and house rules in words, every seat, the address
+    others join at, and (for the host) the start key."""
+    opts = table.get("options")
+    opts = opts if isinstance(opts, dict) else {}
+    house = opts.get("house") if isinstance(opts.get("house"), list) else []
+    assert isinstance(house, list)
+    rules = {
+        "progressive": "Progressive (a Draw Two or Wild Draw Four may be stacked on)",
+        "seven-o": "Seven-O (a 7 swaps hands with a player you name, a 0 passes every hand on)",
+        "jump-in": "Jump-In (play an identical card out of turn)",
+    }
+    timing = opts.get("timing") if isinstance(opts.get("timing"), dict) else {}
+    assert isinstance(timing, dict)
+    seats = table.get("seats") if isinstance(table.get("seats"), list) else []
+    assert isinstance(seats, list)
+    size = table.get("size", "?")
+    out: list[Line] = [[("class:header", f" p2puno lobby · table {table.get('name', '?')!r}")], []]
+    scoring = opts.get("scoring", "standard")
+    score_words = (
+        "the winner of a round scores the cards left in the others' hands"
+        if scoring == "standard"
+        else "each player adds the points left in their own hand; the lowest total wins"
+    )
+    out.append([("", f" game to {opts.get('target', 500)} points: {score_words}")])
+    out.append([("", " house rules: " + ("none (the official rules)" if not house else ""))])
+    for h in house:
+        out.append([("", f"   · {rules.get(str(h), str(h))}")])
+    if timing:
+        out.append(
+            [
+                (
+                    "",
+                    f" deadlines: {timing.get('turn_s')} s to decide (then your own node's bot "
+                    f"plays), claim window {int(str(timing.get('window_ms', 0))) / 1000:.1f} s, "
+                    f"{timing.get('step_s')} s for a machine",
+                )
+            ]
+        )
+    out.append([])
+    out.append(
+        [
+            (
+                "class:dim",
+                f"    #  seat {len(seats)}/{size}      who        runs on"
+                "                 connected",
+            )
+        ]
+    )
+    for i, s in enumerate(seats):
+        if not isinstance(s, dict):
+            continue
+        runner = "its own machine" if s.get("runner") == "self" else "the host's machine"
+        warn = s.get("runner") == "host" and s.get("kind") == "bot"
+        conn = "yes" if s.get("connected", True) else "NO"
+        out.append(
+            [
+                (
+                    "",
+                    f"    {i}  {fit(str(s.get('name', '?')), 15)} "
+                    f"{fit(str(s.get('kind', '?')), 10)} ",
+                ),
+                ("class:alert" if warn else "", fit(runner, 24)),
+                ("", f"{conn}   key {s.get('key', '')}"),
+            ]
+        )
+        if warn:
+            out.append(
+                [
+                    (
+                        "class:dim",
+                        "       (a bot run by the host's machine: the host could see its hand)",
+                    )
+                ]
+            )
+    for i in range(len(seats), int(size) if isinstance(size, int) else 0):
+        out.append([("class:dim", f"    {i}  (free)")])
+    out.append([])
+    out.append([("", f" others join with:  p2puno join {address}")])
+    if starting:
+        out.append([("class:status.you", " starting: the genesis is being signed ...")])
+    if message:
+        out.append([("class:alert", " " + message)])
+    keys = (
+        " s start now (with the seats taken) · ? help · q leave"
+        if host
+        else " waiting for the host to start · q leave"
+    )
+    lines = [fit_line(line, width) for line in out[: height - 1]]
+    while len(lines) < height - 1:
+        lines.append([("", " " * width)])
+    lines.append(fit_line([("class:help", keys)], width, "class:help"))
+    return lines
