@@ -998,19 +998,7 @@ class Session:
         kind = p.kind
         if kind != self.step.kind and not (kind == "pass" and self.step.kind == "action"):
             raise _Fault(p.author, f"proposed {kind!r} where {self.step.kind!r} was due")
-        rels, shows = self._parse_keys(p)
-        for rel in rels:
-            sh = self._shuffle_by_id(rel.shuffle_id, p.author)
-            try:
-                sh.view.check_release(rel)
-            except CryptoError as err:
-                raise _Fault(p.author, f"key release refused: {err}") from None
-        for show in shows:
-            sh = self._shuffle_by_id(show.shuffle_id, p.author)
-            try:
-                sh.view.check_show(show)
-            except CryptoError as err:
-                raise _Fault(p.author, f"show refused: {err}") from None
+        rels, _ = self._keys(p, keep=False)
         if kind == "shuffle":
             sh = self.shuffles[-1]
             if not sh.committed:
@@ -1188,21 +1176,29 @@ class Session:
             return None
         return a.slot if a.kind in (Kind.PLAY, Kind.JUMP) else None
 
+    def _keys(self, e: Entry, *, keep: bool) -> tuple[list[KeyRelease], list[ShowMessage]]:
+        """The releases and shows of an entry, each checked against its shuffle (a release
+        against its owner's commitment); ``keep``: and recorded in the views."""
+        rels, shows = self._parse_keys(e)
+        for rel in rels:
+            view = self._shuffle_by_id(rel.shuffle_id, e.author).view
+            try:
+                view.add_release(rel) if keep else view.check_release(rel)
+            except CryptoError as err:
+                raise _Fault(e.author, f"key release refused: {err}") from None
+        for show in shows:
+            view = self._shuffle_by_id(show.shuffle_id, e.author).view
+            try:
+                view.add_show(show) if keep else view.check_show(show)
+            except CryptoError as err:
+                raise _Fault(e.author, f"show refused: {err}") from None
+        return rels, shows
+
     def _take_keys(self, entries: list[Entry]) -> None:
         for e in entries:
-            rels, shows = self._parse_keys(e)
-            for rel in rels:
-                sh = self._shuffle_by_id(rel.shuffle_id, e.author)
-                try:
-                    sh.view.add_release(rel)
-                except CryptoError as err:
-                    raise _Fault(e.author, f"key release refused: {err}") from None
+            _, shows = self._keys(e, keep=True)
             for show in shows:
                 sh = self._shuffle_by_id(show.shuffle_id, e.author)
-                try:
-                    sh.view.add_show(show)
-                except CryptoError as err:
-                    raise _Fault(e.author, f"show refused: {err}") from None
                 for pos, owner in zip(show.positions, show.owners, strict=True):
                     self.shown.setdefault((owner, show.recipient), set()).add((sh.base + pos, pos))
                 if show.recipient == self.seat and sh.mine is not None:
