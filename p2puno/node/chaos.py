@@ -13,9 +13,11 @@ node took to be back in the game (median, max), and every failure with its seed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -138,6 +140,9 @@ def game(
     finally:
         for n in nodes:
             n.kill()
+            with contextlib.suppress(OSError):
+                n.data.mkdir(parents=True, exist_ok=True)
+                (n.data / "output.txt").write_text("\n".join(n.lines))
 
 
 def main() -> int:
@@ -147,6 +152,7 @@ def main() -> int:
     ap.add_argument("--cuts", type=int, default=1, help="link cuts per game")
     ap.add_argument("--target", type=int, default=500, help="points: a game ~10 rounds long")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--keep", metavar="DIR", help="keep a failed game's files (and output) here")
     args = ap.parse_args()
     good = survived = 0
     back: list[float] = []
@@ -154,6 +160,10 @@ def main() -> int:
     for g in range(args.seed, args.seed + args.games):
         with tempfile.TemporaryDirectory(prefix="p2puno-chaos-") as tmp:
             ok, s, b, why = game(g, args.kills, args.cuts, Path(tmp), args.target)
+            if not ok and args.keep:
+                kept = Path(args.keep) / f"game-{g}"
+                shutil.copytree(tmp, kept, dirs_exist_ok=True)
+                why += f" (files kept in {kept})"
         good += ok
         survived += s
         back += b

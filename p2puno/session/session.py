@@ -482,11 +482,14 @@ class Session:
     def _accepted(self, raw: bytes, result: AddResult) -> None:
         """An entry was added: act on it, then retry every entry that waited for it (a
         worklist, not recursion: each retry either adds an entry or leaves it waiting)."""
+        # on_entry is told of each entry the moment it joins the log, before anything is
+        # processed (processing may write our next entry): so a log file always holds an
+        # entry's parents before it, also when several waiting entries come in at once
+        if self.on_entry is not None:
+            self.on_entry(raw)
         work = [(raw, result)]
         while work:
             raw, result = work.pop()
-            if self.on_entry is not None:
-                self.on_entry(raw)
             if result.entry.role is Role.VOTE:
                 self._on_vote(result.entry)
             self._advance()
@@ -512,6 +515,8 @@ class Session:
                 if again.status is Status.MISSING_PARENTS:
                     self._park(parked.raw, again)
                 elif again.status is Status.ADDED:
+                    if self.on_entry is not None:
+                        self.on_entry(parked.raw)
                     work.append((parked.raw, again))
 
     def _purge_parked(self) -> None:

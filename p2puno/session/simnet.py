@@ -274,8 +274,17 @@ def check_schedule(options: object, seed: str, net_seed: int | str, config: NetC
     assert isinstance(options, Options)
     want = reference(options, seed)
     table = LocalTable(options, seed=seed)
+    written: list[list[bytes]] = []
+    for s in table.sessions:  # what each node would append to its log file, in order
+        order = [s.log.raw(s.log.hashes()[0])]
+        written.append(order)
+        s.on_entry = order.append
     stats = SimNet(table, net_seed, config).run()
     problems = []
+    for i, order in enumerate(written):
+        bad = _parents_last(order)
+        if bad is not None:
+            problems.append(f"seat {i} wrote entry {bad} of its log before one of its parents")
     for s in table.sessions:
         got = fingerprint(s)
         if got != want:
@@ -287,3 +296,20 @@ def check_schedule(options: object, seed: str, net_seed: int | str, config: NetC
     if problems:
         return f"{options}, game {seed!r}, net {net_seed!r}, {config}: " + "; ".join(problems)
     return ""
+
+
+def _parents_last(order: list[bytes]) -> int | None:
+    """The index of the first entry written before one of its parents (a log file must hold
+    parents first: protocol/spec.md 9), else None. Evidence entries are exempt."""
+    from p2puno.log import Entry, entry_hash
+    from p2puno.wire import decode
+
+    seen: set[bytes] = set()
+    slots: set[tuple[int, int, object]] = set()
+    for i, raw in enumerate(order):
+        e = Entry.from_obj(decode(raw))
+        if e.slot not in slots and i > 0 and any(p not in seen for p in e.prev):
+            return i
+        slots.add(e.slot)
+        seen.add(entry_hash(raw))
+    return None
