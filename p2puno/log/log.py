@@ -245,6 +245,12 @@ class Log:
             return Entry.from_obj(decode(raw, max_size=self._max_size))
         return None
 
+    def entry_raw_in_memory(self, h: bytes) -> bytes:
+        """The bytes of an entry held in memory (KeyError if pruned or unknown)."""
+        if h in self._raw:
+            return self._raw[h]
+        return self._evidence_raw[h]
+
     def entry(self, h: bytes) -> Entry:
         """The decoded chain entry (or vote) with hash ``h`` (KeyError if unknown)."""
         return self._entries[h]

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from p2puno.engine.actions import Action
-from p2puno.log import Entry, Identity, Role, entry_hash
+from p2puno.log import Entry, Identity, LogError, Role, entry_hash
 from p2puno.net import Limits, Link, LinkError, MsgType, open_link
 from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch, encode_sync
 from p2puno.node.players import Autopilot, Player
@@ -51,6 +51,8 @@ T = TypeVar("T")
 NODE_LIMITS = Limits(frames_per_s=4000.0, frames_burst=20000.0, bytes_per_s=32 * 2**20)
 GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
+SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
+DISK_READS_PER_S = 16  # FETCHed entries read back from the log file, per peer and second
 
 
 @dataclass
@@ -120,6 +122,8 @@ class GameNode:
         self._prompt_since = 0.0
         self._autopilot = False  # the person let a deadline pass: the bot plays until they answer
         self._rng = random.Random()
+        self._served_sync: dict[int, float] = {}
+        self._disk_reads: dict[int, tuple[float, int]] = {}
         self._closing = False
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
         self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
@@ -248,38 +252,80 @@ class GameNode:
                     self._wanted[h] = (now, seat)
         elif mtype == MsgType.FETCH:
             for h in decode_fetch(payload):
-                raw = self._lookup(h)
+                raw = self._lookup(h, seat)
                 if raw is not None:
                     link.send(MsgType.ENTRY, raw)
         elif mtype == MsgType.SYNC:
+            now = time.monotonic()
+            if now - self._served_sync.get(seat, -10.0) < SYNC_EVERY:
+                return  # at most one a peer every SYNC_EVERY seconds: it is costly to serve
+            self._served_sync[seat] = now
             self.stats.syncs += 1
             self._serve_sync(link, decode_sync(payload))
         self._pump()
 
     def _serve_sync(self, link: Link, start: int) -> None:
-        """Every entry from step ``start`` on, and every vote: from memory, or for steps
-        pruned from it, from the log file (a peer that was away)."""
+        """Every entry from step ``start`` on, and every vote: from memory, or, when the
+        steps asked for were pruned from it, from the log file, read once."""
         log_ = self.session.log
-        for h in log_.hashes():
+        if start < self._pruned_to:
+            from p2puno.wire import EncodingError, decode
+
+            try:
+                with open(self.files.log_path, "rb") as f:
+                    for line in f:
+                        raw = line.rstrip(b"\n")
+                        try:
+                            e = Entry.from_obj(decode(raw))
+                        except (EncodingError, LogError):
+                            continue  # a torn last line
+                        if e.seq >= start or e.role is Role.VOTE:
+                            link.send(MsgType.ENTRY, raw)
+            except (OSError, LinkError):
+                pass
+            return
+        for h in log_.hashes(self._memory_from()):
             try:
                 e = log_.entry(h)
-            except KeyError:  # pruned: in the file
-                if start >= self._pruned_to:
-                    continue
-                raw = log_.raw(h)
-                from p2puno.wire import decode
-
-                e = Entry.from_obj(decode(raw))
-                if e.seq >= start:
-                    link.send(MsgType.ENTRY, raw)
+            except KeyError:  # (pruned out of order: its step is older than asked for)
                 continue
-            if e.seq >= start or e.role is Role.VOTE:
+            if e.seq >= start and e.role is not Role.VOTE:
                 link.send(MsgType.ENTRY, log_.raw(h))
+        for h, _ in log_.votes().values():
+            link.send(MsgType.ENTRY, log_.raw(h))
 
-    def _lookup(self, h: bytes) -> bytes | None:
+    def _memory_from(self) -> int:
+        """Index (in the log's acceptance order) from which entries are still in memory."""
+        hashes = self.session.log.hashes()
+        lo, hi = 0, len(hashes)
         log_ = self.session.log
+        while lo < hi:  # pruned entries come first (steps are pruned oldest first)
+            mid = (lo + hi) // 2
+            try:
+                log_.entry(hashes[mid])
+                hi = mid
+            except KeyError:
+                lo = mid + 1
+        return lo
+
+    def _lookup(self, h: bytes, seat: int) -> bytes | None:
+        log_ = self.session.log
+        if not log_.knows(h):
+            return None
         try:
-            return log_.raw(h) if log_.knows(h) else None
+            return log_.entry_raw_in_memory(h)
+        except KeyError:
+            pass
+        # pruned: read back from the log file, a few per peer and second (each read scans it)
+        now = time.monotonic()
+        since, used = self._disk_reads.get(seat, (now, 0))
+        if now - since > 1.0:
+            since, used = now, 0
+        if used >= DISK_READS_PER_S:
+            return None
+        self._disk_reads[seat] = (since, used + 1)
+        try:
+            return log_.raw(h)
         except KeyError:
             return None
 
