@@ -219,13 +219,20 @@ class TableUI:
         if src is None:
             return
         g = src.engine
+        # the engine already holds the state after every event of the batch: a round that
+        # ends is the one before each new round that starts later in the batch
+        later_rounds = sum(1 for ev in events if ev.event is not None and ev.event.kind == "round")
         for ev in events:
             self.verification.note(ev)
             if ev.event is not None:
                 e = ev.event
                 line = describe_event(g, self.names, self.me, e)
+                if e.kind == "round":
+                    later_rounds -= 1
                 if e.kind == "round-over":
-                    self.state.round_end = round_end_lines(g, self.names, self.me, e)
+                    self.state.round_end = round_end_lines(
+                        g, self.names, self.me, e, g.round_no - later_rounds
+                    )
                 if e.kind in ("reshuffle", "swap", "rotate", "returned", "caught", "jump"):
                     self.state.flash = line or ""
                 if e.kind == "swap" and self.me in (e.seat, e.other):

@@ -58,12 +58,18 @@ class LocalTable:
         me: int = 0,
         names: list[str] | None = None,
         pace: float = 0.0,
+        hand_over: Callable[[Game, str, list[Action]], bool] | None = None,
+        policies: list[str] | None = None,
     ) -> None:
+        """``hand_over``: ask the person only when it says so (else a bot plays the seat):
+        how a test reaches the position it wants to show."""
         self.ui = ui
+        self.hand_over = hand_over
         self.rng = random.Random(seed)
         self.game = Game(options)
         self.me = me
-        self.bots = [make_bot("heuristic", f"{seed}:{s}") for s in range(options.players)]
+        policies = policies or ["heuristic"] * options.players
+        self.bots = [make_bot(policies[s], f"{seed}:{s}") for s in range(options.players)]
         self.pace = pace
         self.last_actor = 0
         self.seq = 0
@@ -116,7 +122,7 @@ class LocalTable:
 
     async def _choose(self, kind: str, seat: int, actions: list[Action]) -> Action | None:
         self.seq += 1
-        if seat == self.me:
+        if seat == self.me and (self.hand_over is None or self.hand_over(self.game, kind, actions)):
             return await self.ui.ask(
                 Prompt(kind, self.seq, tuple(actions), SeatView(self.game, seat))
             )

@@ -813,25 +813,32 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         + "  ".join(f"{names[s]} {p}" for s, p in enumerate(o.scores) if s < len(names))
     )
     audits = vi.verification.audits
-    verdict = (
-        "every deck audited and verified" if o.state != "cheat" else "the audit named the cheater"
-    )
-    lines.append(f"  verification: {verdict} ({audits} decks, {g.round_no} rounds)")
+    if o.state == "cheat":
+        verdict = "the audit named the cheater"
+    elif audits:
+        verdict = f"every deck audited and verified ({audits} decks, {g.round_no} rounds)"
+    else:
+        verdict = "no deck audited"
+    lines.append(f"  verification: {verdict}")
     if vi.log_path:
         lines.append(f"  log: {vi.log_path}")
         lines.append(f"  replay it:  p2puno replay {vi.log_path} --table")
     return lines
 
 
-def round_end_lines(game: Game, names: Sequence[str], me: int | None, e: Event) -> list[str]:
-    """The round's end, every hand left and its points (shown until a key is pressed)."""
+def round_end_lines(
+    game: Game, names: Sequence[str], me: int | None, e: Event, round_no: int
+) -> list[str]:
+    """The round's end, every hand left and its points (shown until a key is pressed).
+    ``round_no``: the round that ended (the engine may already count the next one: the
+    round-over event and the next round's start come out of one move)."""
     who = ("you" if e.seat == me else names[e.seat]) if 0 <= e.seat < len(names) else "nobody"
     if e.seat < 0:
-        head = f"ROUND {game.round_no} OVER — blocked: nobody went out"
+        head = f"ROUND {round_no} OVER — blocked: nobody went out"
     elif game.options.scoring == "standard":
-        head = f"ROUND {game.round_no} OVER — {who} went out: +{e.value} points"
+        head = f"ROUND {round_no} OVER — {who} went out: +{e.value} points"
     else:
-        head = f"ROUND {game.round_no} OVER — {who} went out; each adds their own hand"
+        head = f"ROUND {round_no} OVER — {who} went out; each adds their own hand"
     lines = [head]
     for s in range(game.players):
         cards = sorted((game.faces[x] for x in game.hands[s]), key=card_sort_key)

@@ -1,0 +1,69 @@
+"""Driving the real table headless: keys in through prompt-toolkit's pipe input, the screen
+read back through pyte (a VT100 emulator) fed with everything the app writes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import pyte
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import PipeInput
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+ESC = "\x1b"
+LEFT, RIGHT, ENTER = "\x1b[D", "\x1b[C", "\r"
+
+
+class Screen:
+    """A terminal of ``cols`` x ``rows`` that the app draws on."""
+
+    encoding = "utf-8"
+
+    def __init__(self, cols: int = 80, rows: int = 24) -> None:
+        self.size = Size(rows=rows, columns=cols)
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.Stream(self.screen)
+        self.output = Vt100_Output(self, lambda: self.size, term="xterm", enable_cpr=False)  # type: ignore[arg-type]
+        self.written = 0
+
+    def write(self, data: str) -> int:
+        self.stream.feed(data)
+        self.written += len(data)
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+    def resize(self, cols: int, rows: int) -> None:
+        self.screen.resize(rows, cols)
+        self.size = Size(rows=rows, columns=cols)
+
+    @property
+    def lines(self) -> list[str]:
+        return list(self.screen.display)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+
+async def wait_for(screen: Screen, want: str | Callable[[str], bool], timeout: float = 10.0) -> str:
+    """Wait until the screen shows ``want`` (a substring, or a test of the whole text)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        text = screen.text
+        if (want in text) if isinstance(want, str) else want(text):
+            return text
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the screen never showed {want!r}; it shows:\n{screen.text}")
+
+
+async def press(pipe: PipeInput, *keys: str, pause: float = 0.03) -> None:
+    for k in keys:
+        pipe.send_text(k)
+        await asyncio.sleep(pause)
