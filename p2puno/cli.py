@@ -448,6 +448,62 @@ def resume(
     _finish(result, quiet)
 
 
+@app.command()
+def watch(
+    address: str = typer.Argument(..., help="HOST:PORT of any node of the table"),
+    name: str = typer.Option("spectator", "--name", help="the name the players see"),
+    narrate: bool = typer.Option(True, "--narrate/--brief", help="every move, or the rounds"),
+    data_dir: str | None = typer.Option(None, "--data-dir", help="where its copy of the log goes"),
+    quiet: bool = typer.Option(False, "--quiet"),
+    verbose: bool = typer.Option(False, "--verbose"),
+) -> None:
+    """Watch a game without a seat: every move checked as it happens, no key, no hand."""
+    from p2puno.node.run import event_lines, parse_address
+    from p2puno.node.store import DataDir, DataError
+    from p2puno.node.watch import Spectator, watch_game
+
+    try:
+        addr = parse_address(address)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    say = _say(quiet)
+    try:
+        data = DataDir(data_dir)
+    except DataError as e:
+        typer.echo(f"p2puno: {e}", err=True)
+        raise typer.Exit(2) from None
+
+    def on_game(spectator: Spectator) -> None:
+        assert spectator.session is not None
+        spectator.on_events = event_lines(spectator.session, say, verbose=verbose, narrate=narrate)
+
+    result = _run_node(
+        watch_game(addr.host, addr.port, name=name, say=say, on_game=on_game, data=data)
+    )
+    _finish_watch(result, quiet)
+
+
+def _finish_watch(result: object, quiet: bool) -> None:
+    from p2puno.node.watch import WatchResult
+
+    assert isinstance(result, WatchResult)
+    o = result.outcome
+    if not quiet:
+        typer.echo(f"game: {o}")
+        checked = f"{result.checked} steps checked, {result.audits} decks audited"
+        if result.error is not None:
+            typer.echo(f"stopped watching: {result.error} ({checked})")
+        else:
+            typer.echo(f"verified as it happened: {checked}; table code {result.code}")
+        if result.log_path is not None:
+            typer.echo(f"its copy of the log: {result.log_path}")
+            typer.echo(f"check it offline with:  p2puno replay {result.log_path}")
+    if o.state == "cheat":
+        raise typer.Exit(3)
+    if result.error is not None:
+        raise typer.Exit(1)
+
+
 def _offer_resume(data: object) -> None:
     """`host` and `join` say so when this data directory holds an unfinished game."""
     from p2puno.node.run import unfinished_games

@@ -282,6 +282,11 @@ class Link:
         """Bytes of messages waiting in the send queue (to pace a large transfer by)."""
         return self._out_bytes
 
+    @property
+    def queued_messages(self) -> int:
+        """Messages waiting in the send queue."""
+        return len(self._out)
+
     def send(self, mtype: MsgType | int, payload: bytes) -> None:
         """Queue one message. :class:`FrameError` for a malformed payload (the link stays
         open); :class:`LinkError` if the link is closed or this message overflows the queue."""

@@ -38,12 +38,13 @@ from typing import Any, TypeVar
 
 from p2puno.engine.actions import Action
 from p2puno.log import Entry, Identity, LogError, Role, entry_hash
-from p2puno.net import Limits, Link, LinkError, MsgType, open_link
+from p2puno.net import Limits, Link, LinkError, MsgType, TransportError, open_link
 from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch, encode_sync
 from p2puno.node.players import Autopilot, Player
 from p2puno.node.store import GameFiles
 from p2puno.session import Session, SessionError
 from p2puno.session.session import Outcome, Prompt, SessionEvent
+from p2puno.wire import EncodingError, JSONValue, decode, encode
 
 log = logging.getLogger("p2puno.node")
 T = TypeVar("T")
@@ -53,6 +54,9 @@ GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is drop
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
 DISK_READS_PER_S = 16  # FETCHed entries read back from the log file, per peer and second
+MAX_WATCHERS = 8  # spectators one node serves
+WATCH_BACKLOG_BYTES = 2 * 2**20  # a spectator's queue while its backlog streams ...
+WATCH_BACKLOG_MESSAGES = 512  # ... in bytes and in messages
 
 
 @dataclass
@@ -62,6 +66,16 @@ class Address:
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
+
+
+@dataclass
+class Watcher:
+    link: Link
+    name: str
+    key: str  # the start of its key's hex (it has no seat)
+    id: int  # negative: its slot in the per-peer limits
+    sent: int = 0  # entries of the log (in acceptance order) it has been sent
+    pos: int | None = 0  # offset in the log file while the backlog streams (None: done)
 
 
 @dataclass
@@ -125,6 +139,9 @@ class GameNode:
         self._served_sync: dict[int, float] = {}
         self._disk_reads: dict[int, tuple[float, int]] = {}
         self._closing = False
+        self.watchers: list[Watcher] = []  # spectators through this node
+        self._watcher_ids = 0
+        self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
         self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
         # P2PUNO_TRACE=DIR: each node writes when it sent its proposals and processed each
@@ -185,11 +202,146 @@ class GameNode:
         return key in self.keys
 
     async def on_link(self, link: Link) -> None:
-        """A link from a seat above ours (or one that dialled us again)."""
-        if link.peer not in self.keys or link.context != self.session.game_id:
-            link.close("not a seat of this game")
+        """A link from a seat above ours (or one that dialled us again), or a spectator's."""
+        if link.context != self.session.game_id:
+            link.close("not a link of this game")
+            return
+        if link.peer not in self.keys:
+            # not a seat: a spectator, if it says so first
+            try:
+                m = await asyncio.wait_for(link.recv(), 10.0)
+                msg = decode(m.payload) if m.type == MsgType.LOBBY else None
+            except (LinkError, EncodingError, TimeoutError):
+                msg = None
+            if not isinstance(msg, dict) or msg.get("t") not in ("watch", "join"):
+                link.close("not a seat of this game")
+                return
+            if msg["t"] == "join":
+                reason = "the game has started: watch it with  p2puno watch HOST:PORT"
+                with contextlib.suppress(LinkError):
+                    link.send(MsgType.LOBBY, encode({"t": "refuse", "reason": reason}))
+                link.close("the game has started")
+                return
+            self.add_watcher(link, msg)
             return
         self._adopt(self.keys.index(link.peer), link)
+
+    # ------------------------------------------------------------------ spectators
+    def add_watcher(self, link: Link, msg: dict[str, Any]) -> None:
+        """A spectator (``p2puno watch``): it gets the genesis, every entry this node holds
+        and each new one as it joins the log; it may FETCH and SYNC like a seat (same limits)
+        and nothing it sends is taken as an entry. It holds no key and sees no hand: entries
+        carry only encrypted cards until they are opened in public."""
+        name = msg.get("name")
+        if not isinstance(name, str) or not 0 < len(name) <= 32 or not name.isprintable():
+            name = "a spectator"
+        if len(self.watchers) >= MAX_WATCHERS:
+            with contextlib.suppress(LinkError):
+                link.send(MsgType.LOBBY, encode({"t": "refuse", "reason": "too many spectators"}))
+            link.close("too many spectators")
+            return
+        log_ = self.session.log
+        hello: dict[str, JSONValue] = {
+            "t": "watching",
+            "seat": self.me,
+            "genesis": log_.raw(log_.hashes()[0]).decode(),
+            "addresses": [None if a is None else [a.host, a.port] for a in self.addresses],
+        }
+        self._watcher_ids += 1
+        wid = -self._watcher_ids  # its key in the per-peer limits (seats are >= 0)
+        w = Watcher(link, name, link.peer.hex()[:16], wid)
+        try:
+            link.send(MsgType.LOBBY, encode(hello))
+        except LinkError:
+            link.close("gone")
+            return
+        self.watchers.append(w)
+        link.set_handler(lambda m: self._on_watcher(w, m.type, m.payload))
+        self.say(f"{name} is watching (key {w.key})")
+        self._announce_watchers()
+        self._spawn(self._watcher_gone(w))
+
+    async def _watcher_gone(self, w: Watcher) -> None:
+        await w.link.wait_closed()
+        if w in self.watchers:
+            self.watchers.remove(w)
+            if not self._closing:
+                self.say(f"{w.name} stopped watching")
+            self._announce_watchers()
+
+    def _on_watcher(self, w: Watcher, mtype: int, payload: bytes) -> None:
+        """What a spectator may ask: entries by hash, or a step on (no entry is taken)."""
+        with contextlib.suppress(LinkError, TransportError):
+            if mtype == MsgType.FETCH:
+                for h in decode_fetch(payload):
+                    raw = self._lookup(h, w.id)
+                    if raw is not None:
+                        w.link.send(MsgType.ENTRY, raw)
+            elif mtype == MsgType.SYNC:
+                now = time.monotonic()
+                if now - self._served_sync.get(w.id, -10.0) >= SYNC_EVERY:
+                    self._served_sync[w.id] = now
+                    self._serve_sync(w.link, decode_sync(payload))
+
+    def _feed_watchers(self) -> None:
+        """What each spectator lacks: first the log file from its start (every entry, in the
+        order it joined the log, paced by the link's queue), then each new entry at once."""
+        log_ = self.session.log
+        for w in list(self.watchers):
+            if w.pos is not None:
+                self._stream_backlog(w)
+            if w.pos is not None or w.sent >= len(log_):
+                continue
+            hashes = log_.hashes(w.sent)
+            w.sent += len(hashes)
+            try:
+                for h in hashes:
+                    w.link.send(MsgType.ENTRY, log_.raw(h))
+            except (LinkError, KeyError) as e:
+                w.link.close(f"cannot keep up: {e}")
+
+    def _stream_backlog(self, w: Watcher) -> None:
+        assert w.pos is not None
+        budget = WATCH_BACKLOG_BYTES - w.link.queued_bytes
+        if budget <= 0:
+            return
+        try:
+            with open(self.files.log_path, "rb") as f:
+                f.seek(w.pos)
+                chunk = f.read(budget)
+        except OSError as e:
+            w.link.close(f"cannot read the log: {e.strerror}")
+            return
+        lines = chunk.split(b"\n")[:-1]  # complete lines only
+        room = WATCH_BACKLOG_MESSAGES - w.link.queued_messages
+        if room <= 0:
+            return
+        lines = lines[:room]
+        end = sum(len(line) + 1 for line in lines)
+        try:
+            for line in lines:
+                w.link.send(MsgType.ENTRY, line)
+        except LinkError:
+            return
+        w.pos += end
+        if len(chunk) < budget and end == len(chunk):
+            # the whole file is sent, and every entry of the log is in it (each is written
+            # the moment it joins the log): from here on, new entries as they come
+            w.pos = None
+            w.sent = len(self.session.log)
+        elif end == 0 and len(chunk) == budget:
+            w.link.close("an entry longer than the backlog window")
+
+    def _announce_watchers(self) -> None:
+        """Tell the other seats who watches through this node (the table shows it)."""
+        names: list[JSONValue] = [w.name for w in self.watchers]
+        self._send_all(MsgType.LOBBY, encode({"t": "watchers", "names": names}))
+
+    def spectators(self) -> list[tuple[str, int]]:
+        """Who watches the game, and through which seat's node."""
+        mine = [(w.name, self.me) for w in self.watchers]
+        theirs = [(n, seat) for seat, names in sorted(self._watched_via.items()) for n in names]
+        return mine + theirs
 
     def _adopt(self, seat: int, link: Link) -> None:
         old = self.links.get(seat)
@@ -200,6 +352,9 @@ class GameNode:
         self._spawn(self._watch(seat, link))
         # what the peer may have missed while we were apart: a sync from the current step
         link.send(MsgType.SYNC, encode_sync(self.session.processed + 1))
+        if self.watchers:
+            names: list[JSONValue] = [w.name for w in self.watchers]
+            link.send(MsgType.LOBBY, encode({"t": "watchers", "names": names}))
 
     async def _dial(self, seat: int, addr: Address) -> None:
         delay = 0.1
@@ -262,15 +417,32 @@ class GameNode:
             self._served_sync[seat] = now
             self.stats.syncs += 1
             self._serve_sync(link, decode_sync(payload))
+        elif mtype == MsgType.LOBBY:
+            self._on_notice(seat, payload)
         self._pump()
+
+    def _on_notice(self, seat: int, payload: bytes) -> None:
+        """A seat says who watches through it (shown at the table, nothing more)."""
+        try:
+            msg = decode(payload)
+        except EncodingError:
+            return
+        if not isinstance(msg, dict) or msg.get("t") != "watchers":
+            return
+        names = msg.get("names")
+        if isinstance(names, list) and len(names) <= MAX_WATCHERS:
+            ok = [n for n in names if isinstance(n, str) and 0 < len(n) <= 32 and n.isprintable()]
+            before = self._watched_via.get(seat, [])
+            self._watched_via[seat] = ok
+            for n in ok:
+                if n not in before:
+                    self.say(f"{n} is watching (through seat {seat})")
 
     def _serve_sync(self, link: Link, start: int) -> None:
         """Every entry from step ``start`` on, and every vote: from memory, or, when the
         steps asked for were pruned from it, from the log file, read once."""
         log_ = self.session.log
         if start < self._pruned_to:
-            from p2puno.wire import EncodingError, decode
-
             try:
                 with open(self.files.log_path, "rb") as f:
                     for line in f:
@@ -379,6 +551,8 @@ class GameNode:
         new = s.log.hashes(self._seen_index)
         self._seen_index += len(new)
         self._have.extend(new)
+        if self.watchers:
+            self._feed_watchers()
         # what we wrote: at once, or held until the window's time
         for raw in s.outbox:
             release = self._release_time(raw)

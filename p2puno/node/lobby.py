@@ -86,6 +86,9 @@ class Endpoint:
         self.bind = bind
         self.port = port
         self.handlers: dict[bytes, Callable[[Link], Awaitable[None] | None]] = {}
+        # the game's spectators, once it runs (GameNode.add_watcher)
+        self.watch: Callable[[Link, dict[str, Any]], None] | None = None
+        self.watching = asyncio.Event()  # set when ``watch`` is
         self.default: bytes | None = None  # the context of one who joins by address
         self.server: asyncio.Server | None = None
 
@@ -190,6 +193,7 @@ class HostLobby:
         self.say = say or (lambda text: None)
         self.changed = asyncio.Event()
         self.started = False
+        self.spectators: list[Link] = []  # waiting for the game to start
         endpoint.handlers[self.lobby_id] = self.on_link
         endpoint.default = self.lobby_id
 
@@ -207,10 +211,11 @@ class HostLobby:
         msg = self.view()
         if self.on_table is not None:
             self.on_table(msg)
-        for s in self.seats:
-            if s.link is not None and not s.link.closed:
+        links = [s.link for s in self.seats if s.link is not None] + self.spectators
+        for link in links:
+            if not link.closed:
                 with contextlib.suppress(LinkError):
-                    send(s.link, msg)
+                    send(link, msg)
         self.changed.set()
 
     async def on_link(self, link: Link) -> None:
@@ -218,6 +223,9 @@ class HostLobby:
             msg = await asyncio.wait_for(receive(link), 10)
         except (LobbyError, LinkError, TimeoutError) as e:
             link.close(f"no join: {e}")
+            return
+        if msg.get("t") == "watch":
+            await self._spectator(link, msg)
             return
         reason = self._check_join(link, msg)
         if reason is not None:
@@ -252,6 +260,28 @@ class HostLobby:
             self.seats.remove(seat)
             self.say(f"{seat.name} left the table")
             self._broadcast()
+
+    async def _spectator(self, link: Link, msg: dict[str, Any]) -> None:
+        """One who watches: it sees the lobby until the game starts, then the game node
+        serves it (GameNode.add_watcher)."""
+        if len(self.spectators) >= 8:
+            send(link, {"t": "refuse", "reason": "too many spectators"})
+            link.close("too many spectators")
+            return
+        self.spectators.append(link)
+        try:
+            send(link, self.view())
+            waiting = asyncio.ensure_future(self.endpoint.watching.wait())
+            closed = asyncio.ensure_future(link.wait_closed())
+            await asyncio.wait([waiting, closed], return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+            closed.cancel()
+        except LinkError:
+            return
+        finally:
+            self.spectators.remove(link)
+        if not link.closed and self.endpoint.watch is not None:
+            self.endpoint.watch(link, msg)
 
     def _check_join(self, link: Link, msg: dict[str, Any]) -> str | None:
         return check_join(msg, link.peer, self.seats, self.size, self.started)

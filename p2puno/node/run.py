@@ -113,6 +113,31 @@ async def play(
     )  # fmt: skip
 
 
+def event_lines(
+    session: Session, say: Say, *, verbose: bool, narrate: bool
+) -> Callable[[list[SessionEvent]], None]:
+    """The game in lines for a terminal without the table: every move in words
+    (``narrate``), each event (``verbose``), or the rounds, audits and verdicts only."""
+    narrator = None
+    if narrate:
+        from p2puno.demo import Narrator
+
+        names = [p.name for p in session.log.players]
+        narrator = Narrator(names, 0.0, verbose, color=sys.stdout.isatty())
+
+    def on_events(events: list[SessionEvent]) -> None:
+        for ev in events:
+            line: str | None
+            if narrator is not None and ev.event is not None:
+                line = narrator.describe(session.engine, ev.event)
+            else:
+                line = describe_event(ev) if not verbose else f"[{ev.kind}] {ev.text}"
+            if line:
+                say(line)
+
+    return on_events
+
+
 def player_spec(player: Player) -> str:
     """What plays the seat, for `p2puno resume`: "bot:<policy>" or "person"."""
     return f"bot:{player.name}" if player.kind == "bot" else "person"
@@ -160,27 +185,10 @@ async def _run_game(
     narrate: bool,
     on_game: Callable[[GameNode], None] | None,
 ) -> Result:
-    log = session.log
     game_id = session.game_id
     me = session.seat
     assert me is not None
-    narrator = None
-    if narrate:
-        from p2puno.demo import Narrator
-
-        names = [p.name for p in log.players]
-        narrator = Narrator(names, 0.0, verbose, color=sys.stdout.isatty())
-
-    def on_events(events: list[SessionEvent]) -> None:
-        for ev in events:
-            line: str | None
-            if narrator is not None and ev.event is not None:
-                line = narrator.describe(session.engine, ev.event)
-            else:
-                line = describe_event(ev) if not verbose else f"[{ev.kind}] {ev.text}"
-            if line:
-                say(line)
-
+    on_events = event_lines(session, say, verbose=verbose, narrate=narrate)
     node = GameNode(
         session,
         identity,
@@ -192,6 +200,10 @@ async def _run_game(
         on_events=on_events,
     )
     endpoint.handlers[game_id] = node.on_link
+    if endpoint.default is None:  # p2puno watch HOST:PORT at a seat that did not host
+        endpoint.default = game_id
+    endpoint.watch = node.add_watcher
+    endpoint.watching.set()
     if meta.get("resumed"):
         node.resumed_at = (session.processed, float(meta["resumed"]))
     if on_game is not None:

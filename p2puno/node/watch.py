@@ -1,0 +1,318 @@
+"""`p2puno watch HOST:PORT`: a spectator that follows a running game without a seat.
+
+It dials any node of the table (the host's address, or any seat's), says it wants to watch,
+and gets the genesis and then every entry that node holds, in the order they joined its log,
+then each new one as it comes. It runs an observer session (no seat, no keys, no secrets):
+every step is checked as a seat checks it, every public card opened, every deck audited at
+its reveal, so the verdict it shows is its own. It cannot see a hand: until the reveal a card
+is encrypted under every seat's key, and no seat releases a key to it.
+
+The node it watches through is not trusted: the genesis must name that node's key at the
+seat it claims (the link proved the key), and each entry is signed by its author. A node
+that sends garbage or stops is left for another seat's node (their addresses come with the
+genesis); a node that withholds entries only delays the view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from p2puno.log import Identity, Log, LogError, entry_hash
+from p2puno.net import Link, LinkError, MsgType, open_link
+from p2puno.net.frames import MAX_FETCH, encode_fetch, encode_sync
+from p2puno.node.game import NODE_LIMITS, PRUNE_KEEP, Address
+from p2puno.node.lobby import LobbyError, receive, send, table_code
+from p2puno.node.store import DataDir, GameFiles
+from p2puno.session import Session, SessionError
+from p2puno.session.session import Outcome, SessionEvent, Timing
+
+Say = Callable[[str], None]
+
+GIVE_UP_S = 60.0  # no node of the table answers for this long: the spectator stops
+STUCK_S = 2.0  # no progress for this long: ask the node for the step again (SYNC)
+
+
+@dataclass
+class WatchResult:
+    outcome: Outcome
+    code: str
+    entries: int
+    checked: int  # steps checked
+    audits: int  # decks audited
+    error: str | None = None  # why it stopped before the game's end
+    log_path: Path | None = None  # the spectator's copy of the log (p2puno replay reads it)
+
+
+class Spectator:
+    """Follows one game through one node at a time (sans seat: ``session.seat is None``)."""
+
+    me: int | None = None
+
+    def __init__(
+        self,
+        *,
+        name: str = "spectator",
+        say: Say | None = None,
+        on_table: Callable[[dict[str, Any]], None] | None = None,
+        on_game: Callable[[Spectator], None] | None = None,
+        on_events: Callable[[list[SessionEvent]], None] | None = None,
+        data: DataDir | None = None,
+    ) -> None:
+        """``data``: keep a copy of the log under ``watched/`` there (memory then stays
+        bounded: old steps are read back from the file)."""
+        self.name = name
+        self.data = data
+        self.files: GameFiles | None = None
+        self._pruned_to = 0
+        self.identity = Identity.generate()  # only to open links: it signs nothing
+        self.say = say or (lambda text: None)
+        self.on_table = on_table
+        self.on_game = on_game
+        self.on_events = on_events
+        self.session: Session | None = None
+        self.code = ""
+        self.addresses: list[Address | None] = []
+        self.link: Link | None = None
+        self.through: int | None = None  # the seat whose node it watches through
+        self.refused = 0
+        self.audits = 0
+        self._progress = time.monotonic()
+        self._asked: dict[bytes, float] = {}
+        self._last_sync = 0.0
+        self._wake = asyncio.Event()
+
+    @property
+    def timing(self) -> Timing:
+        assert self.session is not None
+        return self.session.timing
+
+    def spectators(self) -> list[tuple[str, int]]:
+        return []
+
+    # ------------------------------------------------------------------ joining
+    async def _open(self, host: str, port: int, context: bytes | None, key: bytes | None) -> Link:
+        link = await open_link(host, port, self.identity, context, expect=key, limits=NODE_LIMITS)
+        send(link, {"t": "watch", "name": self.name})
+        return link
+
+    async def _hello(self, link: Link) -> dict[str, Any]:
+        """Lobby views until the game starts (on_table), then the genesis."""
+        while True:
+            msg = await receive(link)
+            t = msg.get("t")
+            if t == "refuse":
+                raise LobbyError(f"the node refused a spectator: {msg.get('reason')}")
+            if t == "table" and self.on_table is not None:
+                self.on_table(msg)
+            if t == "watching":
+                return msg
+
+    def _adopt_genesis(self, link: Link, msg: dict[str, Any]) -> None:
+        seat, raw = msg.get("seat"), msg.get("genesis")
+        if type(seat) is not int or not isinstance(raw, str):
+            raise LobbyError("the node sent a malformed genesis")
+        genesis = raw.encode()
+        if self.session is not None:  # a later node: it must be the same game
+            if self.session.log.raw(self.session.log.hashes()[0]) != genesis:
+                raise LobbyError("that node plays another game")
+        else:
+            log = Log()
+            try:
+                log.add(genesis)
+                session = Session(log, on_entry=self._keep)
+            except (LogError, ValueError) as e:
+                raise LobbyError(f"the node sent a bad genesis: {e}") from None
+            if self.data is not None:
+                assert log.game_id is not None
+                self.files = GameFiles(self.data.root / "watched" / log.game_id.hex()[:16])
+                with contextlib.suppress(FileNotFoundError):
+                    self.files.log_path.unlink()  # watched before: this copy starts anew
+                self.files.append(genesis, durable=False)
+                log.loader = self.files.read
+            self.session = session
+            self.code = table_code(session.game_id)
+            addresses = msg.get("addresses")
+            if isinstance(addresses, list) and len(addresses) == session.n:
+                self.addresses = [_address(a) for a in addresses]
+        players = self.session.log.players
+        if not 0 <= seat < len(players) or players[seat].sign_pk != link.peer:
+            raise LobbyError("the node is not the seat it says it is")
+        self.through = seat
+
+    # ------------------------------------------------------------------ running
+    async def run(self, host: str, port: int) -> WatchResult:
+        try:
+            link = await self._open(host, port, None, None)
+            hello = await asyncio.wait_for(self._hello(link), 3600)
+        except LinkError as e:
+            raise LobbyError(f"cannot reach a table at {host}:{port}: {e}") from None
+        except TimeoutError:
+            raise LobbyError("the game did not start in time") from None
+        self._adopt_genesis(link, hello)
+        session = self.session
+        assert session is not None and self.through is not None
+        if self.addresses and self.addresses[self.through] is None:
+            self.addresses[self.through] = Address(host, port)
+        names = ", ".join(p.name for p in session.log.players)
+        self.say(
+            f"watching game {session.game_id.hex()[:16]} (table code {self.code}) through "
+            f"seat {self.through}: {names}"
+        )
+        if self.on_game is not None:
+            self.on_game(self)
+        self._attach(link)
+        error: str | None = None
+        try:
+            error = await self._follow()
+        finally:
+            if self.link is not None:
+                self.link.close("done watching")
+            if self.files is not None:
+                self.files.close()
+        outcome = session.outcome
+        return WatchResult(
+            outcome,
+            self.code,
+            len(session.log),
+            session.processed + 1,
+            self.audits,
+            error,
+            self.files.log_path if self.files is not None else None,
+        )
+
+    def _keep(self, raw: bytes) -> None:
+        if self.files is not None:
+            self.files.append(raw, durable=False)
+
+    def _attach(self, link: Link) -> None:
+        self.link = link
+        self._progress = time.monotonic()
+        link.set_handler(lambda m: self._on_message(m.type, m.payload))
+
+    def _on_message(self, mtype: int, payload: bytes) -> None:
+        if mtype != MsgType.ENTRY or self.session is None:
+            return
+        s = self.session
+        if s.log.knows(entry_hash(payload)):
+            return
+        before = s.processed
+        try:
+            s.receive(payload)
+        except SessionError:
+            self.refused += 1
+            if self.refused > 20 and self.link is not None:
+                self.link.close("it sent entries that do not verify")
+        if s.processed != before:
+            self._progress = time.monotonic()
+            if self.files is not None and s.processed - self._pruned_to > 2 * PRUNE_KEEP:
+                self._pruned_to = s.processed - PRUNE_KEEP
+                s.log.prune(self._pruned_to)
+        self._wake.set()
+
+    def _flush_events(self) -> None:
+        s = self.session
+        assert s is not None
+        if s.events:
+            events, s.events = s.events, []
+            self.audits += sum(1 for ev in events if ev.kind == "audit")
+            if self.on_events is not None:
+                self.on_events(events)
+
+    async def _follow(self) -> str | None:
+        """Until the game has its verdict; another node when this one goes."""
+        s = self.session
+        assert s is not None
+        while True:
+            self._flush_events()
+            if s.over:
+                return None
+            link = self.link
+            now = time.monotonic()
+            if link is None or link.closed:
+                why = link.error if link is not None else None
+                if why is not None:
+                    self.say(f"the node of seat {self.through} went away ({why}): trying others")
+                if not await self._reconnect():
+                    return "no node of the table answers"
+                continue
+            self._ask(link, now)
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), 0.1)
+
+    def _ask(self, link: Link, now: float) -> None:
+        s = self.session
+        assert s is not None
+        want = [h for h in s.missing() if now - self._asked.get(h, 0.0) > 1.0]
+        with contextlib.suppress(LinkError):
+            for i in range(0, len(want), MAX_FETCH):
+                for h in want[i : i + MAX_FETCH]:
+                    self._asked[h] = now
+                link.send(MsgType.FETCH, encode_fetch(want[i : i + MAX_FETCH]))
+            behind = s.behind > s.processed + 1
+            stuck = now - self._progress > STUCK_S
+            if (behind or stuck) and now - self._last_sync > STUCK_S:
+                self._last_sync = now
+                link.send(MsgType.SYNC, encode_sync(s.processed + 1))
+
+    async def _reconnect(self) -> bool:
+        """Dial the seats' nodes in turn, with backoff, for up to GIVE_UP_S without one."""
+        s = self.session
+        assert s is not None
+        keys = [p.sign_pk for p in s.log.players]
+        end = time.monotonic() + GIVE_UP_S
+        delay = 0.2
+        start = (self.through or 0) + 1
+        while time.monotonic() < end:
+            for k in range(s.n):
+                seat = (start + k) % s.n
+                addr = self.addresses[seat] if seat < len(self.addresses) else None
+                if addr is None:
+                    continue
+                try:
+                    link = await self._open(addr.host, addr.port, s.game_id, keys[seat])
+                    hello = await asyncio.wait_for(self._hello(link), 5.0)
+                    self._adopt_genesis(link, hello)
+                except (LinkError, LobbyError, TimeoutError):
+                    continue
+                self.say(f"watching through seat {seat} now")
+                self._attach(link)
+                return True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 3.0)
+        return False
+
+
+def _address(a: object) -> Address | None:
+    if (
+        isinstance(a, list)
+        and len(a) == 2
+        and isinstance(a[0], str)
+        and type(a[1]) is int
+        and 0 < a[1] < 65536
+    ):
+        return Address("127.0.0.1" if a[0] == "@" else a[0], a[1])
+    return None
+
+
+async def watch_game(
+    host: str,
+    port: int,
+    *,
+    name: str = "spectator",
+    say: Say,
+    on_table: Callable[[dict[str, Any]], None] | None = None,
+    on_game: Callable[[Spectator], None] | None = None,
+    on_events: Callable[[list[SessionEvent]], None] | None = None,
+    data: DataDir | None = None,
+) -> WatchResult:
+    spectator = Spectator(
+        name=name, say=say, on_table=on_table, on_game=on_game, on_events=on_events, data=data
+    )
+    return await spectator.run(host, port)

@@ -1,0 +1,120 @@
+"""`p2puno watch` (issue 12): a spectator joins a table without a seat, checks every move as
+it happens like any node, never holds a key nor sees a hand; the players see who watches; a
+spectator whose node goes away goes on through another seat's node."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import time
+from pathlib import Path
+
+from p2puno.engine.cards import UNKNOWN_CARD
+from p2puno.engine.game import Phase
+from p2puno.node.store import DataDir
+from p2puno.node.watch import Spectator, WatchResult, watch_game
+from p2puno.session.session import SessionEvent
+from tests.node.procs import FAST, LOOPBACK, Node, host, logs, same_entries, verified
+
+
+def _bots(tmp: Path, port: int, k: int) -> list[Node]:
+    return [
+        Node(
+            ["bot", f"{LOOPBACK}:{port}", "--name", f"J{i}", "--bind", LOOPBACK, "--think", "0.02"],
+            tmp / f"j{i}",
+            f"j{i}",
+        )
+        for i in range(k)
+    ]
+
+
+def test_a_spectator_from_the_lobby_checks_every_move_and_sees_no_hand(tmp_path: Path) -> None:
+    h = host(tmp_path / "host", "--seats", "3", "--bot", "heuristic", "--target", "200", *FAST)
+    nodes = [h]
+    try:
+        port = h.port()
+        hidden_checks = 0
+        shown: list[str] = []
+        spectator_seen: list[Spectator] = []
+        data = DataDir(tmp_path / "watcher")
+
+        def on_game(sp: Spectator) -> None:
+            spectator_seen.append(sp)
+
+            def on_events(events: list[SessionEvent]) -> None:
+                nonlocal hidden_checks
+                assert sp.session is not None
+                g = sp.session.engine
+                if g.phase in (Phase.TURN, Phase.DRAWN, Phase.PENALTY):
+                    # in play no hand has a face the spectator can read
+                    for seat in range(sp.session.n):
+                        assert set(g.hand_cards(seat)) <= {UNKNOWN_CARD}
+                    hidden_checks += 1
+                shown.extend(ev.text for ev in events)
+
+            sp.on_events = on_events
+
+        async def watch() -> WatchResult:
+            task = asyncio.ensure_future(
+                watch_game(
+                    LOOPBACK, port, name="Eve", say=lambda t: None, on_game=on_game, data=data
+                )
+            )
+            await asyncio.sleep(1.0)  # the spectator waits in the lobby; then the seats come
+            nodes.extend(_bots(tmp_path, port, 2))
+            return await asyncio.wait_for(task, 120)
+
+        result = asyncio.run(watch())
+        assert h.wait(60) == 0
+        for n in nodes[1:]:
+            assert n.wait(60) == 0
+        sp = spectator_seen[0]
+        assert sp.session is not None and sp.session.seat is None  # no seat, no keys
+        assert result.error is None and result.outcome.state == "finished"
+        assert result.audits >= 1 and hidden_checks > 20
+        assert any("verified" in t for t in shown)
+        # the same game as every seat: same final state and verdict
+        final = h.wait_for(r"^game over: (finished.*)").group(1)
+        assert str(result.outcome) == final
+        paths = logs(tmp_path)
+        entries = same_entries(paths)
+        assert sp.session.log.hashes() and len(sp.session.log) == len(entries)
+        assert verified(paths[0]).digest == sp.session.engine.digest()
+        # its own copy of the log: the same entries, and it replays
+        assert result.log_path is not None
+        assert same_entries([paths[0], result.log_path]) == entries
+        verified(result.log_path)
+        # the players see who watches: the host it watches through, the others through it
+        h.wait_for(r"Eve is watching")
+        for n in nodes[1:]:
+            n.wait_for(r"Eve is watching \(through seat 0\)")
+    finally:
+        for n in nodes:
+            n.kill()
+
+
+def test_a_spectator_goes_on_through_another_seat_when_its_node_dies(tmp_path: Path) -> None:
+    h = host(tmp_path / "host", "--seats", "3", "--bot", "heuristic", "--target", "300", *FAST)
+    nodes = [h]
+    try:
+        port = h.port()
+        nodes.extend(_bots(tmp_path, port, 2))
+        h.wait_for(r"round 1 begins", 60)
+        w = Node(["watch", f"{LOOPBACK}:{port}", "--name", "Eve", "--brief"], tmp_path / "w", "w")
+        nodes.append(w)
+        w.wait_for(r"watching game [0-9a-f]+ .* through seat 0", 30)
+        time.sleep(1.0)
+        h.signal(signal.SIGKILL)
+        w.wait_for(r"watching through seat [12] now", 30)
+        # the seats left vote the host out (its deadline); the spectator sees that record
+        assert w.wait(90) == 0, w.text()
+        game = w.wait_for(r"^game: (.*)").group(1)
+        assert re.match(r"stopped after step \d+: seats \[0\] silent", game), game
+        w.wait_for(r"verified as it happened: \d+ steps checked")
+        for n in nodes[1:3]:
+            assert n.wait(60) == 0
+            n.wait_for(re.escape(f"game over: {game}"))
+    finally:
+        for n in nodes:
+            n.kill()
