@@ -50,11 +50,13 @@ async def host_table(
     name: str,
     input: Input | None = None,
     output: Output | None = None,
+    ui: TableUI | None = None,
     **kwargs: Any,
 ) -> Result | None:
     """`p2puno host` with the table: the lobby (start key: s), then the game. None: the
-    person left."""
-    ui = TableUI(name=name, host=True, title=f"p2puno · {table}", input=input, output=output)
+    person left. ``ui``: a table built by the caller (tests, the demo)."""
+    if ui is None:
+        ui = TableUI(name=name, host=True, title=f"p2puno · {table}", input=input, output=output)
     player = TablePlayer(name, ui)
     with logs_to(ui):
         return await run_table(
@@ -79,10 +81,12 @@ async def join_table(
     name: str,
     input: Input | None = None,
     output: Output | None = None,
+    ui: TableUI | None = None,
     **kwargs: Any,
 ) -> Result | None:
     """`p2puno join` (and `lobby`) with the table."""
-    ui = TableUI(name=name, address=f"{host}:{port}", input=input, output=output)
+    if ui is None:
+        ui = TableUI(name=name, address=f"{host}:{port}", input=input, output=output)
     player = TablePlayer(name, ui)
     with logs_to(ui):
         return await run_table(

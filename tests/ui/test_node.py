@@ -1,0 +1,149 @@
+"""The table in front of a real node: a person plays a whole game by keys (pipe input, pyte
+screen) at `p2puno host`'s table while two bot nodes play the other seats over links on
+127.0.0.1, all in this event loop. The screen never blocks the node: the person takes longer
+than the table's step deadline over some decisions and sits in the help screen and in
+half-typed input while the others play, and nothing times out that should not (no vote, no
+autopilot); every node ends with the same outcome, and the host's log replays offline."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from prompt_toolkit.input import PipeInput, create_pipe_input
+
+from p2puno.engine.actions import Kind
+from p2puno.engine.game import Phase
+from p2puno.node.lobby import make_options
+from p2puno.node.players import BotPlayer
+from p2puno.node.run import Result, join_game
+from p2puno.node.store import DataDir
+from p2puno.session import Timing
+from p2puno.session.replay import replay
+from p2puno.ui.app import TableUI
+from p2puno.ui.launch import host_table
+from tests.ui.harness import ENTER, ESC, Screen, press, wait_for
+
+LOOP = "127.0.0.1"
+
+
+def keys_for(ui: TableUI) -> list[str]:
+    """The keys a person would press for the prompt on the screen (chosen by looking at the
+    prompt; sent through the terminal like any key)."""
+    st = ui.state
+    if st.mode == "color":
+        return ["r"]
+    if st.mode == "target":
+        return [str(min(a.target for a in st.pending))]
+    p = ui.prompt
+    src = ui.source
+    if p is None or src is None or ui.me is None:
+        return []
+    g = src.engine
+    kinds = {a.kind for a in p.actions}
+    if p.kind != "turn":
+        return ["u"] if Kind.UNO in kinds else [ESC]
+    if g.phase is Phase.START_COLOR:
+        return ["r"]
+    if g.phase is Phase.VERDICT:
+        return [ENTER]
+    if g.phase is Phase.PENALTY:
+        return [ENTER] if Kind.PLAY in kinds else ["t"]
+    if g.phase is Phase.DRAWN:
+        return [ENTER] if Kind.PLAY in kinds else ["k"]
+    if Kind.PLAY in kinds:
+        uno = any(a.uno for a in p.actions) and not st.uno
+        return (["u"] if uno else []) + [ENTER]
+    return ["d"]
+
+
+async def test_a_person_plays_a_whole_game_by_keys_and_the_screen_never_blocks_the_node(
+    tmp_path: Path,
+) -> None:
+    screen = Screen(80, 24)
+    timing = Timing(step_s=1, turn_s=20, window_ms=300)
+    options = make_options(3, [], "standard", 25, timing)
+    said: list[str] = []
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", host=True, input=pipe, output=screen.output, tick_s=0.1)
+        host = asyncio.ensure_future(
+            host_table(
+                table="t", name="Ann", ui=ui, seats=3, options=options,
+                data=DataDir(tmp_path / "h"), bind=LOOP, port=0, discovery=False, linger_s=0.5,
+            )
+        )  # fmt: skip
+        text = await wait_for(screen, "others join with", timeout=10)
+        assert "p2puno lobby" in text and "Ann" in text and "person" in text
+        port = int(ui.address.rsplit(":", 1)[1])
+        joiners = [
+            asyncio.ensure_future(
+                join_game(
+                    LOOP, port, name=f"Bot{k}", player=BotPlayer("heuristic", f"b{k}"),
+                    data=DataDir(tmp_path / f"j{k}"), bind=LOOP, say=said.append,
+                    linger_s=0.5,
+                )
+            )
+            for k in range(2)
+        ]  # fmt: skip
+        result = await asyncio.wait_for(
+            _play(ui, pipe, screen, host), timeout=120
+        )  # the whole game, bounded
+        others = await asyncio.wait_for(asyncio.gather(*joiners), 30)
+    assert result is not None and result.outcome.state == "finished", result
+    assert {r.outcome for r in others} == {result.outcome}
+    assert not any("voting to stop" in line or "timed out" in line for line in [*said, *ui.log])
+    assert not ui.autopilot
+    checked = replay(result.log_path)
+    assert checked.ok, checked.error
+
+
+async def _play(
+    ui: TableUI, pipe: PipeInput, screen: Screen, host: asyncio.Future[Result | None]
+) -> Result | None:
+    text = await wait_for(screen, "your hand", timeout=30)  # the deal is done
+    decisions = slow = busy_periods = 0
+    end = time.monotonic() + 110
+    while not ui.over() and time.monotonic() < end:
+        if ui.prompt is None and ui.source is not None and ui.node is not None:
+            # not our decision: sometimes sit in the help screen or half-type a card while
+            # the others play on; the node must keep answering (entries sent, steps done)
+            if busy_periods < 3 and decisions >= 2 * (busy_periods + 1):
+                node = ui.node
+                sent, steps = node.stats.sent, node.session.processed
+                await press(pipe, "?" if busy_periods % 2 == 0 else ":")
+                await wait_for(screen, "p2puno — keys" if busy_periods % 2 == 0 else " : ")
+                t0 = time.monotonic()
+                while time.monotonic() - t0 < 1.5 and not ui.over() and ui.prompt is None:
+                    if busy_periods % 2:
+                        await press(pipe, "x", pause=0.1)  # typing, slowly
+                    await asyncio.sleep(0.05)
+                await press(pipe, ESC)
+                if ui.prompt is None and not ui.over():
+                    assert node.session.processed > steps, "the table stood still"
+                    assert node.stats.sent > sent, "the node stopped answering"
+                busy_periods += 1
+            await asyncio.sleep(0.02)
+            continue
+        if ui.prompt is not None and ui.prompt.kind == "turn" and slow < 2:
+            # longer than the step deadline (1 s): a person is waited for (turn_s)
+            await asyncio.sleep(1.5)
+            slow += 1
+        keys = keys_for(ui)
+        if ui.state.mode in ("help", "type"):
+            keys = [ESC]
+        before = ui.prompt
+        await press(pipe, *keys)
+        for _ in range(50):  # the answer went (or a color or seat is asked for)
+            if ui.prompt is not before or ui.state.mode in ("color", "target"):
+                break
+            await asyncio.sleep(0.01)
+        if ui.prompt is not before:
+            decisions += 1
+    print(f"decisions {decisions}, slow {slow}, busy periods {busy_periods}")
+    assert decisions >= 5 and slow == 2 and busy_periods >= 1, (decisions, slow, busy_periods)
+    text = await wait_for(screen, "GAME OVER", timeout=30)
+    assert "every deck audited and verified" in text
+    assert "--table" in text and "p2puno replay" in text
+    await press(pipe, "q")
+    return await asyncio.wait_for(host, 30)
