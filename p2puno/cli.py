@@ -363,13 +363,14 @@ def lobby(
     interface: str = typer.Option("", help="the interface address to look on (default: all)"),
     wait: float = typer.Option(3.0, "--wait", help="seconds to listen for tables"),
     pick: int = typer.Option(0, "--join", help="join the table with this number, without asking"),
+    spectate: bool = typer.Option(False, "--watch", help="watch the table picked, without a seat"),
     name: str = typer.Option("Player", "--name", help="your name at the table"),
     bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
     bind: str = typer.Option("", help="address to listen on (default: every interface)"),
     data_dir: str | None = typer.Option(None, "--data-dir"),
     quiet: bool = typer.Option(False, "--quiet"),
 ) -> None:
-    """List the tables on the LAN and join one."""
+    """List the tables on the LAN and join one (or watch it: --watch)."""
     import asyncio
 
     from zeroconf import InterfaceChoice
@@ -401,11 +402,15 @@ def lobby(
     if not pick:
         if not sys.stdin.isatty():
             raise typer.Exit(0)
-        pick = typer.prompt("join which table (number)", type=int)
+        verb = "watch" if spectate else "join"
+        pick = typer.prompt(f"{verb} which table (number)", type=int)
     if not 1 <= pick <= len(tables) or not tables[pick - 1].addresses:
         raise typer.BadParameter(f"choose a number from 1 to {len(tables)}")
     ad = tables[pick - 1]
     address = f"{ad.addresses[0]}:{ad.port}"
+    if spectate:
+        watch_table(address, name, True, data_dir, quiet, False)
+        return
     _join(address, name, bot, "self", bind, data_dir, quiet, False)
 
 
@@ -448,8 +453,8 @@ def resume(
     _finish(result, quiet)
 
 
-@app.command()
-def watch(
+@app.command(name="watch")
+def watch_table(
     address: str = typer.Argument(..., help="HOST:PORT of any node of the table"),
     name: str = typer.Option("spectator", "--name", help="the name the players see"),
     narrate: bool = typer.Option(True, "--narrate/--brief", help="every move, or the rounds"),

@@ -118,3 +118,33 @@ def test_a_spectator_goes_on_through_another_seat_when_its_node_dies(tmp_path: P
     finally:
         for n in nodes:
             n.kill()
+
+
+def test_a_table_found_by_discovery_is_watched_from_the_lobby(tmp_path: Path) -> None:
+    """`p2puno lobby --watch` (discovery on the loopback interface only) waits in the lobby
+    as a spectator and follows the game once the seats are taken."""
+    h = Node(
+        ["host", "--bind", LOOPBACK, "--interface", LOOPBACK, "--seats", "2", "--bot",
+         "heuristic", "--target", "20", "--table", "Seen", *FAST],
+        tmp_path / "host",
+        "host",
+    )  # fmt: skip
+    nodes = [h]
+    try:
+        port = h.port()
+        w = Node(
+            ["lobby", "--interface", LOOPBACK, "--wait", "3", "--join", "1", "--watch",
+             "--name", "Eve"],
+            tmp_path / "w",
+            "w",
+        )  # fmt: skip
+        nodes.append(w)
+        w.wait_for(r"1\. Seen  1/2 seats", 30)
+        time.sleep(1.0)
+        nodes.extend(_bots(tmp_path, port, 1))
+        assert w.wait(120) == 0, w.text()
+        w.wait_for(r"verified as it happened")
+        h.wait_for(r"Eve is watching")
+    finally:
+        for n in nodes:
+            n.kill()
