@@ -132,11 +132,29 @@ def replay(
         help="also recompute every shuffle step, so every intermediate deck is checked "
         "(slower: by default the audit checks each final deck, which is what decides the cards)",
     ),
+    table: bool = typer.Option(
+        False,
+        "--table",
+        help="step through the game in the full-screen table (forward, back, jump to a round; "
+        "every hand face up once its deck was audited; the verdict at the end)",
+    ),
 ) -> None:
     """Check a finished game log offline, signature by signature and card by card."""
     from p2puno.session.replay import replay as run_replay
 
-    result = run_replay(log, echo=None if verify else typer.echo, thorough=thorough)
+    if table:
+        import asyncio
+
+        from p2puno.ui.replay import run_replay_table
+
+        if not _terminal():
+            typer.echo("p2puno: --table needs a terminal (without it: p2puno replay LOG)", err=True)
+            raise typer.Exit(2)
+        shown = asyncio.run(run_replay_table(log, thorough=thorough))
+        assert shown is not None
+        result = shown
+    else:
+        result = run_replay(log, echo=None if verify else typer.echo, thorough=thorough)
     if not result.ok:
         where = f"entry {result.bad_entry}" if result.bad_entry is not None else "the log"
         typer.echo(f"REJECTED at {where}: {result.error}", err=True)

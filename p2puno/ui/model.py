@@ -243,6 +243,7 @@ class TableView:
     deadline: float | None = None  # seconds left of what is awaited
     progress: str = ""
     watchers: str = ""
+    all_hands: list[tuple[str, list[CardView]]] = field(default_factory=list)  # replay
 
 
 @dataclass
@@ -561,6 +562,22 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
             shown.append(
                 CardView(c, s, CARD_TEXT[c] if c >= 0 else "??", CARD_COLOR[c] if c >= 0 else WILD)
             )
+    # every hand, face up (a replay, once the deck has been audited)
+    all_hands: list[tuple[str, list[CardView]]] = []
+    if vi.show_all and vi.faces is not None and any(g.hands) and g.phase is not Phase.DEALER_DRAW:
+        for s, h in enumerate(g.hands):
+            in_hand = sorted(h, key=lambda x: (card_sort_key(face(x)), x))
+            views = [
+                CardView(
+                    face(x),
+                    x,
+                    CARD_TEXT[face(x)] if face(x) >= 0 else "??",
+                    CARD_COLOR[face(x)] if face(x) >= 0 else WILD,
+                    drawn=g.phase is Phase.DRAWN and x == g.drawn,
+                )
+                for x in in_hand
+            ]
+            all_hands.append((names[s] if s < len(names) else f"seat {s}", views))
     status, kind, deadline, progress = _status(src, vi, prompt, names, me)
     choice_lines, help_line = _choices(g, prompt, ui, names, me, vi)
     verification = _verification(outcome, vi.verification)
@@ -592,6 +609,7 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         deadline=deadline,
         progress=progress,
         watchers=", ".join(vi.watchers),
+        all_hands=all_hands,
     )
 
 

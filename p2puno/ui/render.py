@@ -180,7 +180,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
                 for f in ((card_style(c) + " class:chip", f" {c.text} "), ("", " "))
             ]
         )
-    bottom.extend(_hand(view, width))
+    bottom.extend(_all_hands(view, width) if view.all_hands else _hand(view, width))
     for c in view.choice_lines[:4]:
         bottom.append([("class:choice", " " + c)])
     if view.mode == "type":
@@ -261,6 +261,25 @@ def _hand(view: TableView, width: int) -> list[Line]:
     out: list[Line] = []
     for r, m in zip(rows, marks, strict=True):
         out += [r, m]
+    return out
+
+
+def _all_hands(view: TableView, width: int) -> list[Line]:
+    """Every hand face up, one line a seat (a replay of an audited deck)."""
+    out: list[Line] = []
+    for name, cards in view.all_hands:
+        line: Line = [("class:dim", f" {fit(name, 10)} {len(cards):>2}: ")]
+        used = 16
+        for i, c in enumerate(cards):
+            chip = f"{c.text}{'(new)' if c.drawn else ''}"
+            rest = len(cards) - i
+            if used + width_of(chip) + 1 > width - 4 and rest > 1:
+                line.append(("class:dim", f"+{rest}"))
+                break
+            line.append((card_style(c), chip))
+            line.append(("", " "))
+            used += width_of(chip) + 1
+        out.append(line)
     return out
 
 

@@ -1,0 +1,390 @@
+"""`p2puno replay LOG --table`: step through a finished game in the table's own view.
+
+Two passes over the log. The first is the offline replay itself
+(:func:`p2puno.session.replay.replay`: every signature, every shuffle, every move), whose
+verdict the table shows at the end. The second runs an observer session over the same
+entries one step at a time and keeps a *frame* after every step that moved the game or said
+something (a move, an audit, a verdict): a copy of the public engine, the outcome so far, the
+move list so far. When a deck's audit passes, the session's full-information engine holds
+every card of that deck; the table then shows every hand of that deck's frames face up. A deck
+that was never audited (the round a cheat made void) keeps its hands hidden.
+
+Keys: → / Space next move, ← previous, ↓ / ] next round, ↑ / [ previous round, Home / End,
+``g`` and a round number and Enter to jump to that round, ``?`` help, ``q`` quit.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.styles import Style
+
+from p2puno.engine.cards import UNKNOWN_CARD, WILD
+from p2puno.engine.game import Game, Phase
+from p2puno.log.store import open_log_file
+from p2puno.session.replay import ReplayResult
+from p2puno.session.replay import replay as verify_log
+from p2puno.session.session import Outcome, Session, Waiting
+from p2puno.ui.app import MONO, STYLE, no_color
+from p2puno.ui.model import (
+    CardView,
+    TableView,
+    UiState,
+    Verification,
+    ViewInputs,
+    describe_event,
+    describe_session_event,
+    round_end_lines,
+    table_view,
+)
+from p2puno.ui.render import Line, fit_line, render
+
+MAX_STEPS = 1_000_000  # a bound on the stepping loop (a game to 500 has a few thousand)
+
+REPLAY_HELP = [
+    "p2puno replay — keys",
+    "",
+    "  → / Space / n     the next move",
+    "  ← / Backspace / p the move before",
+    "  ↓ / ]             the start of the next round",
+    "  ↑ / [             the start of this round (again: the one before)",
+    "  Home / End        the first move / the end of the game and the verdict",
+    "  g 1 2 Enter       go to round 12",
+    "  ?                 this help",
+    "  q / Esc           leave",
+    "",
+    "Every hand is shown face up in the rounds whose deck was audited (all the secrets",
+    "of the shuffle revealed and checked at the deck's end); a deck never audited (a round",
+    "a cheat made void) keeps its hands hidden. The last screen gives the replay's verdict:",
+    "every signature, every shuffle and every move checked offline.",
+]
+
+
+@dataclass
+class Frame:
+    step: int  # the last step processed
+    engine: Game  # the public state after it (a copy)
+    outcome: Outcome
+    deck: int  # the deck in play (the session's count: 1 is the draw for dealer)
+    log_len: int  # how many lines of the move list belong to this frame
+    audits: int
+    disputes: list[str]
+    round_end: list[str] | None = None
+
+
+@dataclass
+class Replayed:
+    """A whole game read from its log: its frames, the move list, the decks' faces."""
+
+    names: list[str]
+    frames: list[Frame]
+    lines: list[str]
+    deck_faces: dict[int, list[int]] = field(default_factory=dict)
+    rounds: dict[int, int] = field(default_factory=dict)  # round number -> first frame
+    verdict: ReplayResult | None = None
+
+
+class _FrameSource:
+    """One frame as the table's source."""
+
+    def __init__(self, frame: Frame) -> None:
+        self.frame = frame
+
+    @property
+    def engine(self) -> Game:
+        return self.frame.engine
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.frame.outcome
+
+    def waiting(self) -> Waiting:
+        return Waiting(self.frame.step, "replay", ())
+
+
+def load(path: str | os.PathLike[str], *, verify: bool = True, thorough: bool = False) -> Replayed:
+    """Verify the log (unless ``verify`` is False), then read it step by step into frames."""
+    verdict = verify_log(path, thorough=thorough) if verify else None
+    log, _, signatures = open_log_file(path, workers=0)
+    signatures.close()  # checked by the verifying pass; this pass only draws
+    session = Session(log)
+    names = [p.name for p in log.players]
+    out = Replayed(names, [], [], verdict=verdict)
+    verification = Verification()
+    starting = 0  # a round announced, not dealt yet
+    for _ in range(MAX_STEPS):
+        before = session._done_seq
+        session.catch_up(max_steps=1)
+        ended = session.blame is not None or session._done_seq == before
+        events = list(session.events)
+        session.events.clear()
+        g = session.engine
+        later_rounds = sum(1 for ev in events if ev.event is not None and ev.event.kind == "round")
+        round_end = None
+        moved = False
+        for ev in events:
+            verification.note(ev)
+            if ev.event is not None:
+                e = ev.event
+                moved = True
+                text = describe_event(g, names, None, e)
+                if e.kind == "round":
+                    later_rounds -= 1
+                    starting = e.value
+                if e.kind == "start" and starting:
+                    # a round starts (for the keys) where its hands are dealt
+                    out.rounds.setdefault(starting, len(out.frames))
+                    starting = 0
+                if e.kind == "round-over":
+                    round_end = round_end_lines(g, names, None, e, g.round_no - later_rounds)
+            else:
+                text = describe_session_event(ev, names)
+                moved = moved or text is not None
+                if ev.kind == "audit":
+                    # the full-information engine has played this deck to its end
+                    out.deck_faces[session.audited_deck] = list(session.shadow.faces)
+            if text:
+                out.lines.append(text)
+        last = out.frames[-1] if out.frames else None
+        changed = last is None or last.log_len != len(out.lines) or last.outcome != session.outcome
+        if moved or (ended and changed):
+            out.frames.append(
+                Frame(
+                    session._done_seq,
+                    copy.deepcopy(g),
+                    session.outcome,
+                    session.deck_no,
+                    len(out.lines),
+                    verification.audits,
+                    list(verification.disputes),
+                    round_end,
+                )
+            )
+        if ended:
+            break
+    return out
+
+
+class ReplayTable:
+    """The frames of a replayed game on the table's screen, stepped through by keys."""
+
+    def __init__(
+        self,
+        replayed: Replayed,
+        *,
+        path: str = "",
+        input: Input | None = None,
+        output: Output | None = None,
+        color: bool | None = None,
+    ) -> None:
+        self.r = replayed
+        self.path = path
+        self.index = 0
+        self.mode = "play"  # "help", "goto"
+        self.typed = ""
+        self.message = ""
+        self.on_rendered: Callable[[], None] | None = None
+        color = not no_color() if color is None else color
+        kb = KeyBindings()
+        for key, name in (
+            (Keys.Right, "next"),
+            (Keys.Left, "prev"),
+            (Keys.Down, "round+"),
+            (Keys.PageDown, "round+"),
+            (Keys.Up, "round-"),
+            (Keys.PageUp, "round-"),
+            (Keys.Home, "home"),
+            (Keys.End, "end"),
+            (Keys.Enter, "enter"),
+            (Keys.ControlM, "enter"),
+            (Keys.Escape, "escape"),
+            (Keys.Backspace, "prev"),
+            (Keys.ControlH, "prev"),
+            (Keys.ControlC, "quit"),
+        ):
+            kb.add(key, eager=True)(self._named(name))
+
+        @kb.add(Keys.Any)
+        def _(event: KeyPressEvent) -> None:
+            for kp in event.key_sequence:
+                if len(kp.data) == 1 and kp.data.isprintable():
+                    self.key(kp.data)
+
+        self.app: Application[None] = Application(
+            layout=Layout(Window(FormattedTextControl(self._fragments, show_cursor=False))),
+            key_bindings=kb,
+            style=Style.from_dict(STYLE if color else MONO),
+            full_screen=True,
+            color_depth=None if color else ColorDepth.MONOCHROME,
+            input=input,
+            output=output,
+            after_render=lambda app: self.on_rendered() if self.on_rendered else None,
+        )
+        self.app.ttimeoutlen = 0.05
+
+    def _named(self, name: str) -> Callable[[KeyPressEvent], None]:
+        def handler(event: KeyPressEvent) -> None:
+            self.key(name)
+
+        return handler
+
+    # ------------------------------------------------------------------ keys
+    def key(self, k: str) -> None:
+        try:
+            self._key(k)
+        finally:
+            self.app.invalidate()
+
+    def _key(self, k: str) -> None:
+        n = len(self.r.frames)
+        self.message = ""
+        if self.mode == "help":
+            self.mode = "play"
+            return
+        if self.mode == "goto":
+            if k.isdigit():
+                self.typed = (self.typed + k)[:4]
+            elif k == "prev":
+                self.typed = self.typed[:-1]
+            elif k == "enter":
+                self.mode = "play"
+                no = int(self.typed) if self.typed else 0
+                if no in self.r.rounds:
+                    self.index = self.r.rounds[no]
+                else:
+                    last = max(self.r.rounds, default=0)
+                    self.message = f"no round {no}: rounds 1 to {last}"
+            elif k in ("escape", "quit"):
+                self.mode = "play"
+            return
+        if k in ("q", "escape", "quit"):
+            self.app.exit()
+        elif k == "?":
+            self.mode = "help"
+        elif k == "g":
+            self.mode, self.typed = "goto", ""
+        elif k in ("next", " ", "n", "l", "enter"):
+            if self.index >= n - 1:
+                self.message = "the end of the game (← goes back, q leaves)"
+            self.index = min(n - 1, self.index + 1)
+        elif k in ("prev", "p", "h"):
+            self.index = max(0, self.index - 1)
+        elif k in ("round+", "]"):
+            nxt = [i for i in self.r.rounds.values() if i > self.index]
+            self.index = min(nxt) if nxt else n - 1
+        elif k in ("round-", "["):
+            starts = [i for i in self.r.rounds.values() if i < self.index]
+            self.index = max(starts) if starts else 0
+        elif k == "home":
+            self.index = 0
+        elif k == "end":
+            self.index = n - 1
+
+    # ------------------------------------------------------------------ drawing
+    def view(self) -> TableView:
+        f = self.r.frames[self.index]
+        faces = self.r.deck_faces.get(f.deck)
+        vi = ViewInputs(
+            names=self.r.names,
+            me=None,
+            title=f"p2puno replay · {os.path.basename(self.path)}" if self.path else "replay",
+            log=self.r.lines[: f.log_len],
+            verification=Verification(f.audits, f.disputes),
+            show_all=faces is not None,
+            faces=faces,
+        )
+        v = table_view(_FrameSource(f), UiState(round_end=f.round_end), vi)
+        last = self.index == len(self.r.frames) - 1
+        status = f"move {self.index + 1}/{len(self.r.frames)} · step {f.step}"
+        if v.all_hands:
+            status += " · every hand face up (this deck was audited)"
+        elif faces is None and f.deck >= 2:
+            status += " · hands hidden (this deck was never audited)"
+        hands = v.all_hands
+        if not hands and any(f.engine.hands) and f.engine.phase is not Phase.DEALER_DRAW:
+            # a deck never audited: its hands stay hidden, their sizes shown
+            hidden = CardView(UNKNOWN_CARD, -1, "??", WILD)
+            hands = [
+                (self.r.names[s] if s < len(self.r.names) else f"seat {s}", [hidden] * len(h))
+                for s, h in enumerate(f.engine.hands)
+            ]
+        end = v.end
+        if last:
+            end = [*(end or []), *self.verdict_lines()]
+            end = [ln for ln in end if not ln.startswith("  verification:")]
+        help_line = "→ next · ← back · ↓ next round · ↑ round start · g go to round · End · ? · q"
+        if self.mode == "goto":
+            help_line = f"go to round: {self.typed}▏ (Enter · Esc)"
+        return replace(
+            v,
+            status=status,
+            status_kind="over" if last else "wait",
+            help_line=help_line,
+            choice_lines=[],
+            end=end,
+            message=self.message,
+            deadline=None,
+            progress="",
+            mode="help" if self.mode == "help" else "play",
+            all_hands=hands,
+        )
+
+    def verdict_lines(self) -> list[str]:
+        v = self.r.verdict
+        if v is None:
+            return ["  verdict: not checked"]
+        if v.ok:
+            return [
+                f"  VERIFIED offline: {v.entries} entries; every signature, shuffle, key and "
+                "move checks out",
+                *(f"  note: {b} (unchallenged bluffs stand)" for b in v.bluffs),
+            ]
+        where = f"entry {v.bad_entry}" if v.bad_entry is not None else "the log"
+        out = [f"  REJECTED at {where}: {v.error}"]
+        if v.author is not None and 0 <= v.author < len(self.r.names):
+            out.append(f"  at fault: {self.r.names[v.author]} (seat {v.author})")
+        return out
+
+    def lines(self, width: int, height: int) -> list[Line]:
+        if self.mode == "help":
+            out = [fit_line([("", " " + t)], width) for t in REPLAY_HELP][: height - 1]
+            while len(out) < height - 1:
+                out.append([("", " " * width)])
+            out.append(fit_line([("class:help", " any key: back")], width, "class:help"))
+            return out
+        return render(self.view(), width, height)
+
+    def _fragments(self) -> StyleAndTextTuples:
+        size = self.app.output.get_size()
+        out: StyleAndTextTuples = []
+        lines = self.lines(size.columns, size.rows)
+        for i, line in enumerate(lines):
+            out.extend(line)
+            if i < len(lines) - 1:
+                out.append(("", "\n"))
+        return out
+
+
+async def run_replay_table(
+    path: str,
+    *,
+    input: Input | None = None,
+    output: Output | None = None,
+    thorough: bool = False,
+) -> ReplayResult | None:
+    """Load and verify the log, then show it until the person leaves; the verdict."""
+    replayed = load(path, thorough=thorough)
+    table = ReplayTable(replayed, path=path, input=input, output=output)
+    await table.app.run_async()
+    return replayed.verdict
