@@ -105,14 +105,23 @@ def demo(
     ),
     log: str = typer.Option("p2puno-demo.log", help="where the host's log is copied"),
     data_dir: str | None = typer.Option(None, "--data-dir", help="keep every node's files here"),
+    bots_only: bool = typer.Option(
+        False, "--bots-only", help="at a terminal too: bots in every seat, the host's narrated"
+    ),
 ) -> None:
-    """Play a full game between bots on this machine and narrate it."""
+    """A full game on this machine: at a terminal you play one seat in the table against
+    bots; without one (CI), or with --bots-only, bots play every seat and it is narrated."""
     from p2puno.demo import run_demo, run_network_demo
 
     options = _options(players, house, scoring, target)
     if trustless:
         ok = run_network_demo(
-            options, delay=delay, verbose=verbose, log_path=log, data_dir=data_dir
+            options,
+            delay=delay,
+            verbose=verbose,
+            log_path=log,
+            data_dir=data_dir,
+            person=_terminal() and not bots_only,
         )
         if not ok:
             raise typer.Exit(1)

@@ -149,10 +149,13 @@ def run_network_demo(
     verbose: bool = False,
     log_path: str = "p2puno-demo.log",
     data_dir: str | None = None,
+    person: bool = False,
 ) -> bool:
     """The main job: one node process per seat on this machine (127.0.0.1), a host with its
-    bots, playing over TCP with mental poker and a signed log; the host's view narrated. Then
-    every node's log is replayed offline: all must verify and hold the same entries."""
+    bots, playing over TCP with mental poker and a signed log. ``person``: the host's seat is
+    the person at this terminal, in the full-screen table (the other seats are bots); else a
+    bot plays it and its view is narrated. Then every node's log is replayed offline: all must
+    verify and hold the same entries."""
     import shutil
     import subprocess
     import tempfile
@@ -165,27 +168,44 @@ def run_network_demo(
     house = ",".join(options.house)
     cmd = [
         sys.executable, "-m", "p2puno", "host", "--bind", "127.0.0.1", "--no-discovery",
-        "--table", "demo", "--name", "Host", "--seats", str(options.players),
-        "--bots", str(options.players - 1), "--bot", "heuristic", "--house", house,
-        "--target", str(options.target), "--scoring", options.scoring,
-        "--window-ms", "300", "--step-s", "30", "--turn-s", "30", "--think", str(delay),
-        "--narrate", "--data-dir", str(root),
+        "--table", "demo", "--seats", str(options.players),
+        "--bots", str(options.players - 1), "--house", house,
+        "--target", str(options.target), "--scoring", options.scoring, "--data-dir", str(root),
     ]  # fmt: skip
+    if person:
+        # the table's own deadlines for a person (60 s to decide, a 2.5 s claim window);
+        # the bots take up to a second a move, so a person sees each one happen
+        cmd += ["--name", "You", "--think", str(delay or 1.0), "--step-s", "30"]
+    else:
+        cmd += ["--name", "Host", "--bot", "heuristic", "--narrate", "--think", str(delay)]
+        cmd += ["--window-ms", "300", "--step-s", "30", "--turn-s", "30"]
     if verbose:
         cmd.append("--verbose")
     print(f"p2puno demo: {options}")
-    print(
-        f"{options.players} node processes on 127.0.0.1, each with its own keys: the deck is\n"
-        "shuffled and dealt by all of them together over TCP, every move is a signed log entry,\n"
-        "every deck is audited when it ends; the host's seat is narrated.\n"
-    )
+    if person:
+        print(
+            f"You against {options.players - 1} bots, each seat its own node process on "
+            "127.0.0.1 with its own keys,\nover TCP: the deck is shuffled and dealt by all of "
+            "you together, every move is a signed\nlog entry, every deck is audited when it "
+            "ends. The table opens now (? lists the keys).\n"
+        )
+    else:
+        print(
+            f"{options.players} node processes on 127.0.0.1, each with its own keys: the deck "
+            "is\nshuffled and dealt by all of them together over TCP, every move is a signed "
+            "log entry,\nevery deck is audited when it ends; the host's seat is narrated.\n"
+        )
     start = time.monotonic()
-    done = subprocess.run(cmd, stdin=subprocess.DEVNULL)
+    done = subprocess.run(cmd, stdin=None if person else subprocess.DEVNULL)
     took = time.monotonic() - start
-    logs = sorted(root.rglob("games/*/log"))
+    # the host's log first (the bots' nodes keep theirs under bots/)
+    logs = sorted(
+        root.rglob("games/*/log"), key=lambda p: (p.parts[len(root.parts)] != "games", str(p))
+    )
     print(f"\n=== {len(logs)} node logs after {took:.0f} s; replaying each offline")
     ok = done.returncode == 0 and len(logs) == options.players
     entries = None
+    left = False
     for path in logs:
         result = replay(path)
         lines = set(path.read_bytes().splitlines())
@@ -193,11 +213,17 @@ def run_network_demo(
         same = lines == entries
         ok = ok and result.ok and same
         verdict = f"VERIFIED, {result.outcome}" if result.ok else f"REJECTED: {result.error}"
+        left = left or (result.error or "").endswith("the log ends before the game does")
         differ = "" if same else " (DIFFER)"
         print(f"  {path.relative_to(root)}: {len(lines)} entries{differ}; {verdict}")
     if logs:
         shutil.copyfile(logs[0], log_path)
         print(f"the host's log is in {log_path}: check it again with  p2puno replay {log_path}")
+        if person:
+            print(f"or step through it in the table:  p2puno replay {log_path} --table")
+    if person and left and done.returncode == 0:
+        print("you left the table before the end: the logs stop where the game did")
+        ok = True
     print("every node holds the same entries and every log verifies" if ok else "DEMO FAILED")
     if data_dir is None:
         shutil.rmtree(tmp, ignore_errors=True)

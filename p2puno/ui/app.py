@@ -188,7 +188,7 @@ class TableUI:
             if isinstance(seats, list):
                 self.kinds = [str(s.get("kind", "")) for s in seats if isinstance(s, dict)]
                 self.notes = [
-                    "run by the host"
+                    "on host"  # the host's machine runs it: it could see its hand
                     if s.get("runner") == "host" and s.get("kind") == "bot"
                     else ""
                     for s in seats
@@ -301,13 +301,32 @@ class TableUI:
         if fut is None or fut.done():
             self.state.message = "nothing to decide now"
             return
-        self.state.message = "" if action is None else f"sent: {action}"
+        self.state.message = "" if action is None else f"sent: {self._words(action)}"
         self.state.mode = "play"
         self.state.pending = ()
         self.state.uno = False
         self.prompt = None
         self._future = None
         fut.set_result(action)
+
+    def _words(self, a: Action) -> str:
+        """What was sent, in words ("you play green 5", "you draw")."""
+        from p2puno.ui.model import card_name, color_name
+
+        src = self.source
+        if a.kind in (Kind.PLAY, Kind.JUMP) and src is not None:
+            c = src.engine.faces[a.slot] if 0 <= a.slot < len(src.engine.faces) else -1
+            what = f"you {'jump in with' if a.kind is Kind.JUMP else 'play'} {card_name(c)}"
+            if a.choose >= 0:
+                what += f", naming {color_name(a.choose)}"
+            if a.target >= 0 and a.target < len(self.names):
+                what += f", swapping with {self.names[a.target]}"
+            return what + (" and call UNO" if a.uno else "")
+        if a.kind is Kind.CATCH and 0 <= a.target < len(self.names):
+            return f"you catch {self.names[a.target]}"
+        if a.kind is Kind.COLOR:
+            return f"you name {color_name(a.choose)}"
+        return f"you {a.kind.value}"
 
     # ------------------------------------------------------------------ keys
     def _bindings(self) -> KeyBindings:
@@ -615,6 +634,7 @@ class TableUI:
 
     def finished(self, result: Result) -> None:
         self.result = result
+        self.state.message = ""
         self.log_path = str(result.log_path)
         self.invalidate()
 

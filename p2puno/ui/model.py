@@ -579,9 +579,15 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
             ]
             all_hands.append((names[s] if s < len(names) else f"seat {s}", views))
     status, kind, deadline, progress = _status(src, vi, prompt, names, me)
-    choice_lines, help_line = _choices(g, prompt, ui, names, me, vi)
+    choice_lines, help_line = _choices(g, prompt, ui, names, me, vi, outcome.over)
     verification = _verification(outcome, vi.verification)
-    end = _end(src, vi, names, me) if outcome.over else ui.round_end
+    end = ui.round_end
+    if outcome.over:
+        # the game's end, and under it the last round's (every hand left, its points)
+        last_round = [ln for ln in ui.round_end or [] if not ln.startswith("  scores:")]
+        if outcome.state != "finished":
+            last_round = []  # a void or stopped game: its last round did not end
+        end = _end(src, vi, names, me) + last_round
     round_info = f"round {g.round_no}" if g.round_no else "draw for dealer"
     round_info += f" · to {g.options.target}"
     title = vi.title + (f" · code {vi.code}" if vi.code else "")
@@ -661,14 +667,21 @@ def _status(
     w = src.waiting()
     spin = SPINNER[vi.spinner % len(SPINNER)]
     if w.seats:
-        who = []
+        by_what: dict[str, list[str]] = {}
         for s in w.seats:
             owed = w.owed.get(s, "")
             word = _OWED_WORDS.get(w.kind, owed)
             if w.kind in ("action", "pass") and "response" in owed:
                 word = "to acknowledge the move"
-            who.append(f"{names[s] if s < len(names) else s}: {word}")
-        return f"{spin} waiting for " + "; ".join(who), "wait", vi.wait_left, progress
+            by_what.setdefault(word, []).append(names[s] if s < len(names) else str(s))
+        if w.kind == "window":
+            who = ", ".join(n for ns in by_what.values() for n in ns)
+            text = f"claim window (UNO calls, catches, jump-ins): waiting for {who}"
+        else:
+            text = "waiting for " + "; ".join(
+                f"{', '.join(ns)}: {word}" for word, ns in by_what.items()
+            )
+        return f"{spin} {text}", "wait", vi.wait_left, progress
     if w.kind == "window":
         return f"{spin} claim window: UNO calls, catches, jump-ins", "wait", None, progress
     if g.phase is Phase.GAME_OVER:
@@ -685,6 +698,7 @@ def _choices(
     names: Sequence[str],
     me: int | None,
     vi: ViewInputs,
+    over: bool = False,
 ) -> tuple[list[str], str]:
     """The prompt's options in words, and the keys that apply."""
     if ui.mode == "help":
@@ -707,6 +721,8 @@ def _choices(
         who = " · ".join(f"{s} {names[s]} ({len(g.hands[s])} cards)" for s in seats)
         return ["Seven-O: swap hands with whom?", who], "a seat number · Esc back"
     if prompt is None:
+        if over:
+            return [], "q / Enter: close the table (the game is over) · ? help"
         if me is None:
             return [], "? help · q quit"
         return [], "←/→ look at your hand · : type · ? help · q quit"
@@ -764,6 +780,7 @@ def _choices(
             lines.append("Play a marked card (Enter) or draw (d).")
         else:
             lines.append("No card of yours can be played: d draws one.")
+            return lines, "d draw · ←/→ look at your hand · : type · ? help"
         if me is not None and len(g.hands[me]) == 2:
             lines.append(
                 "Two cards: press u to call UNO with the card you play "
@@ -834,7 +851,8 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
     if o.state == "cheat":
         verdict = "the audit named the cheater"
     elif audits:
-        verdict = f"every deck audited and verified ({audits} decks, {g.round_no} rounds)"
+        rounds = f"{g.round_no} round{'' if g.round_no == 1 else 's'}"
+        verdict = f"every deck audited and verified ({audits} decks, {rounds})"
     else:
         verdict = "no deck audited"
     lines.append(f"  verification: {verdict}")

@@ -125,7 +125,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     # middle: seats and the table on the left, the log on the right
     left_w = 50
     right_w = width - left_w - 1
-    left: list[Line] = [[("class:dim", "   # player          cards  UNO   score")]]
+    left: list[Line] = [[("class:dim", "   # player        cards UNO  score")]]
     for r in view.seats:
         mark = "▶" if r.on_turn else " "
         name = r.name + (" (you)" if r.you else "")
@@ -137,9 +137,9 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         uno_style = "class:alert" if r.uno == "open!" else "class:ok" if r.uno else ""
         left.append(
             [
-                (style, f" {mark} {r.seat} {fit(name, 15)} {r.cards:>4}  "),
+                (style, f" {mark} {r.seat} {fit(name, 13)} {r.cards:>3}  "),
                 (uno_style, fit(r.uno, 5)),
-                (style, f" {r.score:>5} "),
+                (style, f" {r.score:>4} "),
                 ("class:dim", r.note),
             ]
         )

@@ -73,7 +73,7 @@ async def test_a_person_plays_a_whole_game_by_keys_and_the_screen_never_blocks_t
                 data=DataDir(tmp_path / "h"), bind=LOOP, port=0, discovery=False, linger_s=0.5,
             )
         )  # fmt: skip
-        text = await wait_for(screen, "others join with", timeout=10)
+        text = await wait_for(screen, lambda s: "others join with" in s and "Ann" in s, 10)
         assert "p2puno lobby" in text and "Ann" in text and "person" in text
         port = int(ui.address.rsplit(":", 1)[1])
         joiners = [
