@@ -107,6 +107,7 @@ async def test_a_turn_by_keys_and_an_illegal_choice_explained() -> None:
     async with table(once(my_turn)) as t:
         text = await wait_for(t.screen, "your turn")
         assert "Play a marked card" in text and "*" in text
+        assert "60 s left" in text or "59 s left" in text  # the turn's deadline counts down
         g = t.local.game
         view = t.ui.view()
         bad = [i for i, c in enumerate(view.hand) if not c.playable]

@@ -1,0 +1,124 @@
+"""The table's moments that come from the session rather than a key: the joint shuffle's
+progress while the deck is dealt, a reshuffle's notice, the verification status, and a game
+a cheat ended (the cheater named, the reason, the void round). The table is drawn from real
+sessions (p2puno.session.harness: one per seat, in process) and read from the pyte screen."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from prompt_toolkit.input import create_pipe_input
+
+from p2puno.engine.game import Game
+from p2puno.engine.options import Options
+from p2puno.session import Session
+from p2puno.session.harness import LocalTable as SessionTable
+from p2puno.session.testing import IllegalPlayer
+from p2puno.ui.app import TableUI
+from p2puno.ui.local import LocalTable
+from tests.ui.harness import ENTER, Screen, press, wait_for
+
+
+@asynccontextmanager
+async def at(session: Session, me: int | None) -> AsyncIterator[tuple[Screen, TableUI]]:
+    screen = Screen(80, 24)
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="P0", input=pipe, output=screen.output, tick_s=0.1)
+        ui.attach(session, me, [p.name for p in session.log.players])
+        app = asyncio.ensure_future(ui.app.run_async())
+        ticker = asyncio.ensure_future(ui.ticker())
+        try:
+            yield screen, ui
+        finally:
+            ticker.cancel()
+            ui.close()
+            await asyncio.wait_for(app, 5)
+
+
+def route(table: SessionTable, until: int) -> None:
+    """Deliver the first ``until`` entries (in the order they were sent)."""
+    queue: list[tuple[int, bytes]] = []
+    for i, s in enumerate(table.sessions):
+        s.start()
+        queue.extend((i, raw) for raw in s.outbox)
+        s.outbox.clear()
+    for _ in range(until):
+        if not queue:
+            break
+        sender, raw = queue.pop(0)
+        for i, s in enumerate(table.sessions):
+            if i != sender:
+                s.receive(raw)
+                queue.extend((i, r) for r in s.outbox)
+                s.outbox.clear()
+
+
+async def test_the_joint_shuffle_shows_its_progress_and_whom_it_waits_for() -> None:
+    table = SessionTable(Options(3), seed="progress")
+    route(table, 15)  # the draw for dealer's deck: commitments and the first passes
+    s0 = table.sessions[0]
+    assert s0.shuffles and not s0.shuffles[-1].view.complete
+    async with at(s0, 0) as (screen, _):
+        text = await wait_for(screen, "shuffling a new deck together")
+        assert "waiting for P2" in text
+        assert "pass 3/6 ■■■□□□" in text
+        first = text
+        # the spinner turns: the screen never looks frozen
+        await wait_for(screen, lambda s: s != first, timeout=2)
+
+
+async def test_a_cheat_ends_the_game_on_the_screen_with_the_cheater_and_the_reason() -> None:
+    table = SessionTable(Options(2, target=60), seed="illegal")
+    table.sessions[1].decider = IllegalPlayer("x")
+    table.run()
+    s0 = table.sessions[0]
+    assert s0.outcome.state == "cheat"
+    async with at(s0, 0) as (screen, ui):
+        ui.on_events(list(s0.events))
+        text = await wait_for(screen, "GAME ENDED: P1 cheated")
+        assert "reason: illegal action" in text and "does not match the top card" in text
+        assert "the round in play is void" in text
+        assert "✗ cheat found" in text and "the audit named the cheater" in text
+
+
+async def test_a_finished_game_shows_the_verification_and_how_to_replay_it() -> None:
+    table = SessionTable(Options(2, target=60), seed="r2")
+    table.run()
+    s0 = table.sessions[0]
+    async with at(s0, 0) as (screen, ui):
+        ui.on_events(list(s0.events))
+        ui.log_path = "/data/games/abc/log"
+        ui.invalidate()
+        text = await wait_for(screen, "GAME OVER — the winner")
+        assert "decks verified" in text  # the header
+        assert "every deck audited and verified" in text
+        assert "log: /data/games/abc/log" in text
+        assert "p2puno replay /data/games/abc/log --table" in text
+        assert "ROUND" in text and "pts" in text  # the last round's hands and points
+
+
+async def test_a_reshuffle_is_announced() -> None:
+    screen = Screen(80, 24)
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="You", input=pipe, output=screen.output, tick_s=0.1)
+        local = LocalTable(
+            ui, Options(4), "reshuffle", hand_over=lambda g, k, a: False, policies=["random"] * 4
+        )
+        app = asyncio.ensure_future(ui.app.run_async())
+
+        def reshuffled(g: Game) -> bool:
+            return g.stats.reshuffles > 0
+
+        try:
+            await local.play(until=reshuffled, max_steps=5000)
+            assert local.game.stats.reshuffles == 1
+            text = await wait_for(screen, "The discard pile is reshuffled")
+            assert "(jointly) into a new draw pile of" in text
+            # a moment stays on its own line until the next key
+            await press(pipe, ENTER)
+            await wait_for(screen, lambda s: "The discard pile is reshuffled (jointly)" not in s)
+        finally:
+            ui.close()
+            await asyncio.wait_for(app, 5)
