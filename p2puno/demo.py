@@ -185,8 +185,8 @@ def run_network_demo(
     if person:
         print(
             f"You against {options.players - 1} bots, each seat its own node process on "
-            "127.0.0.1 with its own keys,\nover TCP: the deck is shuffled and dealt by all of "
-            "you together, every move is a signed\nlog entry, every deck is audited when it "
+            "127.0.0.1\nwith its own keys, over TCP: the deck is shuffled and dealt by all of "
+            "you\ntogether, every move is a signed log entry, every deck is audited when it\n"
             "ends. The table opens now (? lists the keys).\n"
         )
     else:

@@ -84,6 +84,8 @@ STYLE = {
 # color is also written out (the card letters, the color in play in words).
 MONO = {k: " ".join(w for w in v.split() if not w.startswith("#")) for k, v in STYLE.items()}
 
+END_GRACE_S = 1.5  # the game's end shows this long before Enter may close it
+
 KEY_NAMES = {
     Keys.Left: "left",
     Keys.Right: "right",
@@ -156,6 +158,7 @@ class TableUI:
         self.extra_view: Callable[[ViewInputs], None] | None = None  # replay, watch
         self.watchers: list[str] = []
         self.key_time = 0.0  # when the last key was handled (bench_ui)
+        self._over_since: float | None = None  # when the game's end was first drawn
         color = not no_color() if color is None else color
         self.app: Application[None] = Application(
             layout=Layout(Window(FormattedTextControl(self._fragments, show_cursor=False))),
@@ -378,8 +381,15 @@ class TableUI:
                 st.mode = "play"
             return
         if self.over() or (self.source is None and (self.result or self.failure)):
-            if k in ("q", "enter", "escape", " "):
+            now = self.clock()
+            if self._over_since is None:
+                self._over_since = now
+            # q closes; Enter, Esc or Space only once the end has been on the screen a moment
+            # (a key meant for the round's end must not close the game's end unseen)
+            if k == "q" or (k in ("enter", "escape", " ") and now - self._over_since > END_GRACE_S):
                 self.close()
+            elif k in ("enter", "escape", " "):
+                st.message = "the game is over: q closes the table"
             elif k == "?":
                 st.mode = "help"
             return
@@ -671,7 +681,10 @@ class TableUI:
                 elif w.kind == "window":
                     limit = t.step_s + t.window_ms / 1000
                 waited = now - self._wait_since
-                if waited > 2.0 or limit > t.step_s:
+                # a countdown once the wait is longer than it should be (a window is held
+                # window_ms by every node; a machine answers at once): before, it is noise
+                usual = t.window_ms / 1000 + 1.0 if w.kind == "window" else 2.0
+                if waited > usual or (limit > t.step_s and w.kind != "window"):
                     wait_left = limit - waited
         vi = ViewInputs(
             names=self.names,
@@ -733,6 +746,8 @@ class TableUI:
 
     def _after_render(self, app: Application[None]) -> None:
         self.rendered += 1
+        if self._over_since is None and self.over():
+            self._over_since = self.clock()
         if self.on_rendered is not None:
             self.on_rendered()
 

@@ -625,9 +625,9 @@ _OWED_WORDS = {
     "pass": "to pass",
     "window": "the claim window",
     "shuffle": "a shuffle pass",
-    "sync": "the keys it owes",
-    "reveal": "its secrets for the deck's audit",
-    "stop": "its vote to stop",
+    "sync": "keys owed",
+    "reveal": "secrets for the deck's audit",
+    "stop": "a vote to stop",
 }
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"

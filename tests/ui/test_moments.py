@@ -97,6 +97,16 @@ async def test_a_finished_game_shows_the_verification_and_how_to_replay_it() -> 
         assert "log: /data/games/abc/log" in text
         assert "p2puno replay /data/games/abc/log --table" in text
         assert "ROUND" in text and "pts" in text  # the last round's hands and points
+        # a key meant for the round's end does not close the game's end unseen
+        await press(ui.app.input, ENTER)  # type: ignore[arg-type]
+        await wait_for(screen, "the game is over: q closes the table")
+        assert ui.app.is_running
+        await press(ui.app.input, "q")  # type: ignore[arg-type]
+        for _ in range(100):
+            if not ui.app.is_running:
+                break
+            await asyncio.sleep(0.02)
+        assert not ui.app.is_running
 
 
 async def test_a_reshuffle_is_announced() -> None:
