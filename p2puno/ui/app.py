@@ -41,6 +41,7 @@ from p2puno.ui.model import (
     UiState,
     Verification,
     ViewInputs,
+    card_sort_key,
     catches_of,
     describe_event,
     describe_session_event,
@@ -296,8 +297,16 @@ class TableUI:
     def _sorted_hand(self) -> list[int]:
         if self.source is None or self.me is None:
             return []
-        v = self.view()
-        return [c.slot for c in v.hand]
+        g = self.source.engine
+        if self.me >= len(g.hands):
+            return []
+        faces = g.faces
+
+        def face(slot: int) -> int:
+            return faces[slot] if 0 <= slot < len(faces) else -1
+
+        # the order table_view draws the hand in (without building the whole view per key)
+        return sorted(g.hands[self.me], key=lambda s: (card_sort_key(face(s)), s))
 
     def answer(self, action: Action | None) -> None:
         fut = self._future
