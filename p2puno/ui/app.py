@@ -720,6 +720,8 @@ class TableUI:
     def view(self) -> TableView:
         assert self.source is not None
         st = self.state
+        if st.message.startswith("sent:") and self.over():
+            st.message = ""  # the last move's echo is stale under the game's end
         if st.flash and not st.message:
             st = UiState(**{**st.__dict__, "message": st.flash})
         return table_view(self.source, st, self.inputs())
