@@ -25,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2puno.session.replay import replay
@@ -63,9 +64,22 @@ class Proc:
             self.proc.wait(10)
 
 
-def game(
-    seed: int, kills: int, cuts: int, root: Path, target: int
-) -> tuple[bool, int, list[float], str]:
+@dataclass
+class GameRun:
+    ok: bool = False
+    made: int = 0  # kills made (fewer than asked when the game ended first)
+    back: list[float] = field(default_factory=list)  # seconds to be back in the game
+    quiet: list[str] = field(default_factory=list)  # resumes that said nothing in 20 s: why
+    why: str = ""
+
+    @property
+    def survived(self) -> int:
+        """A kill is survived when the node came back and the game ended well (same logs,
+        verified): then every kill was; else only those seen back in the game."""
+        return self.made if self.ok else len(self.back)
+
+
+def game(seed: int, kills: int, cuts: int, root: Path, target: int) -> GameRun:
     rnd = random.Random(f"chaos/{seed}")
     host = Proc(
         ["host", "--bind", LOOP, "--no-discovery", "--seats", "4", "--bot", "heuristic",
@@ -82,8 +96,10 @@ def game(
                 if m:
                     port = int(m.group(1))
             time.sleep(0.05)
+        run = GameRun()
         if port is None:
-            return False, 0, [], "the host did not open"
+            run.why = "the host did not open"
+            return run
         for k in range(3):
             nodes.append(
                 Proc(
@@ -91,8 +107,6 @@ def game(
                     root / f"j{k}",
                 )
             )
-        survived = 0
-        back: list[float] = []
         events = ["kill"] * kills + ["cut"] * cuts
         rnd.shuffle(events)
         time.sleep(3.0)  # the lobby, the first shuffle
@@ -103,6 +117,7 @@ def game(
             victim = rnd.choice(nodes)
             if what == "kill":
                 victim.kill()
+                run.made += 1
                 time.sleep(rnd.uniform(0.2, 2.0))
                 before = len(victim.lines)
                 victim.start(["resume", "--narrate"])
@@ -110,12 +125,14 @@ def game(
                 while time.monotonic() - t0 < 20:
                     found = [ln for ln in victim.lines[before:] if "back in the game" in ln]
                     if found:
-                        back.append(float(re.findall(r"\(([\d.]+) s after", found[0])[0]))
-                        survived += 1
+                        run.back.append(float(re.findall(r"\(([\d.]+) s after", found[0])[0]))
                         break
                     if not victim.alive():
                         break
                     time.sleep(0.05)
+                else:
+                    said = victim.lines[-1] if len(victim.lines) > before else "nothing"
+                    run.quiet.append(f"{victim.args[0]} {victim.data.name}; its last line: {said}")
             else:
                 victim.proc.send_signal(signal.SIGSTOP)
                 time.sleep(7.0)  # past the links' 6 s heartbeat deadline: every link dies
@@ -124,19 +141,24 @@ def game(
             try:
                 n.proc.wait(240)
             except subprocess.TimeoutExpired:
-                return False, survived, back, "a node did not end:\n" + "\n".join(n.lines[-20:])
+                run.why = "a node did not end:\n" + "\n".join(n.lines[-20:])
+                return run
         codes = [n.proc.returncode for n in nodes]
         if any(codes):
-            return False, survived, back, f"exit codes {codes}"
+            run.why = f"exit codes {codes}"
+            return run
         logs = sorted(root.rglob("games/*/log"))
         sets = [set(p.read_bytes().splitlines()) for p in logs]
         if len(logs) != 4 or any(s != sets[0] for s in sets):
-            return False, survived, back, f"{len(logs)} logs, not all the same"
+            run.why = f"{len(logs)} logs, not all the same"
+            return run
         for p in logs:
             r = replay(p)
             if not r.ok or r.outcome is None or r.outcome.state != "finished":
-                return False, survived, back, f"{p}: {r.error or r.outcome}"
-        return True, survived, back, ""
+                run.why = f"{p}: {r.error or r.outcome}"
+                return run
+        run.ok = True
+        return run
     finally:
         for n in nodes:
             n.kill()
@@ -154,22 +176,25 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", metavar="DIR", help="keep a failed game's files (and output) here")
     args = ap.parse_args()
-    good = survived = 0
+    good = survived = made = 0
     back: list[float] = []
     start = time.monotonic()
     for g in range(args.seed, args.seed + args.games):
         with tempfile.TemporaryDirectory(prefix="p2puno-chaos-") as tmp:
-            ok, s, b, why = game(g, args.kills, args.cuts, Path(tmp), args.target)
-            if not ok and args.keep:
+            run = game(g, args.kills, args.cuts, Path(tmp), args.target)
+            if not run.ok and args.keep:
                 kept = Path(args.keep) / f"game-{g}"
                 shutil.copytree(tmp, kept, dirs_exist_ok=True)
-                why += f" (files kept in {kept})"
-        good += ok
-        survived += s
-        back += b
-        print(f"game {g}: {'ok' if ok else 'FAILED: ' + why}; {s} kills survived", flush=True)
-    total = args.games * args.kills
-    print(f"\n{good}/{args.games} games ended well; {survived} kills survived ({total} made)")
+                run.why += f" (files kept in {kept})"
+        good += run.ok
+        survived += run.survived
+        made += run.made
+        back += run.back
+        verdict = "ok" if run.ok else "FAILED: " + run.why
+        print(f"game {g}: {verdict}; {run.survived} of {run.made} kills survived", flush=True)
+        for q in run.quiet:
+            print(f"  not seen back in the game within 20 s: {q}", flush=True)
+    print(f"\n{good}/{args.games} games ended well; {survived} of {made} kills survived")
     if back:
         print(
             f"a resumed node back in the game: median {statistics.median(back):.2f} s, "

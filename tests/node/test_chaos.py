@@ -10,6 +10,6 @@ from p2puno.node.chaos import game
 
 
 def test_a_game_survives_kills_and_a_cut(tmp_path: Path) -> None:
-    ok, survived, back, why = game(seed=7, kills=2, cuts=1, root=tmp_path, target=200)
-    assert ok, why
-    assert survived >= 1 and all(t < 10 for t in back)
+    run = game(seed=7, kills=2, cuts=1, root=tmp_path, target=200)
+    assert run.ok, run.why
+    assert run.made >= 1 and run.back and all(t < 10 for t in run.back)
