@@ -505,6 +505,16 @@ def watch_table(
         typer.echo(f"p2puno: {e}", err=True)
         raise typer.Exit(2) from None
 
+    if _terminal() and not quiet:
+        from p2puno.ui.launch import watch_table
+
+        shown = _run_node(watch_table(addr.host, addr.port, name=name, data=data))
+        if shown is None:
+            typer.echo("you stopped watching (the game goes on without you)")
+            return
+        _finish_watch(shown, quiet)
+        return
+
     def on_game(spectator: Spectator) -> None:
         assert spectator.session is not None
         spectator.on_events = event_lines(spectator.session, say, verbose=verbose, narrate=narrate)

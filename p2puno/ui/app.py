@@ -19,7 +19,7 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -57,6 +57,9 @@ from p2puno.ui.render import Line, lobby_lines, render
 if TYPE_CHECKING:
     from p2puno.node.game import GameNode
     from p2puno.node.run import Result
+    from p2puno.node.watch import Spectator, WatchResult
+
+R = TypeVar("R", "Result", "WatchResult")
 
 STYLE = {
     "header": "reverse bold",
@@ -147,7 +150,7 @@ class TableUI:
         self._future: asyncio.Future[Action | None] | None = None
         self.autopilot = False
         self.log_path = ""
-        self.result: Result | None = None
+        self.result: Result | WatchResult | None = None
         self.failure: str | None = None
         self.left = False  # the person chose to leave
         self.lobby_message = ""
@@ -187,6 +190,23 @@ class TableUI:
         self.timing = node.timing
         self.log_path = str(node.files.log_path)
         node.on_events = self.on_events  # the table describes the moves itself
+        self._seats_from_table()
+        self.invalidate()
+
+    def on_watch(self, spectator: Spectator) -> None:
+        """A spectator's table once the game starts: no seat, no hand, every move checked
+        as it happens by the spectator's own observer session."""
+        assert spectator.session is not None
+        self.attach(spectator.session, None, [p.name for p in spectator.session.log.players])
+        self.timing = spectator.timing
+        self.code = spectator.code
+        if spectator.files is not None:
+            self.log_path = str(spectator.files.log_path)
+        spectator.on_events = self.on_events
+        self._seats_from_table()
+        self.invalidate()
+
+    def _seats_from_table(self) -> None:
         if self.table is not None:
             seats = self.table.get("seats")
             if isinstance(seats, list):
@@ -198,7 +218,6 @@ class TableUI:
                     for s in seats
                     if isinstance(s, dict)
                 ]
-        self.invalidate()
 
     def attach(self, source: Source, me: int | None, names: list[str]) -> None:
         self.source = source
@@ -651,10 +670,11 @@ class TableUI:
         if self.app.is_running and fut is not None and not fut.done():
             self.app.exit()
 
-    def finished(self, result: Result) -> None:
+    def finished(self, result: Result | WatchResult) -> None:
         self.result = result
         self.state.message = ""
-        self.log_path = str(result.log_path)
+        if result.log_path is not None:
+            self.log_path = str(result.log_path)
         self.invalidate()
 
     def failed(self, text: str) -> None:
@@ -710,12 +730,18 @@ class TableUI:
             verification=self.verification,
             log_path=self.log_path,
             autopilot=self.autopilot,
-            watchers=self.watchers,
+            watchers=self._watchers(),
             spinner=self.spinner,
         )
         if self.extra_view is not None:
             self.extra_view(vi)
         return vi
+
+    def _watchers(self) -> list[str]:
+        """Who watches the game (each node tells the table who watches through it)."""
+        if self.node is not None:
+            return [name for name, _ in self.node.spectators()]
+        return self.watchers
 
     def view(self) -> TableView:
         assert self.source is not None
@@ -792,12 +818,12 @@ def _lan_address() -> str:
     return "THIS-MACHINE"
 
 
-async def run_table(ui: TableUI, game: Coroutine[Any, Any, Result]) -> Result | None:
+async def run_table(ui: TableUI, game: Coroutine[Any, Any, R]) -> R | None:
     """Run the app and the game side by side in this loop. The game ends: its result (or its
     error) is shown until the person leaves the screen. The person leaves first: the game is
     cancelled (the node closes its links). Returns the result, None if the person left;
     re-raises the game's error once the terminal is restored."""
-    game_task: asyncio.Task[Result] = asyncio.ensure_future(game)
+    game_task: asyncio.Task[R] = asyncio.ensure_future(game)
     app_task = asyncio.ensure_future(ui.app.run_async(handle_sigint=False))
     ticker = asyncio.ensure_future(ui.ticker())
     error: BaseException | None = None

@@ -18,6 +18,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from p2puno.node.run import Result, host_game, join_game
+from p2puno.node.watch import WatchResult, watch_game
 from p2puno.ui.app import TableUI, run_table
 from p2puno.ui.player import TablePlayer
 
@@ -99,6 +100,40 @@ async def join_table(
                 say=ui.say,
                 on_table=ui.on_table,
                 on_game=ui.on_game,
+                **kwargs,
+            ),
+        )
+
+
+async def watch_table(
+    host: str,
+    port: int,
+    *,
+    name: str,
+    input: Input | None = None,
+    output: Output | None = None,
+    ui: TableUI | None = None,
+    **kwargs: Any,
+) -> WatchResult | None:
+    """`p2puno watch` (and `lobby --watch`) with the table: the public game, no hand."""
+    if ui is None:
+        ui = TableUI(
+            name=name,
+            address=f"{host}:{port}",
+            title=f"p2puno · watching as {name}",
+            input=input,
+            output=output,
+        )
+    with logs_to(ui):
+        return await run_table(
+            ui,
+            watch_game(
+                host,
+                port,
+                name=name,
+                say=ui.say,
+                on_table=ui.on_table,
+                on_game=ui.on_watch,
                 **kwargs,
             ),
         )
