@@ -344,6 +344,7 @@ async def host_game(
     procs = []
     for k in range(bots):
         procs.append(await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k, think))
+    ended = False
     advertiser: Advertiser | None = None
     if discovery:
         advertiser = await _advertise(lobby, endpoint.port, interfaces, say)
@@ -363,7 +364,7 @@ async def host_game(
             await advertiser.stop()
             advertiser = None
         setup = lobby.start(identity)
-        return await play(
+        result = await play(
             setup,
             identity,
             nonce,
@@ -376,14 +377,20 @@ async def host_game(
             narrate=narrate,
             on_game=on_game,
         )
+        ended = True
+        return result
     finally:
         if advertiser is not None:
             with contextlib.suppress(Exception):
                 await advertiser.stop()
         endpoint.close()
         for p in procs:
+            if not ended and p.returncode is None:
+                # the host left (or failed): the bots its machine runs leave with it
+                with contextlib.suppress(ProcessLookupError):
+                    p.terminate()
             try:
-                await asyncio.wait_for(p.wait(), 30)
+                await asyncio.wait_for(p.wait(), 30 if ended else 5)
             except TimeoutError:
                 p.kill()
 
