@@ -9,12 +9,19 @@ import re
 import signal
 import time
 from pathlib import Path
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2puno.engine.cards import UNKNOWN_CARD
 from p2puno.engine.game import Phase
+from p2puno.node.game import GameNode
+from p2puno.node.lobby import LobbyError
 from p2puno.node.store import DataDir
 from p2puno.node.watch import Spectator, WatchResult, watch_game
 from p2puno.session.session import SessionEvent
+from p2puno.wire import encode
 from tests.node.procs import FAST, LOOPBACK, Node, host, logs, same_entries, verified
 
 
@@ -148,3 +155,35 @@ def test_a_table_found_by_discovery_is_watched_from_the_lobby(tmp_path: Path) ->
     finally:
         for n in nodes:
             n.kill()
+
+
+# ---------------------------------------------------------------------- hostile input
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=40),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=20,
+)
+messages = st.dictionaries(
+    st.sampled_from(["t", "names", "seat", "genesis", "addresses", "name"]), json_values
+) | st.fixed_dictionaries({"t": st.just("watchers"), "names": json_values})
+
+
+@settings(max_examples=300, deadline=None)
+@given(messages)
+def test_a_watchers_notice_of_any_shape_is_taken_or_ignored_never_a_crash(msg: object) -> None:
+    node = SimpleNamespace(_watched_via={}, say=lambda text: None)
+    GameNode._on_notice(node, 2, encode(msg))  # type: ignore[arg-type]
+    names = node._watched_via.get(2, [])
+    assert all(isinstance(n, str) and 0 < len(n) <= 32 for n in names)
+
+
+@settings(max_examples=300, deadline=None)
+@given(messages)
+def test_a_watching_message_of_any_shape_is_a_lobby_error_never_a_crash(msg: object) -> None:
+    spectator = Spectator(name="Eve")
+    link = SimpleNamespace(peer=b"\x01" * 32)
+    try:
+        spectator._adopt_genesis(link, msg)  # type: ignore[arg-type]
+    except LobbyError:
+        return
+    raise AssertionError("a made-up genesis was taken")
