@@ -42,8 +42,11 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(p / 100 * len(values)))]
 
 
-def network_game(players: int, target: int, keep: Path | None) -> dict[str, object]:
-    root = Path(tempfile.mkdtemp(prefix="p2puno-bench-")) if keep is None else keep
+def network_game(
+    players: int, target: int, keep: Path | None, shm: bool = False
+) -> dict[str, object]:
+    where = "/dev/shm" if shm else None
+    root = Path(tempfile.mkdtemp(prefix="p2puno-bench-", dir=where)) if keep is None else keep
     trace = root / "trace"
     trace.mkdir(parents=True, exist_ok=True)
     cmd = [
@@ -148,12 +151,20 @@ def main() -> None:
     ap.add_argument("--players", default="4,10")
     ap.add_argument("--target", default="500", help="targets, e.g. 500,1000")
     ap.add_argument("--keep", metavar="DIR", help="keep every node's files and traces here")
+    ap.add_argument(
+        "--shm",
+        action="store_true",
+        help="the nodes' data directories in /dev/shm (memory: fdatasync costs nothing), to "
+        "tell the network's own cost from the disk's",
+    )
     args = ap.parse_args()
+    if args.shm:
+        print("data directories in /dev/shm: the disk's cost (fdatasync) is left out")
     print(f"load average {os.getloadavg()[0]:.2f}; cores {os.cpu_count()}; all house rules on")
     for players in (int(p) for p in args.players.split(",")):
         for target in (int(t) for t in args.target.split(",")):
             keep = Path(args.keep) / f"{players}p-{target}" if args.keep else None
-            net = network_game(players, target, keep)
+            net = network_game(players, target, keep, args.shm)
             local = in_process(players, min(target, 150), f"bench-net/{players}")
             plays = [1000 * x for x in net["plays"]]  # type: ignore[attr-defined]
             cp = [1000 * x for x in local]
