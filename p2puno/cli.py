@@ -463,6 +463,13 @@ def resume(
     if game is None and not unfinished_games(data):
         typer.echo(f"no unfinished game in {data.root}")
         raise typer.Exit(1)
+    if bot is None and _terminal():
+        games = [m for m in unfinished_games(data) if str(m["game"]).startswith(game or "")]
+        if games and not str(games[0].get("player", "person")).startswith("bot:"):
+            from p2puno.ui.launch import resume_table
+
+            _finish_table(_run_node(resume_table(data, game)), quiet)
+            return
     player = None
     if bot is not None:
         player = _player(bot, "resumed", f"resume/{time.time_ns()}")
@@ -555,11 +562,15 @@ def _offer_resume(data: object) -> None:
     games = unfinished_games(data)
     if games:
         g = games[0]
+        gid = str(g["game"])[:16]
         typer.echo(
-            f"note: game {str(g['game'])[:16]} (table {g.get('table')!r}, seat {g.get('seat')}) "
-            f"was left unfinished here: `p2puno resume {str(g['game'])[:16]}` takes it up again",
+            f"note: game {gid} (table {g.get('table')!r}, seat {g.get('seat')}) was left "
+            f"unfinished here: `p2puno resume {gid}` takes it up again",
             err=True,
         )
+        if _terminal() and typer.confirm("resume it now (instead of a new game)?", False):
+            resume(gid, None, str(data.root), False, False, False)
+            raise typer.Exit(0)
 
 
 def _join(

@@ -17,7 +17,8 @@ from typing import Any
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from p2puno.node.run import Result, host_game, join_game
+from p2puno.node.run import Result, host_game, join_game, resume_game
+from p2puno.node.store import DataDir
 from p2puno.node.watch import WatchResult, watch_game
 from p2puno.ui.app import TableUI, run_table
 from p2puno.ui.player import TablePlayer
@@ -136,4 +137,22 @@ async def watch_table(
                 on_game=ui.on_watch,
                 **kwargs,
             ),
+        )
+
+
+async def resume_table(
+    data: DataDir,
+    game: str | None,
+    *,
+    input: Input | None = None,
+    output: Output | None = None,
+    ui: TableUI | None = None,
+) -> Result | None:
+    """`p2puno resume` for a person at a terminal: back at the table, where the game is."""
+    if ui is None:
+        ui = TableUI(name="you", title="p2puno · resumed", input=input, output=output)
+    player = TablePlayer("you", ui)
+    with logs_to(ui):
+        return await run_table(
+            ui, resume_game(data, game, player=player, say=ui.say, on_game=ui.on_game)
         )
