@@ -52,7 +52,7 @@ from p2puno.ui.model import (
     simple_of,
     table_view,
 )
-from p2puno.ui.render import Line, lobby_lines, render
+from p2puno.ui.render import Line, lobby_lines, render, screen_text
 
 if TYPE_CHECKING:
     from p2puno.node.game import GameNode
@@ -773,13 +773,7 @@ class TableUI:
 
     def _fragments(self) -> StyleAndTextTuples:
         size = self.app.output.get_size()
-        out: StyleAndTextTuples = []
-        lines = self.lines(size.columns, size.rows)
-        for i, line in enumerate(lines):
-            out.extend(line)
-            if i < len(lines) - 1:
-                out.append(("", "\n"))
-        return out
+        return screen_text(self.lines(size.columns, size.rows))  # type: ignore[return-value]
 
     def _after_render(self, app: Application[None]) -> None:
         self.rendered += 1

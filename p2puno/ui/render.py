@@ -16,6 +16,18 @@ from p2puno.ui.model import CardView, TableView
 Fragment = tuple[str, str]
 Line = list[Fragment]
 
+
+def screen_text(lines: list[Line]) -> list[Fragment]:
+    """The lines of a screen as one run of fragments, a newline between lines (what a
+    prompt-toolkit FormattedTextControl draws)."""
+    out: list[Fragment] = []
+    for i, line in enumerate(lines):
+        out.extend(line)
+        if i < len(lines) - 1:
+            out.append(("", "\n"))
+    return out
+
+
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 HELP = [

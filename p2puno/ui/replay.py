@@ -48,7 +48,7 @@ from p2puno.ui.model import (
     round_end_lines,
     table_view,
 )
-from p2puno.ui.render import Line, fit_line, render
+from p2puno.ui.render import Line, fit_line, render, screen_text
 
 MAX_STEPS = 1_000_000  # a bound on the stepping loop (a game to 500 has a few thousand)
 
@@ -367,13 +367,7 @@ class ReplayTable:
 
     def _fragments(self) -> StyleAndTextTuples:
         size = self.app.output.get_size()
-        out: StyleAndTextTuples = []
-        lines = self.lines(size.columns, size.rows)
-        for i, line in enumerate(lines):
-            out.extend(line)
-            if i < len(lines) - 1:
-                out.append(("", "\n"))
-        return out
+        return screen_text(self.lines(size.columns, size.rows))  # type: ignore[return-value]
 
 
 async def run_replay_table(
