@@ -68,6 +68,20 @@ class Address:
         return f"{self.host}:{self.port}"
 
 
+def _peak_rss_kb(usage: resource.struct_rusage) -> int:
+    """This process's peak resident memory (KB): VmHWM, which starts anew at exec. (Linux
+    keeps ru_maxrss across exec, so a node started by a large process, e.g. a benchmark,
+    would report that process's memory as its own.)"""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return int(usage.ru_maxrss)
+
+
 @dataclass
 class Watcher:
     link: Link
@@ -193,7 +207,7 @@ class GameNode:
         if self._trace is not None:
             usage = resource.getrusage(resource.RUSAGE_SELF)
             cpu = usage.ru_utime + usage.ru_stime
-            self._trace.write(f"end {cpu:.4f} {usage.ru_maxrss} {len(self.session.log)}\n")
+            self._trace.write(f"end {cpu:.4f} {_peak_rss_kb(usage)} {len(self.session.log)}\n")
             self._trace.close()
             self._trace = None
 
@@ -416,7 +430,10 @@ class GameNode:
                 return  # at most one a peer every SYNC_EVERY seconds: it is costly to serve
             self._served_sync[seat] = now
             self.stats.syncs += 1
-            self._serve_sync(link, decode_sync(payload))
+            start = decode_sync(payload)
+            if self._trace is not None:
+                self._trace.write(f"y {seat} {start} {self.session.processed} {now:.6f}\n")
+            self._serve_sync(link, start)
         elif mtype == MsgType.LOBBY:
             self._on_notice(seat, payload)
         self._pump()
@@ -663,9 +680,15 @@ class GameNode:
 
     # ------------------------------------------------------------------ the clock
     async def _timer(self) -> None:
+        rss_at = 0.0
         while not self._closing:
             await asyncio.sleep(0.05)
             now = time.monotonic()
+            if self._trace is not None and now - rss_at > 1.0:
+                rss_at = now
+                with open("/proc/self/statm") as f:
+                    pages = int(f.read().split()[1])
+                self._trace.write(f"m {now:.3f} {pages * 4} {self.session.processed}\n")
             self._flush_held(now)
             if self._have:
                 batch, self._have = self._have, []
