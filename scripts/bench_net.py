@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -90,6 +91,8 @@ def network_game(
                 decks.append(proposals[nxt][0] - proposals[s][0])
     logs = sorted((root / "data").rglob("games/*/log"))
     result = replay(logs[0])
+    if keep is None:
+        shutil.rmtree(root, ignore_errors=True)  # every node's files: gone with the figures
     rounds = max(1, len([e for e in result.lines if "verified" in e]) - 1)
     steps = max(applied) + 1 if applied else 1
     return {
