@@ -99,6 +99,7 @@ async def play(
         "bind": endpoint.bind,
         "port": endpoint.port,
         "table": setup.table.get("name"),
+        "view": setup.table,  # the lobby's last view: seat kinds and runners, for a resumed table
         "player": player_spec(player),
         "over": False,
     }

@@ -17,7 +17,7 @@ from typing import Any
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from p2puno.node.run import Result, host_game, join_game, resume_game
+from p2puno.node.run import Result, host_game, join_game, resume_game, unfinished_games
 from p2puno.node.store import DataDir
 from p2puno.node.watch import WatchResult, watch_game
 from p2puno.ui.app import TableUI, run_table
@@ -151,6 +151,9 @@ async def resume_table(
     """`p2puno resume` for a person at a terminal: back at the table, where the game is."""
     if ui is None:
         ui = TableUI(name="you", title="p2puno · resumed", input=input, output=output)
+    games = [m for m in unfinished_games(data) if str(m.get("game", "")).startswith(game or "")]
+    if games and isinstance(games[0].get("view"), dict):
+        ui.on_table(games[0]["view"])  # who is a bot, and which machine runs it
     player = TablePlayer("you", ui)
     with logs_to(ui):
         return await run_table(
