@@ -160,7 +160,6 @@ class TableUI:
         self.rendered = 0  # screens drawn (bench_ui)
         self.on_rendered: Callable[[], None] | None = None
         self.extra_view: Callable[[ViewInputs], None] | None = None  # replay, watch
-        self.watchers: list[str] = []
         self.key_time = 0.0  # when the last key was handled (bench_ui)
         self._over_since: float | None = None  # when the game's end was first drawn
         color = not no_color() if color is None else color
@@ -741,7 +740,7 @@ class TableUI:
         """Who watches the game (each node tells the table who watches through it)."""
         if self.node is not None:
             return [name for name, _ in self.node.spectators()]
-        return self.watchers
+        return []  # a spectator or a replay: no node of a seat
 
     def view(self) -> TableView:
         assert self.source is not None
