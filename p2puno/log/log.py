@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -56,6 +57,9 @@ __all__ = [
 
 GAME_ID_DOMAIN: Final = b"p2puno/v1/game-id\x00"
 NONCE_SIZE: Final = 32
+# pruned entries still recognized by hash (a copy dropped unread, a peer's fetch served from
+# the log file): about 2 MB, the last hundred steps or more of a ten-seat game
+RECENT_GONE: Final = 16384
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,16 +196,24 @@ class Log:
         self._keys: tuple[Ed25519PublicKey, ...] = ()
         self._raw: dict[bytes, bytes] = {}  # chain: hash -> bytes
         self._entries: dict[bytes, Entry] = {}  # chain: hash -> entry
-        self._order: list[bytes] = []  # chain hashes in acceptance order
-        self._proposals: list[bytes] = []  # index seq -> proposal hash
-        self._responses: list[dict[int, bytes]] = []  # index seq -> {author: hash}
+        # Steps from ``_base`` on are held in memory (see prune): the lists below are indexed
+        # by seq - _base, and _order holds the chain hashes in acceptance order from index
+        # _order_base on (its older part went with the steps pruned).
+        self._base = 0
+        self._order_base = 0
+        self._order: list[bytes] = []
+        self._proposals: list[bytes] = []  # index seq - _base -> proposal hash
+        self._responses: list[dict[int, bytes]] = []  # index seq - _base -> {author: hash}
+        self._genesis_hash: bytes | None = None
+        self._genesis_raw: bytes | None = None
         self._evidence: list[Equivocation] = []
         self._evidence_raw: dict[bytes, bytes] = {}  # hash -> bytes of evidence-only entries
         self._votes: dict[int, bytes] = {}  # author -> hash of its vote (one per seat)
         self.frozen = False  # see freeze()
-        self._proposer: list[int] = []  # index seq -> author of its proposal
-        self._gone: set[bytes] = set()  # hashes of entries pruned from memory (see prune)
-        self._pruned_before = 0
+        self._proposer: list[int] = []  # index seq - _base -> author of its proposal
+        # the hashes of the latest RECENT_GONE entries pruned, still recognized as known
+        self._gone: set[bytes] = set()
+        self._gone_order: deque[bytes] = deque()
         # where pruned entries can be read again (a node's log file): hash -> bytes or None
         self.loader: Callable[[bytes], bytes | None] | None = None
 
@@ -214,14 +226,36 @@ class Log:
     @property
     def head(self) -> int:
         """Seq of the latest proposal (-1 for an empty log)."""
-        return len(self._proposals) - 1
+        return self._base + len(self._proposals) - 1
+
+    @property
+    def genesis_hash(self) -> bytes | None:
+        """The hash of the genesis proposal (kept when its step is pruned)."""
+        return self._genesis_hash
+
+    @property
+    def genesis_raw(self) -> bytes | None:
+        """The bytes of the genesis proposal (kept when its step is pruned)."""
+        return self._genesis_raw
+
+    @property
+    def pruned_before(self) -> int:
+        """Steps before this one were pruned from memory (see :meth:`prune`)."""
+        return self._base
+
+    @property
+    def memory_start(self) -> int:
+        """The index (in acceptance order, as :meth:`hashes` counts) of the oldest entry
+        still in memory."""
+        return self._order_base
 
     @property
     def evidence(self) -> tuple[Equivocation, ...]:
         return tuple(self._evidence)
 
     def __len__(self) -> int:
-        return len(self._order)
+        """How many entries the chain (and the votes) took, pruned ones included."""
+        return self._order_base + len(self._order)
 
     def __iter__(self) -> Iterator[tuple[bytes, Entry]]:
         """(hash, entry) of the chain, in acceptance order (entries pruned from memory are
@@ -233,8 +267,10 @@ class Log:
 
     def hashes(self, start: int = 0) -> list[bytes]:
         """Hashes of the chain (and votes) in acceptance order, from index ``start``: what a
-        node took since it last looked (e.g. to relay it)."""
-        return self._order[start:]
+        node took since it last looked (e.g. to relay it). Indexes count every entry taken;
+        those of pruned steps are no longer held, so the list starts at
+        ``max(start, memory_start)``."""
+        return self._order[max(0, start - self._order_base) :]
 
     def entry_of(self, raw: bytes) -> Entry | None:
         """The decoded entry of bytes this log holds (chain, vote or evidence), else None."""
@@ -261,7 +297,7 @@ class Log:
             return self._raw[h]
         if h in self._evidence_raw:
             return self._evidence_raw[h]
-        if h in self._gone and self.loader is not None:
+        if self.loader is not None and h in self._gone:
             raw = self.loader(h)
             if raw is not None:
                 return raw
@@ -271,28 +307,50 @@ class Log:
         return h in self._raw or h in self._evidence_raw or h in self._gone
 
     def prune(self, before: int) -> int:
-        """Drop the steps before ``before`` from memory (their bytes and decoded entries; the
-        structure, the hashes and the votes stay): a node's memory must not grow with the
-        length of the game, and these live in its log file (:attr:`loader` reads them back
-        for a peer that asks). The session never reads a step it has processed. Returns how
-        many entries went."""
+        """Drop the complete steps before ``before`` from memory, all of them: bytes, decoded
+        entries, hashes and structure (the votes and the genesis hash stay). A node's memory
+        must not grow with the length of the game, and these live in its log file
+        (:attr:`loader` reads the latest :data:`RECENT_GONE` back for a peer that asks). The
+        session never reads a step it has processed. Later, an entry of a pruned step is
+        :attr:`Status.STALE` unread (a duplicate, or a second version no one can use: every
+        seat answered the step, so which version counts is settled). Returns how many entries
+        went."""
         gone = 0
-        end = min(before, len(self._proposals))
-        for seq in range(self._pruned_before, end):
-            for h in (self._proposals[seq], *self._responses[seq].values()):
+        end = min(before, self.head - 1)  # the last two steps stay (a vote may name either)
+        k = 0  # steps going
+        while self._base + k < end and not self.missing_responders(self._base + k):
+            for h in (self._proposals[k], *self._responses[k].values()):
                 if h in self._raw:
                     del self._raw[h]
                     del self._entries[h]
-                    self._gone.add(h)
+                    self._remember_gone(h)
                     gone += 1
-        self._pruned_before = max(self._pruned_before, end)
+            k += 1
+        if k:
+            del self._proposals[:k], self._proposer[:k], self._responses[:k]
+            self._base += k
+        drop = 0  # the oldest part of the order, up to the first entry still held (or vote)
+        for h in self._order:
+            if h in self._raw:
+                break
+            drop += 1
+        if drop:
+            del self._order[:drop]
+            self._order_base += drop
         return gone
+
+    def _remember_gone(self, h: bytes) -> None:
+        self._gone.add(h)
+        self._gone_order.append(h)
+        if len(self._gone_order) > RECENT_GONE:
+            self._gone.discard(self._gone_order.popleft())
 
     def proposal(self, seq: int) -> tuple[bytes, Entry] | None:
         """None also for a step pruned from memory."""
-        if not 0 <= seq < len(self._proposals):
+        i = seq - self._base
+        if not 0 <= i < len(self._proposals):
             return None
-        h = self._proposals[seq]
+        h = self._proposals[i]
         e = self._entries.get(h)
         return None if e is None else (h, e)
 
@@ -307,41 +365,48 @@ class Log:
         self.frozen = True
 
     def responses(self, seq: int) -> dict[int, tuple[bytes, Entry]]:
-        if not 0 <= seq < len(self._responses):
+        """Empty also for a step pruned from memory."""
+        i = seq - self._base
+        if not 0 <= i < len(self._responses):
             return {}
         return {
             a: (h, self._entries[h])
-            for a, h in sorted(self._responses[seq].items())
+            for a, h in sorted(self._responses[i].items())
             if h in self._entries
         }
 
     def missing_responders(self, seq: int) -> list[int]:
         """Seats whose response to step ``seq`` has not arrived (all but the proposer)."""
-        if not 0 <= seq < len(self._proposals):
+        i = seq - self._base
+        if not 0 <= i < len(self._proposals):
             return []
-        got, author = self._responses[seq], self._proposer[seq]
+        got, author = self._responses[i], self._proposer[i]
         return [s for s in range(len(self.players)) if s != author and s not in got]
 
     def step_complete(self, seq: int) -> bool:
-        return 0 <= seq < len(self._proposals) and not self.missing_responders(seq)
+        """True also for a pruned step (only complete steps are pruned)."""
+        if 0 <= seq < self._base:
+            return True
+        return 0 <= seq <= self.head and not self.missing_responders(seq)
 
     def next_prev(self) -> list[bytes]:
         """The ``prev`` of the next proposal; ValueError while the current step is open."""
         seq = self.head
         if seq < 0 or not self.step_complete(seq):
             raise ValueError("the current step is not complete")
-        return self._prev_after(self._entries[self._proposals[seq]])
+        return self._prev_after(self._entries[self._proposals[seq - self._base]])
 
     def next_prev_of(self, seq: int) -> list[bytes]:
         """The ``prev`` of a proposal (or a vote) that follows the complete step ``seq``."""
-        if not self.step_complete(seq):
-            raise ValueError(f"step {seq} is not complete")
-        return self._prev_after(self._entries[self._proposals[seq]])
+        if not self.step_complete(seq) or seq < self._base:
+            raise ValueError(f"step {seq} is not complete, or was pruned")
+        return self._prev_after(self._entries[self._proposals[seq - self._base]])
 
     def _prev_after(self, p: Entry) -> list[bytes]:
         """The ``prev`` of the proposal after ``p`` (a proposal whose step is complete)."""
-        rs = self._responses[p.seq]
-        return [self._proposals[p.seq]] + [rs[s] for s in range(len(self.players)) if s != p.author]
+        i = p.seq - self._base
+        rs = self._responses[i]
+        return [self._proposals[i]] + [rs[s] for s in range(len(self.players)) if s != p.author]
 
     # ------------------------------------------------------------------ making entries
 
@@ -372,7 +437,7 @@ class Log:
             author=author,
             role=Role.RESPONSE,
             kind=kind,
-            prev=[self._proposals[seq]],
+            prev=[self._proposals[seq - self._base]],
             body=body,
         )
 
@@ -390,10 +455,10 @@ class Log:
         if seq < 0:
             # the genesis step never completed (a seat never accepted): the vote names the
             # genesis alone, and stops a game that never began
-            prev = [self._proposals[0]]
+            prev = [self._genesis_hash] if self._genesis_hash is not None else []
             seq = 0
         else:
-            prev = self._prev_after(self._entries[self._proposals[seq]])
+            prev = self._prev_after(self._entries[self._proposals[seq - self._base]])
         return sign_entry(
             identity,
             game=self.game_id,
@@ -437,6 +502,8 @@ class Log:
         entry = Entry.from_obj(obj)  # MALFORMED / BAD_VERSION
         if h in self._raw or h in self._evidence_raw or h in self._gone:
             return AddResult(Status.DUPLICATE, h, entry)
+        if entry.seq < self._base and entry.game == self.game_id:
+            return AddResult(Status.STALE, h, entry)  # a pruned step's: unread (see prune)
 
         # 2. Game, roster, signature. Until the signature checks out, blame nobody.
         if self.genesis is None:
@@ -529,14 +596,15 @@ class Log:
     def _slot(self, entry: Entry) -> bytes | None:
         if entry.role is Role.VOTE:
             return self._votes.get(entry.author)
+        i = entry.seq - self._base  # >= 0: an entry of a pruned step is STALE before this
         if entry.role is Role.PROPOSAL:
-            if entry.seq < len(self._proposals):
-                h = self._proposals[entry.seq]
-                if self._proposer[entry.seq] == entry.author:
+            if i < len(self._proposals):
+                h = self._proposals[i]
+                if self._proposer[i] == entry.author:
                     return h
             return None
-        if entry.seq < len(self._responses):
-            return self._responses[entry.seq].get(entry.author)
+        if i < len(self._responses):
+            return self._responses[i].get(entry.author)
         return None
 
     def _check_slot(self, entry: Entry, expected_proposer: int | None) -> None:
@@ -555,7 +623,7 @@ class Log:
         if entry.role is Role.PROPOSAL:
             if seq == 0 or entry.kind in (GENESIS_KIND, ACCEPT_KIND):
                 raise LogError(Reason.BAD_SLOT, "genesis/accept only in step 0", author=a)
-            if seq < len(self._proposals):
+            if seq <= self.head:
                 raise LogError(Reason.BAD_SLOT, f"seq {seq} already has a proposal", author=a)
             if expected_proposer is not None and a != expected_proposer:
                 raise LogError(
@@ -574,7 +642,7 @@ class Log:
                 raise LogError(Reason.BAD_SLOT, '"accept" is the response of step 0', author=a)
             if len(entry.prev) != 1:
                 raise LogError(Reason.BAD_PREV, "a response names exactly its proposal", author=a)
-            if seq < len(self._proposals) and self._proposer[seq] == a:
+            if self._base <= seq <= self.head and self._proposer[seq - self._base] == a:
                 raise LogError(Reason.BAD_SLOT, "the proposer does not respond", author=a)
 
     def _check_prev(self, entry: Entry) -> None:
@@ -615,11 +683,13 @@ class Log:
         if entry.role is Role.VOTE:
             self._votes[entry.author] = h
         elif entry.role is Role.PROPOSAL:
+            if entry.seq == 0:
+                self._genesis_hash, self._genesis_raw = h, data
             self._proposals.append(h)
             self._proposer.append(entry.author)
             self._responses.append({})
         else:
-            self._responses[entry.seq][entry.author] = h
+            self._responses[entry.seq - self._base][entry.author] = h
 
 
 def _signing_bytes(data: bytes, entry: Entry) -> bytes:

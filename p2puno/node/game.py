@@ -258,7 +258,7 @@ class GameNode:
         hello: dict[str, JSONValue] = {
             "t": "watching",
             "seat": self.me,
-            "genesis": log_.raw(log_.hashes()[0]).decode(),
+            "genesis": (log_.genesis_raw or b"").decode(),
             "addresses": [None if a is None else [a.host, a.port] for a in self.addresses],
         }
         self._watcher_ids += 1
@@ -305,6 +305,9 @@ class GameNode:
             if w.pos is not None:
                 self._stream_backlog(w)
             if w.pos is not None or w.sent >= len(log_):
+                continue
+            if w.sent < log_.memory_start:  # (cannot happen: it is fed on every pump)
+                w.link.close("fell behind what this node holds in memory")
                 continue
             hashes = log_.hashes(w.sent)
             w.sent += len(hashes)
@@ -473,7 +476,7 @@ class GameNode:
             except (OSError, LinkError):
                 pass
             return
-        for h in log_.hashes(self._memory_from()):
+        for h in log_.hashes(log_.memory_start):
             try:
                 e = log_.entry(h)
             except KeyError:  # (pruned out of order: its step is older than asked for)
@@ -482,20 +485,6 @@ class GameNode:
                 link.send(MsgType.ENTRY, log_.raw(h))
         for h, _ in log_.votes().values():
             link.send(MsgType.ENTRY, log_.raw(h))
-
-    def _memory_from(self) -> int:
-        """Index (in the log's acceptance order) from which entries are still in memory."""
-        hashes = self.session.log.hashes()
-        lo, hi = 0, len(hashes)
-        log_ = self.session.log
-        while lo < hi:  # pruned entries come first (steps are pruned oldest first)
-            mid = (lo + hi) // 2
-            try:
-                log_.entry(hashes[mid])
-                hi = mid
-            except KeyError:
-                lo = mid + 1
-        return lo
 
     def _lookup(self, h: bytes, seat: int) -> bytes | None:
         log_ = self.session.log

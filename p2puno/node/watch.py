@@ -119,7 +119,7 @@ class Spectator:
             raise LobbyError("the node sent a malformed genesis")
         genesis = raw.encode()
         if self.session is not None:  # a later node: it must be the same game
-            if self.session.log.raw(self.session.log.hashes()[0]) != genesis:
+            if self.session.log.genesis_raw != genesis:
                 raise LobbyError("that node plays another game")
         else:
             log = Log()

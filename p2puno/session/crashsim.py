@@ -64,8 +64,8 @@ def _hooks(table: LocalTable, tmp: Path, seat: int, crash: dict[str, object]) ->
 
     s.on_entry, s.on_secrets = on_entry, on_secrets
     write_secrets(secrets_path, NodeSecrets(ident, s.game_id, seat))
-    assert s.log.genesis is not None
-    append_entry(log_path, s.log.raw(s.log.hashes()[0]), fsync=False)
+    assert s.log.genesis_raw is not None
+    append_entry(log_path, s.log.genesis_raw, fsync=False)
     return s
 
 

@@ -100,8 +100,10 @@ class LocalTable:
             )
         self.entries.append(genesis)
 
-    def run(self, max_entries: int = 2_000_000) -> None:
-        """Route entries until every node is done (game over or a blame)."""
+    def run(self, max_entries: int = 2_000_000, *, prune_keep: int | None = None) -> None:
+        """Route entries until every node is done (game over or a blame). ``prune_keep``: as
+        a node does, each session drops the steps older than the last ``prune_keep`` it
+        processed from memory whenever twice that many have piled up (``Log.prune``)."""
         queue: list[tuple[int, bytes]] = []
         for i, s in enumerate(self.sessions):
             s.start()
@@ -125,6 +127,8 @@ class LocalTable:
                 s.receive(raw)
                 queue.extend((i, r) for r in s.outbox)
                 s.outbox.clear()
+                if prune_keep is not None and s.processed - s.log.pruned_before > 2 * prune_keep:
+                    s.log.prune(s.processed - prune_keep)
 
 
 def rebuild(

@@ -276,7 +276,8 @@ def check_schedule(options: object, seed: str, net_seed: int | str, config: NetC
     table = LocalTable(options, seed=seed)
     written: list[list[bytes]] = []
     for s in table.sessions:  # what each node would append to its log file, in order
-        order = [s.log.raw(s.log.hashes()[0])]
+        assert s.log.genesis_raw is not None
+        order = [s.log.genesis_raw]
         written.append(order)
         s.on_entry = order.append
     stats = SimNet(table, net_seed, config).run()
