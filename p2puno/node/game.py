@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
 import os
 import random
@@ -66,6 +67,26 @@ class Address:
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
+
+
+def _libc_trim() -> Callable[[], object] | None:
+    try:
+        fn = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+    fn.argtypes = [ctypes.c_size_t]
+    return lambda: fn(0)
+
+
+_TRIM = _libc_trim()
+
+
+def _trim_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc's malloc keeps them, and the
+    steady churn of entries decoded then pruned leaves its heap ragged: RSS crept up about
+    0.4 KB an entry with no Python object left behind). Called at each prune."""
+    if _TRIM is not None:
+        _TRIM()
 
 
 def _peak_rss_kb(usage: resource.struct_rusage) -> int:
@@ -538,6 +559,7 @@ class GameNode:
             # keep the last PRUNE_KEEP steps in memory (what peers ask for), the rest on disk
             self._pruned_to = s.processed - PRUNE_KEEP
             s.log.prune(self._pruned_to)
+            _trim_heap()
             self._done_at = {k: v for k, v in self._done_at.items() if k >= self._pruned_to}
             self._asked = {h: t for h, t in self._asked.items() if now - t < 10.0}
         if s.events and self.on_events is not None:
@@ -550,8 +572,9 @@ class GameNode:
                 self.say(f"back in the game at step {s.processed} ({took:.2f} s after resuming)")
                 self.resumed_at = None
         if self._trace is not None and s.processed > self._traced_done:
+            cpu = time.process_time()  # this process's CPU seconds, for the benchmark
             for seq in range(self._traced_done + 1, s.processed + 1):
-                self._trace.write(f"d {seq} {now:.6f}\n")
+                self._trace.write(f"d {seq} {now:.6f} {cpu:.6f}\n")
             self._traced_done = s.processed
         # what we took: announce it (batched in the timer); remember it
         new = s.log.hashes(self._seen_index)
