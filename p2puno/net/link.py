@@ -312,10 +312,10 @@ class Link:
             and self._state == _OPEN
             and self._writer.transport.get_write_buffer_size() < 64 * 1024
         ):
-            # nothing waiting and the socket keeps up: write now, a task hop saved; the
-            # writer task's drain() still bounds what the kernel and transport hold
+            # nothing waiting and the socket keeps up: write now, a task hop saved (the writer
+            # task is not woken: it has nothing to write; once the transport holds 64 KiB,
+            # messages queue and its drain() bounds what the kernel and transport hold)
             self._write_record(data)
-            self._out_wake.set()
             return
         self._queue(data)
 
