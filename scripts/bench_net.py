@@ -13,10 +13,18 @@ monotonic seconds, which one machine shares across processes). From the traces:
   cores used (all CPU / wall), and every node's peak RSS.
 
 In the same run, the same kind of game is played in one process (LocalTable) with a router
-that times every delivery, and each card play's critical path is computed as if the nodes ran
-in parallel: the slowest responder's time to check the proposal and answer it, plus the
-slowest node's time to take every response and apply the step. The network's own cost is the
-difference. Ten processes on two cores are CPU-bound: the cores-used figure says so.
+that times every delivery, and each card play's critical path is computed two ways:
+
+- with a core for every node: the slowest responder's time to check the proposal and answer
+  it, plus the slowest node's time to take every response and apply the step;
+- on this machine's cores: the same work scheduled on ``os.cpu_count()`` cores (longest task
+  first), the answers first, then every node's work on the responses. Four or ten node
+  processes cannot run in parallel on two cores, whatever the transport: this is the in-process
+  path the network run can be held to on the same machine.
+
+The network's own cost is the difference. The CPU per card play, network against in process,
+shows it apart from the scheduling: what the node runtime and the transport add to each node's
+work. Ten processes on two cores are CPU-bound: the cores-used figure says so.
 """
 
 from __future__ import annotations
@@ -44,7 +52,7 @@ def pct(values: list[float], p: float) -> float:
 
 
 def network_game(
-    players: int, target: int, keep: Path | None, shm: bool = False
+    players: int, target: int, keep: Path | None, shm: bool = False, think: float = 0.0
 ) -> dict[str, object]:
     where = "/dev/shm" if shm else None
     root = Path(tempfile.mkdtemp(prefix="p2puno-bench-", dir=where)) if keep is None else keep
@@ -54,7 +62,7 @@ def network_game(
         sys.executable, "-m", "p2puno", "host", "--bind", "127.0.0.1", "--no-discovery",
         "--seats", str(players), "--bots", str(players - 1), "--bot", "heuristic",
         "--house", "progressive,seven-o,jump-in", "--target", str(target),
-        "--window-ms", "0", "--step-s", "120", "--turn-s", "120", "--quiet",
+        "--window-ms", "0", "--think", str(think), "--step-s", "120", "--turn-s", "120", "--quiet",
         "--data-dir", str(root / "data"),
     ]  # fmt: skip
     env = {**os.environ, "P2PUNO_TRACE": str(trace)}
@@ -65,14 +73,20 @@ def network_game(
         raise SystemExit(f"the game failed:\n{done.stdout}\n{done.stderr}")
     proposals: dict[int, tuple[float, str]] = {}
     applied: dict[int, list[float]] = {}
+    cpu_at: dict[tuple[int, int], float] = {}  # (node, step) -> its CPU seconds when applied
+    rss_at: list[list[tuple[int, int]]] = []  # per node: (step, RSS kB), each second
     cpu, rss, entries = [], [], 0
-    for path in sorted(trace.glob("seat*.trace")):
+    for node, path in enumerate(sorted(trace.glob("seat*.trace"))):
+        rss_at.append([])
         for line in path.read_text().splitlines():
             parts = line.split()
+            if parts[0] == "m":
+                rss_at[node].append((int(parts[3]), int(parts[2])))
             if parts[0] == "p":
                 proposals[int(parts[1])] = (float(parts[2]), parts[3])
             elif parts[0] == "d":
                 applied.setdefault(int(parts[1]), []).append(float(parts[2]))
+                cpu_at[(node, int(parts[1]))] = float(parts[3])
             elif parts[0] == "end":
                 cpu.append(float(parts[1]))
                 rss.append(int(parts[2]) / 1024)
@@ -81,6 +95,13 @@ def network_game(
         max(applied[s]) - t
         for s, (t, what) in proposals.items()
         if what == "play" and len(applied.get(s, [])) == players
+    ]
+    play_cpu = [  # each node's CPU from the step before a card play to the play applied
+        cpu_at[(n, s)] - cpu_at[(n, s - 1)]
+        for s, (_, what) in proposals.items()
+        if what == "play"
+        for n in range(players)
+        if (n, s) in cpu_at and (n, s - 1) in cpu_at
     ]
     decks = []
     seqs = sorted(proposals)
@@ -98,6 +119,8 @@ def network_game(
     return {
         "wall": wall,
         "plays": plays,
+        "rss_at": rss_at,
+        "play_cpu": play_cpu,
         "decks": decks,
         "cpu": cpu,
         "rss": rss,
@@ -108,15 +131,40 @@ def network_game(
     }
 
 
-def in_process(players: int, target: int, seed: str) -> list[float]:
-    """Critical paths of card plays in one process (see the module docstring)."""
+def rss_curve(rss_at: object, steps: int) -> str:
+    """The largest node's RSS at each fifth of the game (from the traces' each-second lines):
+    flat if memory does not grow with the length of the game."""
+    assert isinstance(rss_at, list)
+    marks = []
+    for k in range(1, 6):
+        at = steps * k // 5
+        seen = [max((kb for step, kb in node if step <= at), default=0) for node in rss_at]
+        marks.append(f"step {at}: {max(seen) / 1024:.1f} MB")
+    return ", ".join(marks)
+
+
+def on_cores(tasks: list[float], cores: int) -> float:
+    """The makespan of independent tasks on ``cores`` cores, longest first to the least
+    loaded core."""
+    load = [0.0] * max(1, cores)
+    for t in sorted(tasks, reverse=True):
+        i = load.index(min(load))
+        load[i] += t
+    return max(load)
+
+
+def in_process(
+    players: int, target: int, seed: str
+) -> tuple[list[float], list[float], list[float]]:
+    """Critical paths of card plays in one process (see the module docstring): with a core
+    for every node, on this machine's cores, and each node's own time on a play."""
     opts = Options(players, True, True, True, target=target)
     table = LocalTable(opts, seed=seed)
     sessions = table.sessions
     from p2puno.log import Entry
     from p2puno.wire import decode
 
-    first: dict[int, float] = {}  # seq -> slowest responder's time on the proposal
+    first: dict[int, dict[int, float]] = {}  # seq -> responder -> its time on the proposal
     rest: dict[int, dict[int, float]] = {}  # seq -> node -> its time on the responses
     kinds: dict[int, str] = {}
     queue: list[tuple[int, bytes]] = []
@@ -136,17 +184,23 @@ def in_process(players: int, target: int, seed: str) -> list[float]:
             s.receive(raw)
             dt = time.perf_counter() - t
             if e.role.value == "proposal":
-                first[e.seq] = max(first.get(e.seq, 0.0), dt)
+                first.setdefault(e.seq, {})[i] = dt
             else:
                 node = rest.setdefault(e.seq, {})
                 node[i] = node.get(i, 0.0) + dt
             queue.extend((i, r) for r in s.outbox)
             s.outbox.clear()
-    return [
-        first[s] + max(rest.get(s, {0: 0.0}).values())
-        for s, kind in kinds.items()
-        if kind == "play" and s in first
+    cores = os.cpu_count() or 1
+    plays = [s for s, kind in kinds.items() if kind == "play" and s in first]
+    parallel = [max(first[s].values()) + max(rest.get(s, {0: 0.0}).values()) for s in plays]
+    shared = [
+        on_cores(list(first[s].values()), cores) + on_cores(list(rest.get(s, {}).values()), cores)
+        for s in plays
     ]
+    per_node = [
+        first[s].get(i, 0.0) + rest.get(s, {}).get(i, 0.0) for s in plays for i in range(players)
+    ]
+    return parallel, shared, per_node
 
 
 def main() -> None:
@@ -154,6 +208,13 @@ def main() -> None:
     ap.add_argument("--players", default="4,10")
     ap.add_argument("--target", default="500", help="targets, e.g. 500,1000")
     ap.add_argument("--keep", metavar="DIR", help="keep every node's files and traces here")
+    ap.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="seconds each bot may take per decision (uniform from 0): a table that waits "
+        "between plays, as people do, instead of one that plays back to back",
+    )
     ap.add_argument(
         "--shm",
         action="store_true",
@@ -167,10 +228,13 @@ def main() -> None:
     for players in (int(p) for p in args.players.split(",")):
         for target in (int(t) for t in args.target.split(",")):
             keep = Path(args.keep) / f"{players}p-{target}" if args.keep else None
-            net = network_game(players, target, keep, args.shm)
+            net = network_game(players, target, keep, args.shm, args.think)
             local = in_process(players, min(target, 150), f"bench-net/{players}")
             plays = [1000 * x for x in net["plays"]]  # type: ignore[attr-defined]
-            cp = [1000 * x for x in local]
+            cp = [1000 * x for x in local[0]]
+            cp_cores = [1000 * x for x in local[1]]
+            node_local = [1000 * x for x in local[2]]
+            node_net = [1000 * x for x in net["play_cpu"]]  # type: ignore[attr-defined]
             cpu = net["cpu"]
             wall = net["wall"]
             assert isinstance(cpu, list) and isinstance(wall, float)
@@ -190,9 +254,24 @@ def main() -> None:
                 f"{p99:.1f} ms ({len(plays)} plays)"
             )
             print(
-                f"  same plays' critical path in one process: median {cmed:.1f} ms, p99 "
-                f"{cp99:.1f} ms; the network adds {med / cmed - 1:+.0%} (median)"
+                f"  same plays' critical path in one process, a core per node: median "
+                f"{cmed:.1f} ms, p99 {cp99:.1f} ms; the network adds {med / cmed - 1:+.0%} "
+                "(median)"
             )
+            ncores = os.cpu_count()
+            smed = statistics.median(cp_cores)
+            print(
+                f"  same plays' critical path in one process, on this machine's {ncores} cores: "
+                f"median {smed:.1f} ms, p99 {pct(cp_cores, 99):.1f} ms; the network adds "
+                f"{med / smed - 1:+.0%} (median)"
+            )
+            if node_net:
+                lmed, nmed = statistics.median(node_local), statistics.median(node_net)
+                print(
+                    f"  CPU per node per card play: {nmed:.2f} ms over the network, {lmed:.2f} ms "
+                    f"in one process (median): the node runtime and transport add "
+                    f"{nmed / lmed - 1:+.0%}"
+                )
             if decks:
                 print(f"  new deck (shuffle + deal): median {statistics.median(decks):.0f} ms")
             print(
@@ -202,6 +281,7 @@ def main() -> None:
             )
             mid = statistics.median(rss)
             print(f"  peak RSS per node: max {max(rss):.1f} MB, median {mid:.1f} MB")
+            print(f"  RSS as the game goes on (largest node): {rss_curve(net['rss_at'], steps)}")
 
 
 if __name__ == "__main__":
