@@ -493,7 +493,7 @@ class Session:
             if result.entry.role is Role.VOTE:
                 self._on_vote(result.entry)
             self._advance()
-            for child in sorted(self._waiting_on.get(result.hash, ())):
+            for child in sorted(self._waiting_on.pop(result.hash, ())):  # none waits on it now
                 parked = self._parked.get(child)
                 if parked is None:
                     continue
