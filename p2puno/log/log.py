@@ -60,6 +60,10 @@ NONCE_SIZE: Final = 32
 # pruned entries still recognized by hash (a copy dropped unread, a peer's fetch served from
 # the log file): about 2 MB, the last hundred steps or more of a ten-seat game
 RECENT_GONE: Final = 16384
+# Equivocation evidence kept per author: the first piece already proves the fault (and ends
+# the game with a verdict); a seat that signs version after version of its slots only grows
+# its peers' memory, log files and relaying. Further versions are SURPLUS: dropped unread.
+MAX_EVIDENCE_PER_AUTHOR: Final = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +172,8 @@ class Status(enum.Enum):
     MISSING_PARENTS = "missing_parents"  # signature fine so far, parents unknown: ask for them
     FROZEN = "frozen"  # valid so far, but the log takes no new entries (Log.freeze)
     STALE = "stale"  # builds on a step pruned from memory: too old to matter here
+    SURPLUS = "surplus"  # one more version of a taken slot from an author whose evidence is
+    # full (MAX_EVIDENCE_PER_AUTHOR): dropped unread, nothing kept, nobody blamed again
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +214,7 @@ class Log:
         self._genesis_raw: bytes | None = None
         self._evidence: list[Equivocation] = []
         self._evidence_raw: dict[bytes, bytes] = {}  # hash -> bytes of evidence-only entries
+        self._evidence_by: dict[int, int] = {}  # author -> pieces of evidence held against it
         self._votes: dict[int, bytes] = {}  # author -> hash of its vote (one per seat)
         self.frozen = False  # see freeze()
         self._proposer: list[int] = []  # index seq - _base -> author of its proposal
@@ -521,6 +528,12 @@ class Log:
                 raise LogError(Reason.WRONG_GAME, f"entry of game {b2h(entry.game)[:16]}...")
         if entry.author >= len(keys):
             raise LogError(Reason.UNKNOWN_AUTHOR, f"no seat {entry.author} in this game")
+        if (
+            genesis is None
+            and self._evidence_by.get(entry.author, 0) >= MAX_EVIDENCE_PER_AUTHOR
+            and self._slot(entry) is not None
+        ):
+            return AddResult(Status.SURPLUS, h, entry)  # before the costly signature check
         check = (index, keys[entry.author], entry.sig, _signing_bytes(data, entry))
         if deferred is None:
             _verify_now(check)
@@ -538,6 +551,7 @@ class Log:
             eq = Equivocation(a, entry.seq, entry.role, self.raw(taken), data)
             self._evidence.append(eq)
             self._evidence_raw[h] = data
+            self._evidence_by[a] = self._evidence_by.get(a, 0) + 1
             raise LogError(
                 Reason.EQUIVOCATION,
                 f"second {entry.role.value} for seq {entry.seq}",

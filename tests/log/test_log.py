@@ -26,6 +26,7 @@ from p2puno.log import (
     make_genesis,
     sign_entry,
 )
+from p2puno.log.log import MAX_EVIDENCE_PER_AUTHOR
 from p2puno.log.testing import SampleGame, build_game
 from p2puno.wire import JSONValue, decode, encode
 
@@ -205,6 +206,56 @@ def test_proposal_equivocation(game: SampleGame) -> None:
         body={"n": "other"},
     )
     _reject(log, twin, Reason.EQUIVOCATION, p2.author)
+
+
+def test_evidence_per_author_is_capped(game: SampleGame) -> None:
+    """A seat that signs version after version of its slots (a hostile node flooding with
+    re-signed twins) cannot grow its peers' memory: the first MAX_EVIDENCE_PER_AUTHOR pieces
+    are kept (the first already proves the fault), later versions are SURPLUS, dropped before
+    their signature is checked, and nothing else changes."""
+    log = game.log
+    seat = 1
+    twins = [
+        sign_entry(
+            game.identities[seat],
+            game=log.game_id or b"",
+            seq=2,
+            author=seat,
+            role=Role.RESPONSE,
+            kind="ack",
+            prev=[log.proposal(2)[0]],  # type: ignore[index]
+            body={"version": k},
+        )
+        for k in range(MAX_EVIDENCE_PER_AUTHOR + 24)
+    ]
+    for twin in twins[:MAX_EVIDENCE_PER_AUTHOR]:
+        _reject(log, twin, Reason.EQUIVOCATION, seat)
+    before = _state(log)
+    for twin in twins[MAX_EVIDENCE_PER_AUTHOR:]:
+        assert log.add(twin).status is Status.SURPLUS
+        assert not log.knows(entry_hash(twin))  # not kept: no memory per version
+    assert _state(log) == before
+    assert len(log.evidence) == MAX_EVIDENCE_PER_AUTHOR
+    # a forged signature is not even looked at once the author's evidence is full ...
+    obj = decode(twins[-1])
+    assert isinstance(obj, dict) and isinstance(obj["sig"], str)
+    obj["sig"] = ("1" if obj["sig"][0] == "0" else "0") + obj["sig"][1:]
+    assert log.add(encode(obj)).status is Status.SURPLUS
+    # ... and another seat's first twin is still caught and kept
+    proposer = log.proposal(2)[1].author  # type: ignore[index]
+    third = next(s for s in range(len(log.players)) if s not in (seat, proposer))
+    other = sign_entry(
+        game.identities[third],
+        game=log.game_id or b"",
+        seq=2,
+        author=third,
+        role=Role.RESPONSE,
+        kind="ack",
+        prev=[log.proposal(2)[0]],  # type: ignore[index]
+        body={"version": "other"},
+    )
+    _reject(log, other, Reason.EQUIVOCATION, third)
+    assert len(log.evidence) == MAX_EVIDENCE_PER_AUTHOR + 1
 
 
 def test_wrong_game_and_version(game: SampleGame) -> None:

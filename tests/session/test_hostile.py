@@ -19,6 +19,7 @@ from p2puno.crypto._group import encrypt_one
 from p2puno.engine import Options, Phase
 from p2puno.engine.game import HAND_SIZE
 from p2puno.log import Entry, Log, Role, Status, entry_hash, make_genesis, sign_entry
+from p2puno.log.log import MAX_EVIDENCE_PER_AUTHOR
 from p2puno.session import Session, SessionError
 from p2puno.session.harness import LocalTable
 from p2puno.session.session import shuffle_id
@@ -327,7 +328,44 @@ def test_equivocation_over_a_relaying_network_ends_the_game_on_every_node() -> N
         assert [ev.author for ev in table.sessions[i].log.evidence] == [2]
 
 
-# ---------------------------------------------------------------------- item 8
+def test_a_flood_of_resigned_versions_is_kept_and_relayed_a_bounded_number_of_times() -> None:
+    """Seat 2 sends 200 signed versions of one response to every peer (each a valid
+    equivocation). Every honest node names seat 2 as before, but keeps at most
+    MAX_EVIDENCE_PER_AUTHOR of them in memory and in its log file, and relays no more: the
+    flood grows neither memory nor traffic (the rest are SURPLUS, dropped unread)."""
+    table = LocalTable(Options(3, target=20), seed="equiv-flood")
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> Any:
+        f = fields(raw)
+        if sender != 2 or done or f["role"] != "response" or f["seq"] < 30:
+            return raw
+        done.append(True)
+        flood = [resign(table, raw, body={**f["body"], "n": k}) for k in range(200)]
+        versions.update(flood)
+        return [(v, [0, 1]) for v in [raw, *flood]]
+
+    versions: set[bytes] = set()
+    relayed = [0, 0]  # versions of seat 2's slot that honest nodes 0 and 1 send
+
+    class Counting(SimNet):
+        def _send(self, src: int, dst: int, data: bytes) -> None:
+            if src in (0, 1) and data in versions:
+                relayed[src] += 1
+            super()._send(src, dst, data)
+
+    Counting(table, "equiv-flood", hostile(tamper, 2)).run()
+    assert done
+    same_verdict(table, [0, 1], 2, "equivocation")
+    for i in (0, 1):
+        log = table.sessions[i].log
+        assert 1 <= len(log.evidence) <= MAX_EVIDENCE_PER_AUTHOR
+        assert {ev.author for ev in log.evidence} == {2}
+        # each piece kept (both its versions) is relayed to the other two seats, and a few
+        # are sent again to answer fetches: without the cap, 200 pieces and over 800 sends
+        assert relayed[i] <= MAX_EVIDENCE_PER_AUTHOR * 2 * 2 + 8
+
+
 def _first(kind: str, role: str | None = None, after: int = 0) -> Callable[[int, bytes], bool]:
     def when(seat: int, raw: bytes) -> bool:
         f = fields(raw)
