@@ -654,7 +654,7 @@ class Session:
 
     def _emit(self, raw: bytes) -> None:
         self.outbox.append(raw)
-        result = self.log.add(raw)
+        result = self.log.add(raw, own=True)
         if result.status is Status.ADDED and self.on_entry is not None:
             self.on_entry(raw)
 
@@ -807,7 +807,7 @@ class Session:
         self._voted = True
         self.prompt = None
         self.outbox.append(raw)
-        result = self.log.add(raw)
+        result = self.log.add(raw, own=True)
         if result.status is Status.ADDED:
             self._accepted(raw, result)
         return True
