@@ -240,6 +240,12 @@ class GameNode:
 
     async def on_link(self, link: Link) -> None:
         """A link from a seat above ours (or one that dialled us again), or a spectator's."""
+        if self._closing:
+            # a peer that dialled again while this node stops (its links just closed, its
+            # listener not yet): refused, so that it dials the next run of this seat (a
+            # resume) instead of holding a link to a node that no longer plays
+            link.close("this node is stopping")
+            return
         if link.context != self.session.game_id:
             link.close("not a link of this game")
             return
@@ -384,6 +390,9 @@ class GameNode:
         return mine + theirs
 
     def _adopt(self, seat: int, link: Link) -> None:
+        if self._closing:
+            link.close("this node is stopping")
+            return
         old = self.links.get(seat)
         if old is not None and old is not link:
             old.close("replaced by a newer link")
