@@ -101,7 +101,8 @@ class Limits:
     send_queue_frames: int = 1024  # messages waiting to be written ...
     send_queue_bytes: int = 8 * _MiB  # ... and their bytes: over either, the link closes
     recv_queue_frames: int = 1024  # messages received and not yet taken by recv() ...
-    recv_queue_bytes: int = 8 * _MiB  # ... over either, reading pauses (TCP backpressure)
+    recv_queue_bytes: int = 8 * _MiB  # ... over either, reading pauses (TCP backpressure;
+    # the records of the read in hand still go in: one read_chunk and one frame more at most)
     bytes_per_s: float = 4 * _MiB  # token bucket on the bytes the peer sends
     bytes_burst: float = 16 * _MiB
     frames_per_s: float = 200.0  # token bucket on the frames the peer sends
@@ -206,6 +207,158 @@ class _Bucket:
         return True
 
 
+class _Conn(asyncio.BufferedProtocol):
+    """The protocol of one connection, from its first byte to its last.
+
+    During the handshake it keeps what arrives for :meth:`read_exactly` (reading pauses past
+    ``limit`` bytes: a peer cannot grow it); once the link is made (:meth:`attach`) every read
+    goes straight to the :class:`Link`, in the event loop's callback: no reader task to wake
+    and no timer per read (a watchdog task checks the silence instead). Reads are at most
+    ``chunk`` bytes (the link's byte bucket is charged per read). It also carries the
+    transport's write flow control (:meth:`drain`) and its end (:meth:`wait_closed`).
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        chunk: int,
+        on_made: Callable[[_Conn], None] | None = None,
+    ) -> None:
+        self.loop = loop
+        self._on_made = on_made
+        self.transport: asyncio.Transport | None = None
+        self.limit = chunk
+        self._rbuf = bytearray(chunk)
+        self._rview = memoryview(self._rbuf)
+        self._buf = bytearray()  # during the handshake: what came and was not read yet
+        self._waiter: asyncio.Future[None] | None = None
+        self._eof = False
+        self._error: OSError | None = None
+        self._reading_paused = False
+        self._link: Link | None = None
+        self._write_paused = False
+        self._drainers: deque[asyncio.Future[None]] = deque()
+        self._lost: asyncio.Future[None] = loop.create_future()
+
+    # ------------------------------------------------------------ asyncio's calls
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        if self._on_made is not None:
+            self._on_made(self)
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._rview
+
+    def buffer_updated(self, nbytes: int) -> None:
+        data = bytes(self._rview[:nbytes])
+        if self._link is not None:
+            self._link._data(data)
+            return
+        self._buf += data
+        if len(self._buf) > self.limit and self.transport is not None:
+            self.transport.pause_reading()
+            self._reading_paused = True
+        self._wake()
+
+    def eof_received(self) -> bool:
+        if self._link is not None:
+            self._link._eof()
+        else:
+            self._eof = True
+            self._wake()
+        return True  # half-closed: we may still write (a BYE naming the fault)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._eof = True
+        if isinstance(exc, OSError):
+            self._error = exc
+        if self._link is not None:
+            self._link._lost(self._error)
+        self._wake()
+        while self._drainers:
+            fut = self._drainers.popleft()
+            if not fut.done():
+                fut.set_result(None)
+        if not self._lost.done():
+            self._lost.set_result(None)
+
+    def pause_writing(self) -> None:
+        self._write_paused = True
+
+    def resume_writing(self) -> None:
+        self._write_paused = False
+        while self._drainers:
+            fut = self._drainers.popleft()
+            if not fut.done():
+                fut.set_result(None)
+
+    # ------------------------------------------------------------ ours
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def read_exactly(self, n: int) -> bytes:
+        """``n`` bytes (the handshake's frames); IncompleteReadError at the end of stream."""
+        while len(self._buf) < n:
+            if self._error is not None:
+                raise self._error
+            if self._eof:
+                raise asyncio.IncompleteReadError(bytes(self._buf), n)
+            if self._reading_paused and self.transport is not None:
+                self.transport.resume_reading()  # the reader wants more than the limit
+                self._reading_paused = False
+            self._waiter = self.loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        data = bytes(self._buf[:n])
+        del self._buf[:n]
+        return data
+
+    def attach(self, link: Link) -> None:
+        """From now on every byte read goes to ``link`` (what came early first)."""
+        self._link = link
+        early, self._buf = bytes(self._buf), bytearray()
+        if self._reading_paused and self.transport is not None:
+            self.transport.resume_reading()
+            self._reading_paused = False
+        if early:
+            link._data(early)
+        if self._error is not None or self._lost.done():
+            link._lost(self._error)
+        elif self._eof:
+            link._eof()
+
+    def pause_reading(self) -> None:
+        if not self._reading_paused and self.transport is not None:
+            self.transport.pause_reading()
+            self._reading_paused = True
+
+    def resume_reading(self) -> None:
+        if self._reading_paused and self.transport is not None:
+            self.transport.resume_reading()
+            self._reading_paused = False
+
+    async def drain(self) -> None:
+        """Wait until the transport's write buffer is below its high-water mark;
+        ConnectionResetError once the connection is gone."""
+        if self._lost.done():
+            raise ConnectionResetError("connection lost")
+        if not self._write_paused:
+            return
+        fut = self.loop.create_future()
+        self._drainers.append(fut)
+        await fut
+        if self._lost.done():
+            raise ConnectionResetError("connection lost")
+
+    async def wait_closed(self) -> None:
+        await asyncio.shield(self._lost)
+
+
+
 _OPEN, _CLOSING, _CLOSED = 0, 1, 2
 _GRACEFUL: Final = frozenset({LinkErrorCode.CLOSED.value, LinkErrorCode.BYE.value})
 
@@ -226,8 +379,7 @@ class Link:
 
     def __init__(
         self,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
+        conn: _Conn,
         result: HandshakeResult,
         limits: Limits,
         address: str,
@@ -240,8 +392,10 @@ class Link:
         self.address = address
         self.stats = stats
         self.limits = limits
-        self._reader = reader
-        self._writer = writer
+        assert conn.transport is not None
+        self._conn = conn
+        self._transport: asyncio.Transport = conn.transport
+        self._decoder = FrameDecoder(limits.max_frame)
         self._sender = result.sender
         self._receiver = result.receiver
         self._loop = asyncio.get_running_loop()
@@ -253,7 +407,7 @@ class Link:
         self._in: deque[Message] = deque()
         self._in_bytes = 0
         self._in_ready = asyncio.Event()
-        self._in_space = asyncio.Event()
+        self._reading_paused = False  # the inbox is full (recv() mode): TCP backpressure
         self._first = asyncio.Event()  # the first record from the peer, or the link closed
         self._accepted = False  # a first record that was not BYE (the responder's welcome)
         self._closed = asyncio.Event()
@@ -262,6 +416,7 @@ class Link:
         self._ping: tuple[int, float] | None = None
         self._handler: Callable[[Message], None] | None = None
         now = self._loop.time()
+        self._last = now  # the last complete record, or when reading resumed after a pause
         self._byte_bucket = _Bucket(limits.bytes_per_s, limits.bytes_burst, now)
         self._frame_bucket = _Bucket(limits.frames_per_s, limits.frames_burst, now)
 
@@ -310,7 +465,7 @@ class Link:
         if (
             not self._out
             and self._state == _OPEN
-            and self._writer.transport.get_write_buffer_size() < 64 * 1024
+            and self._transport.get_write_buffer_size() < 64 * 1024
         ):
             # nothing waiting and the socket keeps up: write now, a task hop saved (the writer
             # task is not woken: it has nothing to write; once the transport holds 64 KiB,
@@ -329,6 +484,10 @@ class Link:
             self._in_bytes -= len(msg.payload)
             handler(msg)
         self._handler = handler
+        if self._reading_paused:
+            self._reading_paused = False
+            self._last = self._loop.time()
+            self._conn.resume_reading()
 
     async def recv(self) -> Message:
         """The next message from the peer (waits); :class:`LinkError` once closed and empty."""
@@ -339,7 +498,10 @@ class Link:
             await self._in_ready.wait()
         msg = self._in.popleft()
         self._in_bytes -= len(msg.payload)
-        self._in_space.set()
+        if self._reading_paused and not self._inbox_full():
+            self._reading_paused = False
+            self._last = self._loop.time()  # the app made us wait: the silence clock restarts
+            self._conn.resume_reading()
         return msg
 
     def __aiter__(self) -> Link:
@@ -380,8 +542,9 @@ class Link:
 
     def _start(self) -> None:
         create = self._loop.create_task
-        self._tasks = [create(self._read_loop()), create(self._write_loop())]
+        self._tasks = [create(self._watchdog()), create(self._write_loop())]
         self._tasks.append(create(self._heartbeat()))
+        self._conn.attach(self)  # from here on, reads come to _data
 
     async def _wait_first(self) -> None:
         await self._first.wait()
@@ -420,13 +583,13 @@ class Link:
         self._closer = self._loop.create_task(self._shutdown(reason, flush=False))
 
     async def _shutdown(self, bye: str | None, *, flush: bool) -> None:
-        writer = self._writer
+        transport = self._transport
         try:
             current = asyncio.current_task()
             others = [t for t in self._tasks if t is not current and not t.done()]
             if others:
                 await asyncio.wait(others, timeout=self.limits.close_timeout)
-            if not writer.transport.is_closing():
+            if not transport.is_closing():
                 if flush:
                     self._write_queued()
                 if bye is not None:
@@ -434,13 +597,13 @@ class Link:
                         self._write_record(encode_message(MsgType.BYE, encode_bye(bye)))
                 with contextlib.suppress(TimeoutError, OSError):
                     async with asyncio.timeout(self.limits.close_timeout):
-                        await writer.drain()
-                writer.close()
-                with contextlib.suppress(TimeoutError, OSError):
+                        await self._conn.drain()
+                transport.close()
+                with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.limits.close_timeout):
-                        await writer.wait_closed()
+                        await self._conn.wait_closed()
         finally:
-            writer.transport.abort()  # a no-op once closed; else the peer is not reading
+            transport.abort()  # a no-op once closed; else the peer is not reading
             self._out.clear()
             self._out_bytes = 0
             self._state = _CLOSED
@@ -448,7 +611,7 @@ class Link:
 
     def _write_record(self, data: bytes) -> int:
         frame = self._sender.seal(data)
-        self._writer.write(frame)
+        self._transport.write(frame)
         self.stats.bytes_out += len(frame)
         self.stats.frames_out += 1
         return len(frame)
@@ -469,7 +632,7 @@ class Link:
                 self._write_queued(budget=256 * 1024)
                 try:
                     async with asyncio.timeout(self.limits.write_timeout):
-                        await self._writer.drain()
+                        await self._conn.drain()
                 except TimeoutError:
                     raise self._err(
                         LinkErrorCode.TOO_SLOW,
@@ -490,75 +653,105 @@ class Link:
             token += 1
             await asyncio.sleep(self.limits.ping_interval)
 
-    def _silence(self, decoder: FrameDecoder) -> LinkError:
+    def _silence(self) -> LinkError:
         secs = self.limits.dead_after
-        if decoder.pending:
+        if self._decoder.pending:
             return self._err(
                 LinkErrorCode.STALLED,
-                f"left a frame unfinished for {secs} s ({decoder.pending} bytes of it)",
+                f"left a frame unfinished for {secs} s ({self._decoder.pending} bytes of it)",
             )
         return self._err(LinkErrorCode.SILENT, f"sent nothing for {secs} s")
 
-    async def _read_loop(self) -> None:
+    async def _watchdog(self) -> None:
+        """A peer that sends no complete record for ``dead_after`` is dropped (the PINGs keep
+        an honest idle peer talking). While the app keeps reading paused, the clock stops."""
         loop = self._loop
-        lim = self.limits
-        decoder = FrameDecoder(lim.max_frame)
-        last = loop.time()  # the last complete record, or when reading resumed after a pause
+        while True:
+            wait = self._last + self.limits.dead_after - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            elif self._reading_paused:
+                self._last = loop.time()
+            else:
+                self._fail(self._silence())
+                return
+
+    def _data(self, chunk: bytes) -> None:
+        """Bytes from the peer (the protocol's callback): every record they complete."""
+        if self._state != _OPEN:
+            return
         try:
-            while True:
-                remaining = last + lim.dead_after - loop.time()
-                if remaining <= 0:
-                    raise self._silence(decoder)
-                try:
-                    async with asyncio.timeout(remaining):
-                        chunk = await self._reader.read(lim.read_chunk)
-                except TimeoutError:
-                    raise self._silence(decoder) from None
-                if not chunk:
-                    decoder.eof()
-                    if self.role == "initiator" and not self._first.is_set():
-                        raise self._err(
-                            LinkErrorCode.REFUSED,
-                            "closed the connection after the handshake (our key refused)",
-                        )
-                    raise self._err(LinkErrorCode.EOF, "closed the connection without BYE")
-                now = loop.time()
-                self.stats.bytes_in += len(chunk)
-                if not self._byte_bucket.take(len(chunk), now):
-                    raise self._err(
-                        LinkErrorCode.RATE_LIMITED,
-                        f"sent more than {lim.bytes_per_s:.0f} bytes/s "
-                        f"(burst {lim.bytes_burst:.0f})",
-                    )
-                for body in decoder.feed(chunk):
-                    if not self._frame_bucket.take(1, now):
-                        raise self._err(
-                            LinkErrorCode.RATE_LIMITED,
-                            f"sent more than {lim.frames_per_s:.0f} frames/s "
-                            f"(burst {lim.frames_burst:.0f})",
-                        )
-                    msg = decode_message(self._receiver.open(body))
-                    self.stats.frames_in += 1
-                    last = loop.time()
-                    first = not self._first.is_set()
-                    if msg.type is not MsgType.BYE:
-                        self._accepted = True
-                    self._first.set()
-                    if msg.type is MsgType.PING:
-                        self._queue_internal(MsgType.PONG, msg.payload)
-                    elif msg.type is MsgType.PONG:
-                        self._pong(decode_ping(msg.payload), last)
-                    elif msg.type is MsgType.BYE:
-                        self._peer_bye(decode_bye(msg.payload), first)
-                        return
-                    elif await self._deliver(msg):
-                        last = loop.time()  # the app made us wait: the silence clock restarts
+            self._records(chunk)
         except LinkError as e:
             self._fail(e)
-        except (FrameError, RecordError) as e:
+        except TransportError as e:  # a bad frame, record or message: the peer's fault
             self._fail(self._err(e.code, e.message))
-        except OSError as e:
-            self._fail(self._err(LinkErrorCode.IO_ERROR, f"read failed: {_os_text(e)}"))
+        except Exception as e:  # a bug of ours: this link closes, the node goes on
+            log.exception("reading from %s failed", self.address)
+            self._fail(self._err(LinkErrorCode.CLOSED, f"internal error: {type(e).__name__}"))
+
+    def _records(self, chunk: bytes) -> None:
+        lim = self.limits
+        now = self._loop.time()
+        self.stats.bytes_in += len(chunk)
+        if not self._byte_bucket.take(len(chunk), now):
+            raise self._err(
+                LinkErrorCode.RATE_LIMITED,
+                f"sent more than {lim.bytes_per_s:.0f} bytes/s (burst {lim.bytes_burst:.0f})",
+            )
+        for body in self._decoder.feed(chunk):
+            if self._state != _OPEN:
+                return  # the app closed the link on an earlier record of this read
+            if not self._frame_bucket.take(1, now):
+                raise self._err(
+                    LinkErrorCode.RATE_LIMITED,
+                    f"sent more than {lim.frames_per_s:.0f} frames/s "
+                    f"(burst {lim.frames_burst:.0f})",
+                )
+            msg = decode_message(self._receiver.open(body))
+            self.stats.frames_in += 1
+            self._last = now
+            first = not self._first.is_set()
+            if msg.type is not MsgType.BYE:
+                self._accepted = True
+            self._first.set()
+            if msg.type is MsgType.PING:
+                self._queue_internal(MsgType.PONG, msg.payload)
+            elif msg.type is MsgType.PONG:
+                self._pong(decode_ping(msg.payload), now)
+            elif msg.type is MsgType.BYE:
+                self._peer_bye(decode_bye(msg.payload), first)
+                return
+            else:
+                self._deliver(msg)
+
+    def _eof(self) -> None:
+        """The peer closed its side of the connection."""
+        if self._state != _OPEN:
+            return
+        try:
+            self._decoder.eof()
+        except FrameError as e:
+            self._fail(self._err(e.code, e.message))
+            return
+        if self.role == "initiator" and not self._first.is_set():
+            self._fail(
+                self._err(
+                    LinkErrorCode.REFUSED,
+                    "closed the connection after the handshake (our key refused)",
+                )
+            )
+            return
+        self._fail(self._err(LinkErrorCode.EOF, "closed the connection without BYE"))
+
+    def _lost(self, exc: OSError | None) -> None:
+        """The connection is gone (broken, or closed by either side)."""
+        if self._state != _OPEN:
+            return
+        if exc is not None:
+            self._fail(self._err(LinkErrorCode.IO_ERROR, f"read failed: {_os_text(exc)}"))
+        else:
+            self._eof()
 
     def _pong(self, token: int, now: float) -> None:
         if self._ping is not None and self._ping[0] == token:
@@ -571,43 +764,41 @@ class Link:
             err = self._err(LinkErrorCode.BYE, f"said bye: {reason}")
         self._fail(err, bye=False)
 
-    async def _deliver(self, msg: Message) -> bool:
-        """Queue for recv(); wait while the inbox is full. True if it had to wait."""
+    def _inbox_full(self) -> bool:
+        lim = self.limits
+        return len(self._in) >= lim.recv_queue_frames or self._in_bytes > lim.recv_queue_bytes
+
+    def _deliver(self, msg: Message) -> None:
+        """To the handler, or to the inbox for recv(); a full inbox pauses reading (the rest
+        of the read in hand still goes in: the inbox exceeds its cap by one read at most)."""
         if self._handler is not None:
             try:
                 self._handler(msg)
             except Exception as e:
                 log.exception("message handler failed")
                 raise self._err(LinkErrorCode.CLOSED, f"internal error: {type(e).__name__}") from e
-            return False
-        lim = self.limits
-        waited = False
-        while self._in and (
-            len(self._in) >= lim.recv_queue_frames
-            or self._in_bytes + len(msg.payload) > lim.recv_queue_bytes
-        ):
-            waited = True
-            self._in_space.clear()
-            await self._in_space.wait()
+            return
         self._in.append(msg)
         self._in_bytes += len(msg.payload)
         self._in_ready.set()
-        return waited
+        if not self._reading_paused and self._inbox_full():
+            self._reading_paused = True
+            self._conn.pause_reading()
 
 
 def _os_text(e: OSError) -> str:
     return e.strerror or type(e).__name__
 
 
-def _address(writer: asyncio.StreamWriter) -> str:
-    peer = writer.get_extra_info("peername")
+def _address(transport: asyncio.BaseTransport) -> str:
+    peer = transport.get_extra_info("peername")
     if isinstance(peer, tuple) and len(peer) >= 2:
         return f"{peer[0]}:{peer[1]}"
     return str(peer)
 
 
-async def _read_handshake_frame(reader: asyncio.StreamReader) -> bytes:
-    header = await reader.readexactly(HEADER_SIZE)
+async def _read_handshake_frame(conn: _Conn) -> bytes:
+    header = await conn.read_exactly(HEADER_SIZE)
     length = int.from_bytes(header, "big")
     if length == 0:
         raise FrameError(FrameErrorCode.EMPTY, "a zero-length handshake frame")
@@ -616,7 +807,7 @@ async def _read_handshake_frame(reader: asyncio.StreamReader) -> bytes:
             FrameErrorCode.OVERSIZE,
             f"length header {length} is over the handshake cap of {MAX_HANDSHAKE_FRAME}",
         )
-    return await reader.readexactly(length)
+    return await conn.read_exactly(length)
 
 
 def _handshake_error(e: BaseException, address: str, limits: Limits) -> LinkError:
@@ -658,7 +849,9 @@ async def open_link(
     start = loop.time()
     try:
         async with asyncio.timeout(limits.connect_timeout):
-            reader, writer = await asyncio.open_connection(host, port)
+            transport, conn = await loop.create_connection(
+                lambda: _Conn(loop, limits.read_chunk), host, port
+            )
     except TimeoutError:
         raise LinkError(
             LinkErrorCode.CONNECT, f"no connection in {limits.connect_timeout} s", address=address
@@ -671,21 +864,21 @@ async def open_link(
     try:
         async with asyncio.timeout_at(deadline):
             msg1 = encode_frame(init.start())
-            writer.write(msg1)
-            await writer.drain()
-            msg2 = await _read_handshake_frame(reader)
+            transport.write(msg1)
+            await conn.drain()
+            msg2 = await _read_handshake_frame(conn)
             msg3, result = init.finish(msg2)
-            writer.write(encode_frame(msg3))
-            await writer.drain()
+            transport.write(encode_frame(msg3))
+            await conn.drain()
     except (TimeoutError, asyncio.IncompleteReadError, TransportError, OSError) as e:
-        writer.transport.abort()
+        transport.abort()
         raise _handshake_error(e, address, limits) from None
     except BaseException:  # cancelled (or a bug): leave no socket behind
-        writer.transport.abort()
+        transport.abort()
         raise
     stats.bytes_out = len(msg1) + HEADER_SIZE + len(msg3)
     stats.bytes_in = HEADER_SIZE + len(msg2)
-    link = Link(reader, writer, result, limits, address, stats)
+    link = Link(conn, result, limits, address, stats)
     link._start()
     try:
         async with asyncio.timeout_at(deadline):
@@ -743,14 +936,16 @@ async def serve_links(
             except Exception:
                 log.exception("on_error failed")
 
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def handle(conn: _Conn) -> None:
         nonlocal pending
-        address = _address(writer)
+        transport = conn.transport
+        assert transport is not None
+        address = _address(transport)
         if pending >= limits.max_handshakes:
             alert = encode_alert(HandshakeErrorCode.BUSY)
             assert alert is not None
-            writer.write(encode_frame(alert))
-            writer.close()
+            transport.write(encode_frame(alert))
+            transport.close()
             report(
                 LinkError(
                     LinkErrorCode.BUSY,
@@ -761,18 +956,17 @@ async def serve_links(
             return
         pending += 1
         try:
-            link = await _respond(reader, writer, identity, context, accept_peer, limits, rng)
+            link = await _respond(conn, identity, context, accept_peer, limits, rng)
         except LinkError as e:
             report(e)
             return
         except asyncio.CancelledError:
-            # the server is shutting down: end quietly (a cancelled connection task makes
-            # asyncio's start_server callback log a spurious error on Python 3.11)
-            writer.transport.abort()
+            # the server is shutting down: end quietly
+            transport.abort()
             return
         except Exception:
             log.exception("handshake with %s failed unexpectedly", address)
-            writer.transport.abort()
+            transport.abort()
             return
         finally:
             pending -= 1
@@ -784,12 +978,19 @@ async def serve_links(
             log.exception("on_link failed for %r", link)
             link.close("internal error")
 
-    return await asyncio.start_server(handle, host, port)
+    loop = asyncio.get_running_loop()
+    tasks: set[asyncio.Task[None]] = set()
+
+    def made(conn: _Conn) -> None:
+        task = loop.create_task(handle(conn))
+        tasks.add(task)  # (held until done: the loop keeps only a weak reference)
+        task.add_done_callback(tasks.discard)
+
+    return await loop.create_server(lambda: _Conn(loop, limits.read_chunk, made), host, port)
 
 
 async def _respond(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
+    conn: _Conn,
     identity: Signer,
     context: bytes | ContextResolver,
     accept_peer: Callable[[bytes], bool],
@@ -797,37 +998,39 @@ async def _respond(
     rng: Rng,
 ) -> Link:
     loop = asyncio.get_running_loop()
-    address = _address(writer)
+    transport = conn.transport
+    assert transport is not None
+    address = _address(transport)
     start = loop.time()
     resp = Responder(identity, context, rng=rng, max_frame=limits.max_frame)
     stats = LinkStats()
     try:
         async with asyncio.timeout(limits.handshake_timeout):
-            msg1 = await _read_handshake_frame(reader)
+            msg1 = await _read_handshake_frame(conn)
             stats.bytes_in += HEADER_SIZE + len(msg1)
             try:
                 msg2 = encode_frame(resp.hello(msg1))
             except HandshakeError as e:
                 alert = encode_alert(e.code)
                 if alert is not None:
-                    writer.write(encode_frame(alert))
+                    transport.write(encode_frame(alert))
                     with contextlib.suppress(OSError):
-                        await writer.drain()
+                        await conn.drain()
                 raise
-            writer.write(msg2)
+            transport.write(msg2)
             stats.bytes_out += len(msg2)
-            await writer.drain()
-            msg3 = await _read_handshake_frame(reader)
+            await conn.drain()
+            msg3 = await _read_handshake_frame(conn)
             stats.bytes_in += HEADER_SIZE + len(msg3)
             result = resp.finish(msg3)
     except (TimeoutError, asyncio.IncompleteReadError, TransportError, OSError) as e:
-        writer.transport.abort()
+        transport.abort()
         raise _handshake_error(e, address, limits) from None
     except BaseException:  # cancelled (or a bug): leave no socket behind
-        writer.transport.abort()
+        transport.abort()
         raise
     stats.handshake_ms = (loop.time() - start) * 1000.0
-    link = Link(reader, writer, result, limits, address, stats)
+    link = Link(conn, result, limits, address, stats)
     try:
         welcome = accept_peer(result.peer_sign_pk)
     except Exception:
