@@ -358,7 +358,6 @@ class _Conn(asyncio.BufferedProtocol):
         await asyncio.shield(self._lost)
 
 
-
 _OPEN, _CLOSING, _CLOSED = 0, 1, 2
 _GRACEFUL: Final = frozenset({LinkErrorCode.CLOSED.value, LinkErrorCode.BYE.value})
 
