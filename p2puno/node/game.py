@@ -566,10 +566,9 @@ class GameNode:
         a decision, notice the end."""
         s = self.session
         now = time.monotonic()
-        if s.processed - self._pruned_to > 2 * PRUNE_KEEP:
-            # keep the last PRUNE_KEEP steps in memory (what peers ask for), the rest on disk
-            self._pruned_to = s.processed - PRUNE_KEEP
-            s.log.prune(self._pruned_to)
+        if s.prune_memory(PRUNE_KEEP):
+            # the last PRUNE_KEEP steps stay in memory (what peers ask for), the rest on disk
+            self._pruned_to = s.log.pruned_before
             _trim_heap()
             self._done_at = {k: v for k, v in self._done_at.items() if k >= self._pruned_to}
             self._asked = {h: t for h, t in self._asked.items() if now - t < 10.0}

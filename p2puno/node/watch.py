@@ -69,7 +69,6 @@ class Spectator:
         self.name = name
         self.data = data
         self.files: GameFiles | None = None
-        self._pruned_to = 0
         self.identity = Identity.generate()  # only to open links: it signs nothing
         self.say = say or (lambda text: None)
         self.on_table = on_table
@@ -210,9 +209,8 @@ class Spectator:
                 self.link.close("it sent entries that do not verify")
         if s.processed != before:
             self._progress = time.monotonic()
-            if self.files is not None and s.processed - self._pruned_to > 2 * PRUNE_KEEP:
-                self._pruned_to = s.processed - PRUNE_KEEP
-                s.log.prune(self._pruned_to)
+            if self.files is not None:
+                s.prune_memory(PRUNE_KEEP)
         self._wake.set()
 
     def _flush_events(self) -> None:

@@ -127,8 +127,8 @@ class LocalTable:
                 s.receive(raw)
                 queue.extend((i, r) for r in s.outbox)
                 s.outbox.clear()
-                if prune_keep is not None and s.processed - s.log.pruned_before > 2 * prune_keep:
-                    s.log.prune(s.processed - prune_keep)
+                if prune_keep is not None:
+                    s.prune_memory(prune_keep)
 
 
 def rebuild(

@@ -526,6 +526,16 @@ class Session:
         for h in stale:
             self._unpark(h)
 
+    def prune_memory(self, keep: int) -> bool:
+        """Drop from memory the steps older than the last ``keep`` processed, once twice that
+        many have piled up (:meth:`Log.prune`; a node keeps the rest in its log file). What
+        every node, spectator and in-process table does as it plays: one policy, here. True
+        if it pruned."""
+        if self.processed - self.log.pruned_before <= 2 * keep:
+            return False
+        self.log.prune(self.processed - keep)
+        return True
+
     def catch_up(self, max_steps: int | None = None) -> int | None:
         """Process the complete steps already in the log, in order (the offline replay, whose
         log was verified entry by entry beforehand), at most ``max_steps``. Returns the seq of a
