@@ -152,10 +152,11 @@ def test_malleated_signature_rejected(game: SampleGame) -> None:
     _reject(build_game(3, 2).log, encode(obj), Reason.BAD_SIGNATURE, None)
 
 
-def test_equivocation_is_detected_kept_and_verifiable(game: SampleGame) -> None:
+def _ack_twin(game: SampleGame, seat: int, body: JSONValue) -> bytes:
+    """Seat ``seat`` signs another response to step 2's proposal (an equivocation if it has
+    answered it already)."""
     log = game.log
-    seat = 1
-    twin = sign_entry(
+    return sign_entry(
         game.identities[seat],
         game=log.game_id or b"",
         seq=2,
@@ -163,8 +164,14 @@ def test_equivocation_is_detected_kept_and_verifiable(game: SampleGame) -> None:
         role=Role.RESPONSE,
         kind="ack",
         prev=[log.proposal(2)[0]],  # type: ignore[index]
-        body={"different": True},
+        body=body,
     )
+
+
+def test_equivocation_is_detected_kept_and_verifiable(game: SampleGame) -> None:
+    log = game.log
+    seat = 1
+    twin = _ack_twin(game, seat, {"different": True})
     err = _reject(log, twin, Reason.EQUIVOCATION, seat)
     assert isinstance(err.evidence, Equivocation)
     assert log.evidence == (err.evidence,)
@@ -215,19 +222,7 @@ def test_evidence_per_author_is_capped(game: SampleGame) -> None:
     their signature is checked, and nothing else changes."""
     log = game.log
     seat = 1
-    twins = [
-        sign_entry(
-            game.identities[seat],
-            game=log.game_id or b"",
-            seq=2,
-            author=seat,
-            role=Role.RESPONSE,
-            kind="ack",
-            prev=[log.proposal(2)[0]],  # type: ignore[index]
-            body={"version": k},
-        )
-        for k in range(MAX_EVIDENCE_PER_AUTHOR + 24)
-    ]
+    twins = [_ack_twin(game, seat, {"version": k}) for k in range(MAX_EVIDENCE_PER_AUTHOR + 24)]
     for twin in twins[:MAX_EVIDENCE_PER_AUTHOR]:
         _reject(log, twin, Reason.EQUIVOCATION, seat)
     before = _state(log)
@@ -244,16 +239,7 @@ def test_evidence_per_author_is_capped(game: SampleGame) -> None:
     # ... and another seat's first twin is still caught and kept
     proposer = log.proposal(2)[1].author  # type: ignore[index]
     third = next(s for s in range(len(log.players)) if s not in (seat, proposer))
-    other = sign_entry(
-        game.identities[third],
-        game=log.game_id or b"",
-        seq=2,
-        author=third,
-        role=Role.RESPONSE,
-        kind="ack",
-        prev=[log.proposal(2)[0]],  # type: ignore[index]
-        body={"version": "other"},
-    )
+    other = _ack_twin(game, third, {"version": "other"})
     _reject(log, other, Reason.EQUIVOCATION, third)
     assert len(log.evidence) == MAX_EVIDENCE_PER_AUTHOR + 1
 
