@@ -218,6 +218,8 @@ def run_network_demo(
         print(f"  {path.relative_to(root)}: {len(lines)} entries{differ}; {verdict}")
     if logs:
         shutil.copyfile(logs[0], log_path)
+        if data_dir is None:
+            print(f"(the nodes' data directory {tmp} is removed now: its paths above go with it)")
         print(f"the host's log is in {log_path}: check it again with  p2puno replay {log_path}")
         if person:
             print(f"or step through it in the table:  p2puno replay {log_path} --table")
