@@ -24,6 +24,9 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=2, help="seeded games (2 and 3 players)")
     ap.add_argument("--target", type=int, default=25)
     ap.add_argument("--every", type=int, default=1, help="rebuild at every k-th step")
+    ap.add_argument(
+        "--prune-keep", type=int, default=None, help="rebuild pruning as a node does (keep K)"
+    )
     args = ap.parse_args()
     failures = done = 0
     start = time.perf_counter()
@@ -35,7 +38,14 @@ def main() -> int:
             for at in range(0, last + 1, args.every):
                 with tempfile.TemporaryDirectory() as tmp:
                     crash: dict[str, object] = {"point": point, "at": at}
-                    table = play_with_crash(options, seed, Path(tmp), at % options.players, crash)
+                    table = play_with_crash(
+                        options,
+                        seed,
+                        Path(tmp),
+                        at % options.players,
+                        crash,
+                        prune_keep=args.prune_keep,
+                    )
                 done += 1
                 problems = [str(s.blame) for s in table.sessions if s.blame is not None]
                 problems += [f"evidence at {s.seat}" for s in table.sessions if s.log.evidence]

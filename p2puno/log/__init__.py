@@ -30,10 +30,12 @@ from p2puno.log.store import (
     LogFileError,
     NodeSecrets,
     VerifyReport,
+    add_log_line,
     append_entry,
     iter_log_file,
     load_log,
     read_secrets,
+    stream_log_file,
     verify_log_file,
     write_secrets,
 )
@@ -62,6 +64,7 @@ __all__ = [
     "Role",
     "Status",
     "VerifyReport",
+    "add_log_line",
     "append_entry",
     "entry_hash",
     "iter_log_file",
@@ -69,6 +72,7 @@ __all__ = [
     "make_genesis",
     "read_secrets",
     "sign_entry",
+    "stream_log_file",
     "verify_log_file",
     "write_secrets",
 ]

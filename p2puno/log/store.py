@@ -87,6 +87,27 @@ def iter_log_file(
         )
 
 
+def stream_log_file(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:
+    """(index, raw entry) per line, read as it goes (a file of any length in little memory).
+    A last line without ``\\n`` is an error (cut a torn tail first)."""
+    with open(path, "rb") as f:
+        for index, line in enumerate(f):
+            if not line.endswith(b"\n"):
+                raise LogFileError(
+                    index,
+                    LogError(
+                        Reason.ENCODING, "last line has no newline (torn write?)", detail="torn"
+                    ),
+                )
+            yield index, line[:-1]
+
+
+def add_log_line(log: Log, index: int, raw: bytes) -> None:
+    """Add line ``index`` of a log file to ``log``, as :func:`load_log` does each line
+    (LogFileError names it if it does not verify; evidence is kept)."""
+    _add_line(log, index, raw, None, None, 0)
+
+
 def load_log(
     path: str | os.PathLike[str],
     *,

@@ -190,7 +190,7 @@ class GameNode:
             # every step, and the benchmark counted it against the network
             self._trace = open(path, "w", buffering=1 << 16)  # noqa: SIM115 (closed in close())
         self._traced_done = -1
-        self._pruned_to = 0
+        self._pruned_to = session.log.pruned_before  # (a resumed node's rebuild prunes too)
         session.log.loader = files.read  # what is pruned from memory is read back from disk
 
     # ------------------------------------------------------------------ running

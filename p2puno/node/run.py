@@ -17,7 +17,7 @@ from p2puno.crypto import SecretReveal
 from p2puno.log import Identity, Log, read_secrets
 from p2puno.net import Link
 from p2puno.net.discovery import Advertiser
-from p2puno.node.game import Address, GameNode
+from p2puno.node.game import PRUNE_KEEP, Address, GameNode
 from p2puno.node.lobby import (
     Endpoint,
     GameSetup,
@@ -278,7 +278,12 @@ async def resume_game(
     on_entry, on_secrets, holder = _file_hooks(files, identity, game_id, seat, nonce)
     try:
         session = rebuild(
-            files.log_path, files.secrets_path, on_entry=on_entry, on_secrets=on_secrets, say=say
+            files.log_path,
+            files.secrets_path,
+            on_entry=on_entry,
+            on_secrets=on_secrets,
+            say=say,
+            prune_keep=PRUNE_KEEP,  # as it plays: its memory does not grow with the game
         )
     except ResumeError as e:
         raise LobbyError(str(e)) from None

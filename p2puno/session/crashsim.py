@@ -70,10 +70,17 @@ def _hooks(table: LocalTable, tmp: Path, seat: int, crash: dict[str, object]) ->
 
 
 def play_with_crash(
-    options: Options, seed: str, tmp: Path, seat: int, crash: dict[str, object]
+    options: Options,
+    seed: str,
+    tmp: Path,
+    seat: int,
+    crash: dict[str, object],
+    *,
+    prune_keep: int | None = None,
 ) -> LocalTable:
     """Route the game; when the seat crashes (or, point 'sent', once it has processed the
-    step), rebuild it from its files and go on; return the table at the end."""
+    step), rebuild it from its files (pruning as a node does with ``prune_keep``) and go on;
+    return the table at the end."""
     table = LocalTable(options, seed=seed, bots=["heuristic"])
     _hooks(table, tmp, seat, crash)
     queue: list[tuple[int, bytes]] = []
@@ -88,7 +95,9 @@ def play_with_crash(
         log_path, secrets_path = files_of(tmp, seat)
         # the same random stream as before (a seeded test table): so that after a rebuild at
         # a step boundary the game goes on exactly as it would have
-        new = rebuild(log_path, secrets_path, decider=old.decider, rng=old.rng)
+        new = rebuild(
+            log_path, secrets_path, decider=old.decider, rng=old.rng, prune_keep=prune_keep
+        )
         # the rebuilt node's own file hooks (no crash any more)
         ident = new.identity
         assert ident is not None

@@ -9,23 +9,27 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Callable
+from typing import Any
 
 from p2puno.bots import make_bot
 from p2puno.crypto import CryptoError, DeterministicRng, Rng, SecretReveal, SystemRng
 from p2puno.engine import Options
 from p2puno.log import (
+    MAX_ENTRY_SIZE,
     Identity,
     Log,
     LogError,
     NodeSecrets,
+    add_log_line,
     append_entry,
-    load_log,
+    entry_hash,
     make_genesis,
     read_secrets,
+    stream_log_file,
     write_secrets,
 )
 from p2puno.session.session import Decider, Session, options_to_obj
-from p2puno.wire import JSONValue
+from p2puno.wire import EncodingError, JSONValue, decode
 
 Tamper = Callable[[int, bytes], bytes | None]
 
@@ -140,11 +144,17 @@ def rebuild(
     on_entry: Callable[[bytes], None] | None = None,
     on_secrets: Callable[[list[SecretReveal]], None] | None = None,
     say: Callable[[str], None] | None = None,
+    prune_keep: int | None = None,
 ) -> Session:
     """A seat's session rebuilt from its files after a crash: the log (a torn last line, a
     crash mid-append, is dropped and cut off the file), then every step in it processed again
     with the shuffle secrets the node had saved (never fresh ones), ready to go on. Entries it
     already signed are in its log, so it never signs another for the same slot.
+
+    The file is streamed, never held whole: the steps are processed as they are read, each
+    once the next step's proposal comes (so this seat's own entries of a step are in the log
+    before the step is due), and with ``prune_keep`` the older steps leave memory as they do
+    in a running node: a resumed node's memory does not grow with the length of the game.
 
     Raises ``ResumeError`` with a clear message for a damaged or foreign file."""
     try:
@@ -153,28 +163,34 @@ def rebuild(
         raise ResumeError(f"the secrets file {secrets_path} cannot be used: {e}") from None
     if secrets.seat is None or secrets.game_id is None:
         raise ResumeError(f"the secrets file {secrets_path} names no game and seat")
+    seat = secrets.seat
     if _cut_torn_tail(log_path) and say is not None:
         say("the log's last line was torn (the node died mid-write): cut off; it was never sent")
-    try:
-        log = load_log(log_path, game_id=secrets.game_id)
-    except (OSError, LogError) as e:
-        raise ResumeError(f"the log {log_path} does not verify: {e}") from None
-    if log.genesis is None:
-        raise ResumeError(f"the log {log_path} holds no genesis")
     try:
         saved = [SecretReveal.from_obj(o) for o in secrets.extra.get("shuffles", [])]  # type: ignore[union-attr]
     except (CryptoError, ValueError, TypeError) as e:
         raise ResumeError(f"the saved shuffle secrets are damaged: {e}") from None
-    # the decks already revealed: this seat's secrets are in its own reveal entries
-    for _, entry in log:
-        body = entry.body
-        listed = body.get("secrets") if isinstance(body, dict) else None
-        if entry.author == secrets.seat and isinstance(listed, list):
-            with contextlib.suppress(CryptoError, ValueError, TypeError):
-                saved.extend(SecretReveal.from_obj(o) for o in listed)
+    log = Log(game_id=secrets.game_id)
+    try:
+        # the decks already revealed: this seat's secrets are in its own reveal entries
+        for _, raw in stream_log_file(log_path):
+            obj = _peek(raw)
+            body = obj.get("body") if obj is not None else None
+            listed = body.get("secrets") if isinstance(body, dict) else None
+            if obj is not None and obj.get("author") == seat and isinstance(listed, list):
+                with contextlib.suppress(CryptoError, ValueError, TypeError):
+                    saved.extend(SecretReveal.from_obj(o) for o in listed)
+        lines = stream_log_file(log_path)
+        for index, raw in lines:
+            add_log_line(log, index, raw)
+            if log.genesis is not None:
+                break
+    except (OSError, LogError) as e:
+        raise ResumeError(f"the log {log_path} does not verify: {e}") from None
+    if log.genesis is None:
+        raise ResumeError(f"the log {log_path} holds no genesis")
     nonce_hex = secrets.extra.get("nonce")
     nonce = bytes.fromhex(nonce_hex) if isinstance(nonce_hex, str) else None
-    seat = secrets.seat
     if nonce is None:  # (LocalTable's files keep no nonce: the genesis has it)
         nonce = log.genesis.nonces[seat]
     session = Session(
@@ -188,7 +204,45 @@ def rebuild(
         on_secrets=on_secrets,
         saved_secrets=saved,
     )
+    if prune_keep is not None:
+        log.loader = lambda h: _read_entry(log_path, h)  # what was pruned, from the file
+    try:
+        last = 0
+        for index, raw in lines:
+            obj = _peek(raw)
+            seq = obj.get("seq") if obj is not None else None
+            proposal = obj is not None and obj.get("role") == "proposal"
+            if proposal and isinstance(seq, int) and seq > last:
+                # a new step's proposal: every entry of the steps before it is in the log now
+                last = seq
+                session.replay_known()
+                if prune_keep is not None:
+                    session.prune_memory(prune_keep)
+            add_log_line(log, index, raw)
+        session.replay_known()
+    except (OSError, LogError) as e:
+        raise ResumeError(f"the log {log_path} does not verify: {e}") from None
     return session
+
+
+def _peek(raw: bytes) -> dict[str, Any] | None:
+    """A line's decoded object, to look at its role, seq and author (None if it does not
+    decode: adding it then says why)."""
+    try:
+        obj = decode(raw, max_size=MAX_ENTRY_SIZE)
+    except EncodingError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _read_entry(path: str | os.PathLike[str], h: bytes) -> bytes | None:
+    try:
+        for _, raw in stream_log_file(path):
+            if entry_hash(raw) == h:
+                return raw
+    except (OSError, LogError):
+        return None
+    return None
 
 
 class ResumeError(Exception):
@@ -198,8 +252,14 @@ class ResumeError(Exception):
 def _cut_torn_tail(path: str | os.PathLike[str]) -> bool:
     """Cut a last line without its newline (a crash mid-append). True if there was one."""
     with open(path, "rb+") as f:
+        size = f.seek(0, os.SEEK_END)
+        back = min(size, 2 * MAX_ENTRY_SIZE)  # a line is at most one entry: its start is in here
+        f.seek(size - back)
         data = f.read()
         if not data or data.endswith(b"\n"):
             return False
-        f.truncate(data.rfind(b"\n") + 1)
+        cut = data.rfind(b"\n")
+        if cut < 0 and back < size:
+            return False  # no line ends in the last two entries' length: not a torn write
+        f.truncate(size - back + cut + 1)
         return True

@@ -324,6 +324,7 @@ class Session:
         self._answer: tuple[int, str, Action | None] | None = None
         self._finished = False
         self._voted = False
+        self._quiet = False  # replay_known: process what the log holds, write nothing
         self._stop: Outcome | None = None  # the stop as decided by the votes held, if any
         # (step after which it was audited, scores): the standings of every audited deck
         self._standings: list[tuple[int, tuple[int, ...]]] = [(0, tuple(self.engine.scores))]
@@ -571,6 +572,17 @@ class Session:
         self._decide_stop()
         return None
 
+    def replay_known(self) -> None:
+        """Process the complete steps the log holds, as :meth:`start` does, but write and
+        decide nothing. A rebuild streams its own log file through this a step at a time: its
+        own entries of a step are in the log before that step is due, so it never signs one
+        again, and it can prune as it goes. :meth:`start` then goes on from there."""
+        self._quiet = True
+        try:
+            self._advance()
+        finally:
+            self._quiet = False
+
     def start(self) -> None:
         """Produce this node's first entries (the accept of the genesis, if not yet sent)."""
         self._advance()
@@ -616,6 +628,8 @@ class Session:
                     self._process(seq)
                     self._after_step(seq)
                     continue
+            if self._quiet:
+                return
             if self._maybe_produce():
                 continue
             if (

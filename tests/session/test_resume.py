@@ -41,6 +41,31 @@ def test_a_seat_rebuilt_at_many_steps_plays_on_to_the_same_end(tmp_path: Path) -
         _same_game(table)
 
 
+@pytest.mark.parametrize("at", [30, 90, 150])
+def test_a_rebuild_that_prunes_as_it_reads_plays_on_to_the_same_end(
+    tmp_path: Path, at: int
+) -> None:
+    """A node resumes by streaming its log file, processing each step as the next one's
+    proposal comes and pruning the old ones as it plays (prune_keep): the seat goes on to
+    the very same game, and its memory held only the last steps, whatever the game's length."""
+    keep = 4
+    table = play_with_crash(
+        OPTIONS, SEED, tmp_path, 1, {"point": "sent", "at": at}, prune_keep=keep
+    )
+    _same_game(table)
+    # the finished seat's files, rebuilt both ways: the same state; the pruning one holds
+    # only the last steps in memory (the game is over 400 steps long)
+    log_path, secrets_path = files_of(tmp_path, 1)
+    whole = rebuild(log_path, secrets_path)
+    pruned = rebuild(log_path, secrets_path, prune_keep=keep)
+    assert pruned.processed == whole.processed > 400
+    assert pruned.engine.digest() == whole.engine.digest() == REFERENCE[0]
+    assert pruned.outcome == whole.outcome
+    held = {e.seq for _, e in pruned.log}
+    assert len(held) <= 2 * keep + 2, sorted(held)
+    assert len({e.seq for _, e in whole.log}) > 400
+
+
 @pytest.mark.parametrize("point", ["secrets", "torn", "durable", "sent"])
 @pytest.mark.parametrize("at", [0, 12, 40])
 def test_each_crash_point(tmp_path: Path, point: str, at: int) -> None:
