@@ -70,13 +70,15 @@ class GameRun:
     made: int = 0  # kills made (fewer than asked when the game ended first)
     back: list[float] = field(default_factory=list)  # seconds to be back in the game
     quiet: list[str] = field(default_factory=list)  # resumes that said nothing in 20 s: why
+    over: int = 0  # kills in the moment after the end: the resumed node found the game over
     why: str = ""
 
     @property
     def survived(self) -> int:
         """A kill is survived when the node came back and the game ended well (same logs,
-        verified): then every kill was; else only those seen back in the game."""
-        return self.made if self.ok else len(self.back)
+        verified): then every kill was; else only those seen back in the game (or finding
+        it over: killed in the moment after the end)."""
+        return self.made if self.ok else len(self.back) + self.over
 
 
 def game(seed: int, kills: int, cuts: int, root: Path, target: int) -> GameRun:
@@ -127,6 +129,9 @@ def game(seed: int, kills: int, cuts: int, root: Path, target: int) -> GameRun:
                     if found:
                         run.back.append(float(re.findall(r"\(([\d.]+) s after", found[0])[0]))
                         break
+                    if any("already over" in ln for ln in victim.lines[before:]):
+                        run.over += 1
+                        break
                     if not victim.alive():
                         break
                     time.sleep(0.05)
@@ -147,6 +152,10 @@ def game(seed: int, kills: int, cuts: int, root: Path, target: int) -> GameRun:
         if any(codes):
             run.why = f"exit codes {codes}"
             return run
+        for n in nodes:  # a node that played on past an error of its own is a failure too
+            if any(ln.startswith("Traceback") for ln in n.lines):
+                run.why = f"{n.data.name} printed a traceback:\n" + "\n".join(n.lines[-30:])
+                return run
         logs = sorted(root.rglob("games/*/log"))
         sets = [set(p.read_bytes().splitlines()) for p in logs]
         if len(logs) != 4 or any(s != sets[0] for s in sets):
@@ -192,6 +201,8 @@ def main() -> int:
         back += run.back
         verdict = "ok" if run.ok else "FAILED: " + run.why
         print(f"game {g}: {verdict}; {run.survived} of {run.made} kills survived", flush=True)
+        if run.over:
+            print(f"  {run.over} kill(s) came after the end: the resumed node found the game over")
         for q in run.quiet:
             print(f"  not seen back in the game within 20 s: {q}", flush=True)
     print(f"\n{good}/{args.games} games ended well; {survived} of {made} kills survived")

@@ -33,6 +33,7 @@ import os
 import random
 import resource
 import time
+import traceback
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -197,7 +198,25 @@ class GameNode:
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        """A task of this node ended. One that raised is a bug of this node (what peers send
+        is checked and refused before it gets this far): the node stops at once, as after a
+        crash, with the error said, rather than play on without its clock or a link's reader
+        (no deadlines kept, a hang); `p2puno resume` takes it back into the game."""
+        self._tasks.discard(task)
+        if task.cancelled() or task.exception() is None or self.failed is not None:
+            return
+        exc = task.exception()
+        assert exc is not None
+        self.failed = f"internal error in this node ({type(exc).__name__}: {exc}): it stops"
+        for line in traceback.format_exception(exc):
+            for part in line.rstrip("\n").splitlines():
+                self.say(part)
+        self.say(f"{self.failed}; please report it with the lines above")
+        self._closing = True
+        self.done.set()
 
     async def run(self) -> Outcome:
         """Play until the game has an outcome, linger to pass on what others may lack, stop."""
@@ -587,9 +606,10 @@ class GameNode:
                 self._trace.write(f"d {seq} {now:.6f} {cpu:.6f}\n")
             self._traced_done = s.processed
         # what we took: announce it (batched in the timer); remember it
-        new = s.log.hashes(self._seen_index)
-        self._seen_index += len(new)
-        self._have.extend(new)
+        # (a resumed node's log starts pruned: the index is the log's count, not a sum of
+        # what came back, or the held part would be announced again at every pump)
+        self._have.extend(s.log.hashes(self._seen_index))
+        self._seen_index = len(s.log)
         if self.watchers:
             self._feed_watchers()
         # what we wrote: at once, or held until the window's time

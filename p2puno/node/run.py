@@ -300,6 +300,10 @@ async def resume_game(
     endpoint = Endpoint(identity, meta.get("bind"), int(meta["port"]), say)
     await endpoint.start()
     say(f"resuming game {meta['game'][:16]} at step {session.processed}, seat {seat}")
+    if session.outcome.over:
+        # stopped after the end, in the moment it stays to pass on what others may lack
+        say(f"the game was already over when this node stopped ({session.outcome}): it stays")
+        say("a moment to pass on what the other seats may lack, then stops")
     meta = {**meta, "resumed": started}
     try:
         return await _run_game(

@@ -10,6 +10,10 @@ from p2puno.node.chaos import game
 
 
 def test_a_game_survives_kills_and_a_cut(tmp_path: Path) -> None:
-    run = game(seed=7, kills=2, cuts=1, root=tmp_path, target=200)
+    # 300 points: a game of a few rounds, so that the first kill (5 s in) comes before the end
+    run = game(seed=7, kills=2, cuts=1, root=tmp_path, target=300)
     assert run.ok, run.why
-    assert run.made >= 1 and run.back and all(t < 10 for t in run.back)
+    # every kill accounted for: back in the game, or (killed in the moment after the end)
+    # resumed into a game it found over; and at least one resumed into a game still going
+    assert run.made >= 1 and len(run.back) + run.over == run.made, run
+    assert run.back and all(t < 10 for t in run.back), run

@@ -1,0 +1,64 @@
+"""A node brought back from its files (issue 13) whose log was pruned as it was read: what it
+announces to its peers (HAVE) names each entry once, however many times it pumps. Before the
+fix the announced index was a sum of what came back, behind the pruned log's count, so the held
+part was announced again at every pump and a HAVE named a hash twice, which the frame encoder
+refuses: the resumed node's clock task died (no deadlines kept), found by scripts/chaos."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from p2puno.engine import Options
+from p2puno.node.game import Address, GameNode
+from p2puno.node.players import BotPlayer
+from p2puno.node.store import GameFiles
+from p2puno.session.crashsim import files_of, play_with_crash
+from p2puno.session.harness import rebuild
+
+
+async def test_a_resumed_node_announces_each_entry_once(tmp_path: Path) -> None:
+    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(tmp_path, 1)
+    session = rebuild(log_path, secrets_path, prune_keep=4)
+    assert session.log.memory_start > 0  # the case: a log that starts pruned
+    identity = session.identity
+    assert identity is not None
+    addresses: list[Address | None] = [Address("127.0.0.1", 9), None]
+    node = GameNode(
+        session, identity, addresses, GameFiles(tmp_path / "node"), BotPlayer("heuristic", "t")
+    )
+    for _ in range(3):
+        node._pump()
+    assert node._have, "the held entries are announced once"
+    assert len(node._have) == len(set(node._have))
+    assert node._seen_index == len(session.log)
+    await asyncio.sleep(0)
+
+
+async def test_a_node_task_that_fails_stops_the_node_with_the_error_said(tmp_path: Path) -> None:
+    """A bug in one of the node's own tasks fails the node loudly (as a crash would, so that
+    `p2puno resume` takes it back), rather than leave it playing without its clock."""
+    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(tmp_path, 1)
+    session = rebuild(log_path, secrets_path)
+    identity = session.identity
+    assert identity is not None
+    said: list[str] = []
+    node = GameNode(
+        session,
+        identity,
+        [Address("127.0.0.1", 9), None],
+        GameFiles(tmp_path / "node"),
+        BotPlayer("heuristic", "t"),
+        say=said.append,
+    )
+
+    async def broken() -> None:
+        raise ValueError("a bug")
+
+    node._spawn(broken())
+    await asyncio.wait_for(node.done.wait(), 5)
+    assert node.failed is not None and "ValueError: a bug" in node.failed
+    assert any("Traceback" in line for line in said)
+    assert not node._tasks
