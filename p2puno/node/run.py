@@ -127,9 +127,16 @@ def event_lines(
         narrator = Narrator(names, 0.0, verbose, color=sys.stdout.isatty())
 
     def on_events(events: list[SessionEvent]) -> None:
+        # The narrator reads hands and counts from the engine, which already holds the state
+        # after the whole batch: an event of a round that ended within the batch (a resumed
+        # node's first batch is the game so far) is told plainly, not with the hands of a
+        # later round.
+        later_rounds = sum(1 for ev in events if ev.event is not None and ev.event.kind == "round")
         for ev in events:
             line: str | None
-            if narrator is not None and ev.event is not None:
+            if ev.event is not None and ev.event.kind == "round":
+                later_rounds -= 1
+            if narrator is not None and ev.event is not None and later_rounds <= 0:
                 line = narrator.describe(session.engine, ev.event)
             else:
                 line = describe_event(ev) if not verbose else f"[{ev.kind}] {ev.text}"

@@ -14,7 +14,7 @@ from p2puno.node.game import Address, GameNode
 from p2puno.node.players import BotPlayer
 from p2puno.node.store import GameFiles
 from p2puno.session.crashsim import files_of, play_with_crash
-from p2puno.session.harness import rebuild
+from p2puno.session.harness import LocalTable, rebuild
 
 
 async def test_a_resumed_node_announces_each_entry_once(tmp_path: Path) -> None:
@@ -62,3 +62,30 @@ async def test_a_node_task_that_fails_stops_the_node_with_the_error_said(tmp_pat
     assert node.failed is not None and "ValueError: a bug" in node.failed
     assert any("Traceback" in line for line in said)
     assert not node._tasks
+
+
+def test_the_narration_of_a_batch_shows_no_hands_of_a_later_round() -> None:
+    """The narrator reads hands from the engine, which holds the state after the whole batch:
+    a resumed node's first batch is the game so far, and each earlier round's end was shown
+    with the hands of the round being played (four unknown cards read as W+4 W+4 W+4 W+4,
+    200 points). Rounds that end inside a batch are told plainly; the last one in full, its
+    winner's points the sum of the hands shown (000_75a4854712b36470.txt, SCORING: "points for
+    all of the cards left in their opponents' hands")."""
+    from p2puno.node.run import event_lines
+
+    table = LocalTable(Options(2, target=60), seed="narrate", bots=["heuristic"])
+    table.run()
+    s = table.sessions[0]
+    said: list[str] = []
+    events, s.events = s.events, []
+    rounds = sum(1 for ev in events if ev.event is not None and ev.event.kind == "round-over")
+    assert rounds >= 2, "the case needs a game of several rounds"
+    event_lines(s, said.append, verbose=False, narrate=True)(events)
+    said = [part for line in said for part in line.splitlines()]
+    assert sum("round over:" in ln for ln in said) == rounds - 1  # the earlier rounds, plainly
+    won = [ln for ln in said if "round won by" in ln]
+    assert len(won) == 1  # the last, in full
+    hands = [ln for ln in said if "left with" in ln]
+    assert len(hands) == 2
+    points = [int(ln.rsplit("(", 1)[1].split()[0]) for ln in hands]
+    assert int(won[0].split("+")[1].split()[0]) == sum(points)
