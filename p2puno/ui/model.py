@@ -769,10 +769,12 @@ def _choices(
                 keys.insert(0, "Enter stack")
             return lines, " · ".join(keys) + " · : type · ? help"
         if g.phase is Phase.DRAWN:
+            face = g.faces[g.drawn] if 0 <= g.drawn < len(g.faces) else UNKNOWN_CARD
+            what = f"{CARD_TEXT[face]} ({card_name(face)})" if face >= 0 else "a card"
             lines.append(
-                "You drew a card: play it (Enter) or keep it (k)."
+                f"You drew {what}: play it (Enter) or keep it (k)."
                 if has_play
-                else "You drew a card that cannot be played: k keeps it."
+                else f"You drew {what}, which cannot be played: k keeps it."
             )
             keys = (["Enter play it"] if has_play else []) + ["k keep"]
             return lines, " · ".join(keys) + " · ? help"

@@ -15,7 +15,7 @@ import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from p2puno.engine.actions import Action, Kind
-from p2puno.engine.cards import CARD_RANK, WILD_CARD
+from p2puno.engine.cards import CARD_RANK, CARD_TEXT, WILD_CARD
 from p2puno.engine.game import Game, Phase
 from p2puno.engine.options import Options
 from p2puno.ui.app import TableUI
@@ -142,8 +142,10 @@ async def test_draw_then_play_or_keep_the_drawn_card() -> None:
     async with table(hand_over, seed="draw", stop_after=2) as t:
         await wait_for(t.screen, "your turn")
         await press(t.pipe, "d")
-        text = await wait_for(t.screen, "You drew a card")
+        text = await wait_for(t.screen, "You drew ")
         assert "new" in text  # the drawn card is marked
+        g = t.local.game
+        assert f"You drew {CARD_TEXT[g.faces[g.drawn]]} (" in text  # and named
         if "play it (Enter)" in text:
             await press(t.pipe, ENTER)
             a = await t.answered(2)
