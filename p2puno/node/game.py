@@ -634,6 +634,7 @@ class GameNode:
         if s.prompt is not None and self._deciding is None:
             self._prompt_since = now
             self._deciding = asyncio.ensure_future(self._decide(s.prompt))
+            self._deciding.add_done_callback(self._task_done)  # a player that raises: said
         if s.behind > s.processed + 1 and now - self._last_sync > 0.5 and self.links:
             # entries far ahead of us: we were away; ask a peer for everything we lack
             self._last_sync = now
