@@ -105,20 +105,24 @@ async def test_a_full_disk_stops_the_node_cleanly_and_it_resumes_once_there_is_s
 ) -> None:
     """The host's disk refuses a write mid-game (ENOSPC): the node stops at once with a clear
     message (nothing it sent was unwritten: write before send); `resume` then takes it back
-    into the game, which ends normally for everyone."""
+    into the game, which ends normally for everyone. The write refused comes past step 200,
+    so the resumed node's log is pruned as it is read, as in a long game (a node bug on that
+    path, e.g. a task that raises, stops the node and fails this test)."""
     import errno
 
+    from p2puno.node.game import PRUNE_KEEP
     from p2puno.node.lobby import LobbyError
     from p2puno.node.run import resume_game
     from p2puno.node.store import GameFiles
 
+    FAIL_AT = 900  # the host appends about three entries a step
     real = GameFiles.append
     writes = {"n": 0}
 
     def failing(self: GameFiles, raw: bytes, *, durable: bool) -> None:
         if str(self.folder).startswith(str(tmp_path / "h")):  # the host's disk only
             writes["n"] += 1
-            if writes["n"] == 150:
+            if writes["n"] == FAIL_AT:
                 raise OSError(errno.ENOSPC, "No space left on device")
         real(self, raw, durable=durable)
 
@@ -131,9 +135,11 @@ async def test_a_full_disk_stops_the_node_cleanly_and_it_resumes_once_there_is_s
         GameFiles.append = real  # type: ignore[method-assign]
         raise
     GameFiles.append = real  # type: ignore[method-assign]
-    assert writes["n"] >= 150
+    assert writes["n"] >= FAIL_AT
     result = await asyncio.wait_for(
         resume_game(DataDir(tmp_path / "h"), None, say=said.append, linger_s=0.5), 240
     )
     assert result.outcome.state == "finished", result.outcome
     assert any("back in the game" in line for line in said)
+    at = int(next(re.findall(r"at step (\d+)", ln)[0] for ln in said if "resuming" in ln))
+    assert at > 2 * PRUNE_KEEP, said[:3]  # the rebuild pruned as it read
