@@ -248,6 +248,21 @@ def unfinished_games(data: DataDir) -> list[dict[str, Any]]:
     return sorted(found, key=lambda m: -float(m["mtime"]))
 
 
+def finished_games(data: DataDir, game: str | None = None) -> list[Path]:
+    """The logs of the games of this data directory that ended (their node says so), newest
+    first; ``game``: those whose id starts so."""
+    found = []
+    for meta_path in (data.root / "games").glob(f"{game or ''}*/node.json"):
+        try:
+            meta = json.loads(meta_path.read_text())
+            log_path = meta_path.parent / "log"
+            if isinstance(meta, dict) and meta.get("over") is True:
+                found.append((log_path.stat().st_mtime, log_path))
+        except (OSError, ValueError):
+            continue
+    return [p for _, p in sorted(found, reverse=True)]
+
+
 async def resume_game(
     data: DataDir,
     game: str | None,
@@ -271,7 +286,9 @@ async def resume_game(
         games = [m for m in games if str(m.get("game", "")).startswith(game)]
     if not games:
         which = f" matching {game!r}" if game else ""
-        raise LobbyError(f"no unfinished game{which} in {data.root}")
+        ended = finished_games(data, game)
+        last = f" (the last game there is over: p2puno replay {ended[0]})" if ended else ""
+        raise LobbyError(f"no unfinished game{which} in {data.root}{last}")
     meta = games[0]
     files = GameFiles(Path(meta["folder"]))
     try:

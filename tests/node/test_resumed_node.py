@@ -1,18 +1,27 @@
-"""A node brought back from its files (issue 13) whose log was pruned as it was read: what it
-announces to its peers (HAVE) names each entry once, however many times it pumps. Before the
-fix the announced index was a sum of what came back, behind the pruned log's count, so the held
-part was announced again at every pump and a HAVE named a hash twice, which the frame encoder
-refuses: the resumed node's clock task died (no deadlines kept), found by scripts/chaos."""
+"""A node brought back from its files (issue 13): what a resumed node announces, how its
+first batch (the game so far) is told, what it does when a task of its own fails, and what
+`resume` says when there is nothing to resume.
+
+The first test: a node whose log was pruned as it was read announces each entry once, however
+many times it pumps. Before the fix the announced index was a sum of what came back, behind the
+pruned log's count, so the held part was announced again and a HAVE could name a hash twice,
+which the frame encoder refuses: the resumed node's clock task died (no deadlines kept), found
+by scripts/chaos."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
+
+import pytest
 
 from p2puno.engine import Options
 from p2puno.node.game import Address, GameNode
+from p2puno.node.lobby import LobbyError
 from p2puno.node.players import BotPlayer
-from p2puno.node.store import GameFiles
+from p2puno.node.run import event_lines, resume_game
+from p2puno.node.store import DataDir, GameFiles
 from p2puno.session.crashsim import files_of, play_with_crash
 from p2puno.session.harness import LocalTable, rebuild
 
@@ -71,8 +80,6 @@ def test_the_narration_of_a_batch_shows_no_hands_of_a_later_round() -> None:
     200 points). Rounds that end inside a batch are told plainly; the last one in full, its
     winner's points the sum of the hands shown (000_75a4854712b36470.txt, SCORING: "points for
     all of the cards left in their opponents' hands")."""
-    from p2puno.node.run import event_lines
-
     table = LocalTable(Options(2, target=60), seed="narrate", bots=["heuristic"])
     table.run()
     s = table.sessions[0]
@@ -89,3 +96,19 @@ def test_the_narration_of_a_batch_shows_no_hands_of_a_later_round() -> None:
     assert len(hands) == 2
     points = [int(ln.rsplit("(", 1)[1].split()[0]) for ln in hands]
     assert int(won[0].split("+")[1].split()[0]) == sum(points)
+
+
+async def test_resume_with_nothing_to_resume_points_at_the_game_that_ended(tmp_path: Path) -> None:
+    """`p2puno resume` after the game ended (a node killed once it had marked its game over):
+    nothing to resume, said so, with the command that checks the finished game's log."""
+    data = DataDir(tmp_path / "d")
+    folder = data.root / "games" / "0a1b2c3d4e5f6071"
+    folder.mkdir(parents=True)
+    (folder / "log").write_bytes(b"")
+    (folder / "node.json").write_text(json.dumps({"over": True}))
+    with pytest.raises(LobbyError, match=r"no unfinished game .*is over: p2puno replay .*log"):
+        await resume_game(data, None, say=lambda text: None)
+    (folder / "node.json").write_text("{damaged")  # not known to be over: not said to be
+    with pytest.raises(LobbyError) as e:
+        await resume_game(data, None, say=lambda text: None)
+    assert "is over" not in str(e.value)
