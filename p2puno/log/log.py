@@ -699,6 +699,21 @@ class Log:
                 author=a,
             )
 
+    def check_signature(self, data: bytes) -> None:
+        """Check that ``data`` is an entry of this game signed by the seat it names, without
+        adding it. For an entry the log no longer reads (STALE: of a step pruned from memory)
+        where it must still be genuine: a line of the node's own log file being rebuilt.
+        Raises LogError."""
+        try:
+            entry = Entry.from_obj(decode(data, max_size=self._max_size))
+        except EncodingError as e:
+            raise LogError(Reason.ENCODING, str(e), detail=e.code.value) from None
+        if entry.game != self.game_id:
+            raise LogError(Reason.WRONG_GAME, f"entry of game {b2h(entry.game)[:16]}...")
+        if not 0 <= entry.author < len(self._keys):
+            raise LogError(Reason.UNKNOWN_AUTHOR, f"no seat {entry.author} in this game")
+        _verify_now((0, self._keys[entry.author], entry.sig, _signing_bytes(data, entry)))
+
     def _store(self, entry: Entry, h: bytes, data: bytes) -> None:
         self._raw[h] = data
         self._entries[h] = entry

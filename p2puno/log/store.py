@@ -140,6 +140,10 @@ def _add_line(
         if expected_proposer is not None:
             exp = _proposer_hint(log, raw, expected_proposer)
         result = log._add(raw, exp, deferred, index)
+        if result.status is Status.STALE:
+            # of a step pruned from memory (a rebuild that prunes as it reads): not read
+            # further, but a line of the file is still checked to be genuine
+            log.check_signature(raw)
     except LogError as e:
         if e.reason is Reason.EQUIVOCATION:
             return  # evidence: kept in log.evidence

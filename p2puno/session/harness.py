@@ -164,7 +164,11 @@ def rebuild(
     if secrets.seat is None or secrets.game_id is None:
         raise ResumeError(f"the secrets file {secrets_path} names no game and seat")
     seat = secrets.seat
-    if _cut_torn_tail(log_path) and say is not None:
+    try:
+        torn = _cut_torn_tail(log_path)
+    except OSError as e:
+        raise ResumeError(f"the log {log_path} cannot be read: {e.strerror or e}") from None
+    if torn and say is not None:
         say("the log's last line was torn (the node died mid-write): cut off; it was never sent")
     try:
         saved = [SecretReveal.from_obj(o) for o in secrets.extra.get("shuffles", [])]  # type: ignore[union-attr]
@@ -189,21 +193,31 @@ def rebuild(
         raise ResumeError(f"the log {log_path} does not verify: {e}") from None
     if log.genesis is None:
         raise ResumeError(f"the log {log_path} holds no genesis")
-    nonce_hex = secrets.extra.get("nonce")
-    nonce = bytes.fromhex(nonce_hex) if isinstance(nonce_hex, str) else None
-    if nonce is None:  # (LocalTable's files keep no nonce: the genesis has it)
-        nonce = log.genesis.nonces[seat]
-    session = Session(
-        log,
-        seat=seat,
-        identity=secrets.identity,
-        nonce=nonce,
-        decider=decider,
-        rng=rng,
-        on_entry=on_entry,
-        on_secrets=on_secrets,
-        saved_secrets=saved,
-    )
+    # Nothing is written while the file is read: a rebuild that fails part-way (a damaged
+    # line) or is killed leaves the files as they were. What the replay would have written
+    # (the secrets of the deck in play, made again from the saved ones) goes out at the end.
+    held_entries: list[bytes] = []
+    held_secrets: list[list[SecretReveal]] = []
+    try:
+        nonce_hex = secrets.extra.get("nonce")
+        nonce = bytes.fromhex(nonce_hex) if isinstance(nonce_hex, str) else None
+        if nonce is None:  # (LocalTable's files keep no nonce: the genesis has it)
+            nonce = log.genesis.nonces[seat]
+        session = Session(
+            log,
+            seat=seat,
+            identity=secrets.identity,
+            nonce=nonce,
+            decider=decider,
+            rng=rng,
+            on_entry=held_entries.append,
+            on_secrets=held_secrets.append,
+            saved_secrets=saved,
+        )
+    except (ValueError, IndexError) as e:
+        raise ResumeError(
+            f"the secrets file {secrets_path} does not fit the log's game: {e}"
+        ) from None
     if prune_keep is not None:
         log.loader = lambda h: _read_entry(log_path, h)  # what was pruned, from the file
     try:
@@ -222,6 +236,13 @@ def rebuild(
         session.replay_known()
     except (OSError, LogError) as e:
         raise ResumeError(f"the log {log_path} does not verify: {e}") from None
+    session.on_entry, session.on_secrets = on_entry, on_secrets
+    if held_secrets and on_secrets is not None:
+        on_secrets(held_secrets[-1])
+    if on_entry is not None:
+        for raw in held_entries:
+            on_entry(raw)
+    session.take_up_log()  # its own vote, the evidence, the others' votes, the stop
     return session
 
 
@@ -260,6 +281,8 @@ def _cut_torn_tail(path: str | os.PathLike[str]) -> bool:
             return False
         cut = data.rfind(b"\n")
         if cut < 0 and back < size:
-            return False  # no line ends in the last two entries' length: not a torn write
+            # no line ends in the last two entries' length: not a torn write (a line is at
+            # most one entry long) but damage, which cutting would hide
+            raise ResumeError(f"the log {path} ends in a line longer than any entry: damaged")
         f.truncate(size - back + cut + 1)
         return True

@@ -587,6 +587,27 @@ class Session:
         """Produce this node's first entries (the accept of the genesis, if not yet sent)."""
         self._advance()
 
+    def take_up_log(self) -> None:
+        """After a rebuild (:meth:`replay_known` over the node's own log file, which adds the
+        lines to the log without receiving them): take up what the file holds beyond the
+        steps, as the node did when each of those entries arrived. This seat's own vote: it
+        writes nothing more (and never a second vote, which would be an equivocation of its
+        own). The equivocation evidence the file kept: its author is named again, and the two
+        entries go out again so every node holds the proof. Other seats' votes: joined, as on
+        arrival (the vote goes out at start). Then the stop, once every seat has voted or been
+        named silent. Writes through the hooks: call it once they are in place."""
+        votes = self.log.votes()
+        if self.seat is not None and self.seat in votes:
+            self._voted = True
+            self.prompt = None
+        for eq in self.log.evidence:
+            self.outbox.extend([eq.first, eq.second])
+            self.note_evidence(eq)
+        joins = votes and not self._voted and self.seat is not None
+        if joins and self.identity is not None and self.blame is None and not self._finished:
+            self._vote(self._non_voters())
+        self._decide_stop()
+
     def decide(self, choice: Action | None) -> None:
         """Answer the current :attr:`prompt` (a person's choice, or a bot's taken later).
 
