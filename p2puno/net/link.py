@@ -478,12 +478,18 @@ class Link:
         the lower latency a game step wants) instead of :meth:`recv`. ``handler`` must be
         quick and must not raise (an exception closes the link as an internal error). Messages
         already queued are handed over first."""
-        while self._in:
+        self._handler = handler
+        while self._in:  # (also those that came before the peer closed: they are its word)
             msg = self._in.popleft()
             self._in_bytes -= len(msg.payload)
-            handler(msg)
-        self._handler = handler
-        if self._reading_paused:
+            try:
+                self._deliver(msg)  # a handler that raises closes the link, as on a read
+            except LinkError as e:
+                self._fail(e)
+                break
+        self._in.clear()
+        self._in_bytes = 0
+        if self._reading_paused and self._state == _OPEN:
             self._reading_paused = False
             self._last = self._loop.time()
             self._conn.resume_reading()

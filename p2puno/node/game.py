@@ -416,13 +416,15 @@ class GameNode:
         if old is not None and old is not link:
             old.close("replaced by a newer link")
         self.links[seat] = link
-        link.set_handler(lambda msg: self._on_message(seat, link, msg.type, msg.payload))
         self._spawn(self._watch(seat, link))
-        # what the peer may have missed while we were apart: a sync from the current step
-        link.send(MsgType.SYNC, encode_sync(self.session.processed + 1))
-        if self.watchers:
-            names: list[JSONValue] = [w.name for w in self.watchers]
-            link.send(MsgType.LOBBY, encode({"t": "watchers", "names": names}))
+        # (what the peer sent before this moment is handled now: it may close the link)
+        link.set_handler(lambda msg: self._on_message(seat, link, msg.type, msg.payload))
+        with contextlib.suppress(LinkError):  # closed already: _watch says why, _dial redials
+            # what the peer may have missed while we were apart: a sync from the current step
+            link.send(MsgType.SYNC, encode_sync(self.session.processed + 1))
+            if self.watchers:
+                names: list[JSONValue] = [w.name for w in self.watchers]
+                link.send(MsgType.LOBBY, encode({"t": "watchers", "names": names}))
 
     async def _dial(self, seat: int, addr: Address) -> None:
         delay = 0.1
