@@ -676,7 +676,11 @@ class Log:
         if entry.role is Role.VOTE:
             if len(entry.prev) == 1 and parent.seq == entry.seq == 0:
                 return  # the genesis alone: a game that never began
-            if parent.seq != entry.seq or list(entry.prev) != self._prev_after(parent):
+            if (
+                parent.seq != entry.seq
+                or not self.step_complete(parent.seq)  # (a vote names a complete step)
+                or list(entry.prev) != self._prev_after(parent)
+            ):
                 raise LogError(
                     Reason.BAD_PREV,
                     "a vote names the proposal of its seq then every response in seat order",

@@ -502,6 +502,30 @@ def test_a_vote_must_name_its_step_exactly() -> None:
     _reject(g.log, _resign(g.identities[2], other_seq), Reason.BAD_PREV, 2)
 
 
+def test_a_vote_on_a_step_not_complete_is_refused_and_blames_its_author() -> None:
+    """A vote whose prev names the proposal of a step still open (and any entries after it)
+    is the voter's fault (spec: a vote names a complete step); the check raised KeyError
+    before, which dropped the link of whichever peer delivered its parent."""
+    g = build_game(3, 2)
+    ids = g.identities
+    g.add(g.log.propose(ids[0], 0, "play", {}))  # step 3: proposed, no response yet
+    head = g.log.proposal(3)
+    assert head is not None
+    known = g.log.responses(2)
+    prev = [head[0], known[0][0], known[1][0]]
+    vote = sign_entry(
+        ids[0],
+        game=g.log.game_id or b"",
+        seq=3,
+        author=0,
+        role=Role.VOTE,
+        kind="stop",
+        prev=prev,
+        body={"waiting": [1]},
+    )
+    _reject(g.log, vote, Reason.BAD_PREV, 0)
+
+
 def test_a_frozen_log_takes_nothing_new_but_still_keeps_evidence() -> None:
     g = build_game(3, 1)
     ids = g.identities
