@@ -1054,6 +1054,8 @@ class Session:
             if not sh.committed:
                 self._parse_commitment(p, sh)
             else:
+                if "commitment" in body:  # a pass carries its step only
+                    raise _Fault(p.author, "a shuffle step that also carries a commitment")
                 step = _parse(ShuffleStep, body.get("step"), p.author)
                 try:
                     # a live node checks every point now; the replay leaves it to the audit
@@ -1237,7 +1239,12 @@ class Session:
             except CryptoError as err:
                 raise _Fault(e.author, f"key release refused: {err}") from None
         for show in shows:
-            view = self._shuffle_by_id(show.shuffle_id, e.author).view
+            sh = self._shuffle_by_id(show.shuffle_id, e.author)
+            if not sh.committed:
+                # keys shown before every seat's commitment is in cannot be checked against
+                # them (the recipient could not open the show): public, so every node agrees
+                raise _Fault(e.author, "show refused: its shuffle's commitments are not all in")
+            view = sh.view
             try:
                 view.add_show(show) if keep else view.check_show(show)
             except CryptoError as err:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from p2puno.crypto import KeyCommitment
 from p2puno.crypto._group import encrypt_one
 from p2puno.engine import Options, Phase
 from p2puno.engine.game import HAND_SIZE
@@ -581,3 +582,59 @@ def test_a_dispute_in_the_middle_of_a_shuffle_is_audited_as_far_as_it_went() -> 
     SimNet(table, "mid", hostile(tamper, 1)).run()
     assert done
     same_verdict(table, [0, 2], 1, "false accusation")
+
+
+# ------------------------------------------------ found by an attack on the node (2026-11-26)
+def test_a_show_in_the_commitment_step_names_its_sender_on_every_node() -> None:
+    """The last responder of a shuffle's commitment step adds a show of its keys to the
+    proposer (whose public key it takes from the proposal): the commitments are not all in,
+    so no one can check it. Before, the recipient's show opening raised, its state went half
+    past the step, and it named the next proposer (an honest seat) at fault; now every honest
+    node names the sender, publicly and the same way."""
+    n, cheat = 3, 2
+    table = LocalTable(Options(n, target=20), seed="show-early")
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        body = f["body"]
+        if sender != cheat or done or f["role"] != "response" or not isinstance(body, dict):
+            return raw
+        if "commitment" not in body:
+            return raw
+        me = table.sessions[cheat]
+        proposal = me.log.proposal(f["seq"])
+        mine = me.shuffles[-1].mine
+        assert proposal is not None and mine is not None and isinstance(proposal[1].body, dict)
+        target = proposal[1].author
+        pub = KeyCommitment.from_obj(proposal[1].body["commitment"]).x25519_public
+        done.append(True)
+        show = mine.show(pub, target, [0])
+        return resign(table, raw, body={**body, "shows": [show.to_obj()]})
+
+    SimNet(table, "show-early", hostile(tamper, cheat)).run()
+    assert done
+    same_verdict(table, [0, 1], cheat, "commitments are not all in")
+
+
+def test_a_shuffle_pass_that_also_carries_a_commitment_names_its_proposer() -> None:
+    """A shuffle pass (after the commitments) whose body also carries a commitment: refused
+    at once and its proposer named (before, every honest responder failed an internal check
+    making its response and the table stalled until the stop vote, naming no one)."""
+    n, cheat = 3, 1
+    table = LocalTable(Options(n, target=20), seed="pass-commit")
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        body = f["body"]
+        if sender != cheat or done or f["role"] != "proposal" or not isinstance(body, dict):
+            return raw
+        if f["kind"] != "shuffle" or "step" not in body:
+            return raw
+        done.append(True)
+        return resign(table, raw, body={**body, "commitment": {"x": 1}})
+
+    SimNet(table, "pass-commit", hostile(tamper, cheat)).run()
+    assert done
+    same_verdict(table, [0, 2], cheat, "also carries a commitment")
