@@ -55,6 +55,11 @@ NODE_LIMITS = Limits(frames_per_s=4000.0, frames_burst=20000.0, bytes_per_s=32 *
 GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
+# Hashes announced to this node and not yet held: at most this many wait to be fetched (an
+# honest backlog is a few steps' entries; a peer announcing hashes that do not exist must not
+# grow the node's memory, nor its timer's work), each given up after WANTED_FOR seconds.
+MAX_WANTED = 2048
+WANTED_FOR = 30.0
 DISK_READS_PER_S = 16  # FETCHed entries read back from the log file, per peer and second
 MAX_WATCHERS = 8  # spectators one node serves
 WATCH_BACKLOG_BYTES = 2 * 2**20  # a spectator's queue while its backlog streams ...
@@ -473,6 +478,8 @@ class GameNode:
         elif mtype == MsgType.HAVE:
             now = time.monotonic()
             for h in decode_fetch(payload):
+                if len(self._wanted) >= MAX_WANTED:
+                    break  # (what is lost comes directly, or by a SYNC once a step stalls)
                 if not self.session.log.knows(h) and h not in self._wanted:
                     self._wanted[h] = (now, seat)
         elif mtype == MsgType.FETCH:
@@ -583,8 +590,8 @@ class GameNode:
 
     # ------------------------------------------------------------------ the pump
     def _pump(self) -> None:
-        """Send what the session wrote, announce what it took, ask for what it lacks, raise
-        a decision, notice the end."""
+        """Send what the session wrote, announce what it took, raise a decision, notice the
+        end (what it lacks is asked for at the timer's tick)."""
         s = self.session
         now = time.monotonic()
         if s.prune_memory(PRUNE_KEEP):
@@ -625,13 +632,6 @@ class GameNode:
                 self._trace_sent(raw, now)
         s.outbox.clear()
         self._flush_held(now)
-        # parents we lack
-        want = [h for h in s.missing() if now - self._asked.get(h, 0.0) > 1.0]
-        if want:
-            for h in want:
-                self._asked[h] = now
-            for i in range(0, len(want), MAX_FETCH):
-                self._send_all(MsgType.FETCH, encode_fetch(want[i : i + MAX_FETCH]))
         # a decision
         if s.prompt is not None and self._deciding is None:
             self._prompt_since = now
@@ -740,16 +740,27 @@ class GameNode:
                 for i in range(0, len(batch), MAX_FETCH):
                     self._send_all(MsgType.HAVE, encode_fetch(batch[i : i + MAX_FETCH]))
             self._fetch_wanted(now)
+            self._fetch_parents(now)
             self._deadlines(now)
             self._pump()
+
+    def _fetch_parents(self, now: float) -> None:
+        """Parents of entries that came before them, from every peer (at each tick of the
+        timer, not at every message: a peer that parks many entries must not make every
+        later message cost a walk over them)."""
+        want = [h for h in self.session.missing() if now - self._asked.get(h, 0.0) > 1.0]
+        for h in want[:MAX_FETCH]:
+            self._asked[h] = now
+        if want:
+            self._send_all(MsgType.FETCH, encode_fetch(want[:MAX_FETCH]))
 
     def _fetch_wanted(self, now: float) -> None:
         """Entries a peer announced that have not come directly after a while: fetch them
         from that peer (a link down elsewhere, or a copy lost)."""
         ask: dict[int, list[bytes]] = {}
         for h, (since, seat) in list(self._wanted.items()):
-            if self.session.log.knows(h):
-                del self._wanted[h]
+            if self.session.log.knows(h) or now - since > WANTED_FOR:
+                del self._wanted[h]  # held now, or announced by a peer that never had it
             elif now - since > 0.2 and now - self._asked.get(h, 0.0) > 1.0:
                 self._asked[h] = now
                 ask.setdefault(seat, []).append(h)

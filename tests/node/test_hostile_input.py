@@ -1,8 +1,12 @@
-"""A seat below this node's that answers its dial with a message and then a BYE at once (or
+"""Hostile peer input against a node's runtime, found by an attack on it (2026-11-26).
+
+A seat below this node's that answers its dial with a message and then a BYE at once (or
 garbage, then a BYE): the node names the dropped link and dials again; it never stops. Before
 the fix the node's dialler task raised (the SYNC it sends on a new link went to a closed link,
 or a handler error came back through ``Link.set_handler``), and a node task that raises stops
-the node: a lower seat could stop every seat that dials it, and each resume again."""
+the node: a lower seat could stop every seat that dials it, and each resume again.
+
+A seat that announces hashes that do not exist: bounded (below)."""
 
 from __future__ import annotations
 
@@ -70,3 +74,47 @@ async def test_a_peer_that_says_one_thing_then_bye_does_not_stop_the_dialler(
         with contextlib.suppress(Exception):
             await asyncio.wait_for(run, 5)
         server.close()
+
+
+class _StubLink:
+    """What the node's message handler needs of a link: what it sends, and a close."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, bytes]] = []
+        self.closed_why: str | None = None
+
+    def send(self, mtype: int, payload: bytes) -> None:
+        self.sent.append((mtype, payload))
+
+    def close(self, reason: str = "closed") -> None:
+        self.closed_why = reason
+
+
+async def test_a_flood_of_announced_hashes_that_do_not_exist_is_bounded(tmp_path: object) -> None:
+    """A seat announces (HAVE) hashes no one holds, as fast as its link allows: the node keeps
+    at most MAX_WANTED of them waiting to be fetched, and gives each up after WANTED_FOR
+    seconds (before, every one stayed for ever: 774k of them, 252 MiB, and a timer walking
+    them all every 50 ms, seen in an attack over a real link)."""
+    import os
+    import time
+
+    from p2puno.net.frames import MAX_FETCH, encode_fetch
+    from p2puno.node.game import MAX_WANTED, WANTED_FOR
+
+    table = LocalTable(Options(2, target=25), seed="have")
+    session = table.sessions[1]
+    assert session.identity is not None
+    node = GameNode(
+        session,
+        session.identity,
+        [Address("127.0.0.1", 9), None],
+        GameFiles(tmp_path / "node"),  # type: ignore[operator]
+        BotPlayer("heuristic", "t"),
+    )
+    link = _StubLink()
+    for _ in range(4 * MAX_WANTED // MAX_FETCH):
+        payload = encode_fetch([os.urandom(32) for _ in range(MAX_FETCH)])
+        node._on_message(0, link, MsgType.HAVE, payload)  # type: ignore[arg-type]
+    assert len(node._wanted) == MAX_WANTED
+    node._fetch_wanted(time.monotonic() + WANTED_FOR + 1)
+    assert not node._wanted
