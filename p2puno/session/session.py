@@ -1201,9 +1201,10 @@ class Session:
             body = e.body
             if isinstance(body, dict) and isinstance(body.get("dispute"), str) and not self.dispute:
                 self.dispute = (e.author, str(body["dispute"]))
-                self.events.append(
-                    SessionEvent("dispute", f"seat {e.author}: {body['dispute']}", e.author)
-                )
+                # a seat's own words, shown on every terminal: printable, and not a page long
+                said = str(body["dispute"])[:200]
+                shown = "".join(c if c.isprintable() else "?" for c in said)
+                self.events.append(SessionEvent("dispute", f"seat {e.author}: {shown}", e.author))
         self._learn()
 
     def _open_public_dispute(self, reason: str) -> None:

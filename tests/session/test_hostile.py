@@ -638,3 +638,46 @@ def test_a_shuffle_pass_that_also_carries_a_commitment_names_its_proposer() -> N
     SimNet(table, "pass-commit", hostile(tamper, cheat)).run()
     assert done
     same_verdict(table, [0, 2], cheat, "also carries a commitment")
+
+
+def test_a_dispute_text_reaches_the_terminals_printable_and_short() -> None:
+    """A seat's dispute words are shown on every player's terminal: terminal escape codes
+    and a page of text are not passed on as they are (a hostile seat could redraw another
+    player's screen); the verdict is the same as for any false accusation."""
+    table = LocalTable(Options(3, target=20), seed="mid-shuffle")
+    done: list[bool] = []
+    words = "\x1b[2J\x1b[31mYOU LOST\x1b[0m " + "x" * 500
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        body = f["body"]
+        s = table.sessions[1]
+        if sender != 1 or done or s.deck_no < 2 or not isinstance(body, dict):
+            return raw
+        if "commitment" not in body:
+            return raw
+        done.append(True)
+        return resign(table, raw, body={**body, "dispute": words})
+
+    events: list[str] = []
+    for i in (0, 2):
+        s = table.sessions[i]
+        s.events = _Recorder(events)  # type: ignore[assignment]
+    SimNet(table, "mid", hostile(tamper, 1)).run()
+    assert done
+    same_verdict(table, [0, 2], 1, "false accusation")
+    shown = [t for t in events if t.startswith("seat 1: ")]
+    assert shown and all(t.isprintable() and len(t) <= 220 for t in shown), shown
+
+
+class _Recorder(list):  # type: ignore[type-arg]
+    """A session's event list that also keeps the text of every dispute event."""
+
+    def __init__(self, into: list[str]) -> None:
+        super().__init__()
+        self.into = into
+
+    def append(self, ev: Any) -> None:
+        if ev.kind == "dispute":
+            self.into.append(ev.text)
+        super().append(ev)
