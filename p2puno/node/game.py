@@ -330,6 +330,7 @@ class GameNode:
 
     async def _watcher_gone(self, w: Watcher) -> None:
         await w.link.wait_closed()
+        self._served_sync.pop(w.id, None)  # (a key per spectator link would pile up)
         if w in self.watchers:
             self.watchers.remove(w)
             if not self._closing:
@@ -337,18 +338,23 @@ class GameNode:
             self._announce_watchers()
 
     def _on_watcher(self, w: Watcher, mtype: int, payload: bytes) -> None:
-        """What a spectator may ask: entries by hash, or a step on (no entry is taken)."""
+        """What a spectator may ask: entries by hash, or a step on (no entry is taken). Only
+        from memory: the backlog stream gave it the log file from its start, so nothing
+        older is owed to it, and a spectator needs no key, so it must not make the node read
+        its file again and again (each read scans the whole game)."""
         with contextlib.suppress(LinkError, TransportError):
             if mtype == MsgType.FETCH:
                 for h in decode_fetch(payload):
-                    raw = self._lookup(h, w.id)
-                    if raw is not None:
-                        w.link.send(MsgType.ENTRY, raw)
+                    try:
+                        raw = self.session.log.entry_raw_in_memory(h)
+                    except KeyError:
+                        continue
+                    w.link.send(MsgType.ENTRY, raw)
             elif mtype == MsgType.SYNC:
                 now = time.monotonic()
                 if now - self._served_sync.get(w.id, -10.0) >= SYNC_EVERY:
                     self._served_sync[w.id] = now
-                    self._serve_sync(w.link, decode_sync(payload))
+                    self._serve_sync(w.link, max(decode_sync(payload), self._pruned_to))
 
     def _feed_watchers(self) -> None:
         """What each spectator lacks: first the log file from its start (every entry, in the

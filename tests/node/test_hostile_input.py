@@ -16,13 +16,14 @@ import contextlib
 import pytest
 
 from p2puno.engine import Options
-from p2puno.log import Identity
+from p2puno.log import Identity, entry_hash
 from p2puno.net import Link, MsgType
 from p2puno.net.link import serve_links
 from p2puno.node.game import NODE_LIMITS, Address, GameNode
 from p2puno.node.players import BotPlayer
 from p2puno.node.store import GameFiles
 from p2puno.session.harness import LocalTable
+from p2puno.wire import decode
 
 
 @pytest.mark.parametrize("first", [b"lobby", b"garbage"])
@@ -118,3 +119,39 @@ async def test_a_flood_of_announced_hashes_that_do_not_exist_is_bounded(tmp_path
     assert len(node._wanted) == MAX_WANTED
     node._fetch_wanted(time.monotonic() + WANTED_FOR + 1)
     assert not node._wanted
+
+
+async def test_a_spectator_is_served_from_memory_only(tmp_path: object) -> None:
+    """A spectator needs no key, only the address: its SYNC of a step long gone and its FETCH
+    of an entry pruned from memory are not read back from the log file (each read scans the
+    whole game; 8 spectators asking in a loop lagged a node's event loop about 3 s a second).
+    It was sent the whole file when it came (the backlog), so nothing older is owed to it."""
+    from p2puno.net.frames import encode_fetch, encode_sync
+    from p2puno.node.game import Watcher
+    from p2puno.session.crashsim import files_of, play_with_crash
+    from p2puno.session.harness import rebuild
+
+    root = tmp_path / "game"  # type: ignore[operator]
+    root.mkdir()
+    play_with_crash(Options(2, target=25), "resume", root, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(root, 1)
+    session = rebuild(log_path, secrets_path, prune_keep=4)
+    assert session.identity is not None and session.log.memory_start > 0
+    files = GameFiles(tmp_path / "node")  # type: ignore[operator]
+    files.log_path = log_path  # the node's file holds the whole game
+    node = GameNode(
+        session,
+        session.identity,
+        [Address("127.0.0.1", 9), None],
+        files,
+        BotPlayer("heuristic", "t"),
+    )
+    node._pruned_to = session.log.pruned_before
+    link = _StubLink()
+    w = Watcher(link, "eve", "00", -1, pos=None)  # type: ignore[arg-type]
+    first = next(iter(log_path.read_bytes().splitlines()))
+    node._on_watcher(w, MsgType.FETCH, encode_fetch([entry_hash(first)]))
+    assert link.sent == []  # the genesis is on disk only: not read back for a spectator
+    node._on_watcher(w, MsgType.SYNC, encode_sync(0))
+    seqs = {decode(p)["seq"] for _, p in link.sent}  # type: ignore[index]
+    assert seqs and min(seqs) >= node._pruned_to  # type: ignore[type-var]
