@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -13,6 +14,9 @@ from p2puno import __version__
 from p2puno.bots import BOTS, make_bot
 from p2puno.engine.cards import NotationError
 from p2puno.engine.options import Options, parse_house
+
+if TYPE_CHECKING:
+    from p2puno.net.discovery import TableAd
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="UNO, peer to peer.")
 
@@ -389,7 +393,9 @@ def bot_node(
 def lobby(
     interface: str = typer.Option("", help="the interface address to look on (default: all)"),
     wait: float = typer.Option(3.0, "--wait", help="seconds to listen for tables"),
-    pick: int = typer.Option(0, "--join", help="join the table with this number, without asking"),
+    pick: str = typer.Option(
+        "", "--join", help="join this table without asking: its number, name or host key's start"
+    ),
     spectate: bool = typer.Option(False, "--watch", help="watch the table picked, without a seat"),
     name: str = typer.Option("Player", "--name", help="your name at the table"),
     bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
@@ -402,7 +408,7 @@ def lobby(
 
     from zeroconf import InterfaceChoice
 
-    from p2puno.net.discovery import TableAd, watch
+    from p2puno.net.discovery import watch
 
     async def listen() -> list[TableAd]:
         found: dict[str, TableAd] = {}
@@ -430,15 +436,29 @@ def lobby(
         if not sys.stdin.isatty():
             raise typer.Exit(0)
         verb = "watch" if spectate else "join"
-        pick = typer.prompt(f"{verb} which table (number)", type=int)
-    if not 1 <= pick <= len(tables) or not tables[pick - 1].addresses:
-        raise typer.BadParameter(f"choose a number from 1 to {len(tables)}")
-    ad = tables[pick - 1]
+        pick = str(typer.prompt(f"{verb} which table (number)", type=int))
+    chosen = pick_table(tables, pick)
+    if chosen is None or not chosen.addresses:
+        raise typer.BadParameter(
+            f"choose a number from 1 to {len(tables)}, or a table's name or host key"
+        )
+    ad = chosen
     address = f"{ad.addresses[0]}:{ad.port}"
     if spectate:
         watch_table(address, name, True, data_dir, quiet, False)
         return
     _join(address, name, bot, "self", bind, data_dir, quiet, False)
+
+
+def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
+    """The table ``choice`` names in the listed order: its number (1-based), else its name
+    (any case), else the start of its host's key; None if none, or if several match."""
+    if choice.isdigit() and 1 <= int(choice) <= len(tables):
+        return tables[int(choice) - 1]
+    named = [ad for ad in tables if ad.name.casefold() == choice.casefold()]
+    if not named and len(choice) >= 4:
+        named = [ad for ad in tables if ad.host_fingerprint.startswith(choice.lower())]
+    return named[0] if len(named) == 1 else None
 
 
 @app.command()

@@ -526,3 +526,21 @@ async def test_hostile_services_are_skipped_with_a_reason() -> None:
         for service, reason in services.items():
             assert reason in watcher.skipped[service], (service, watcher.skipped[service])
             assert service not in watcher.tables
+
+
+def test_lobby_join_picks_a_table_by_number_name_or_host_key() -> None:
+    """`p2puno lobby --join X`: the listed number, else the name (any case), else the start of
+    the host's key; nothing when it names no table or more than one (two tables on one LAN
+    may share a name: then the number or the key tells them apart)."""
+    from p2puno.cli import pick_table
+
+    a = make_ad(name="Alice's table")
+    b = make_ad(name="Loopy", host_fingerprint=fingerprint(bytes(range(1, 33))))
+    c = make_ad(name="loopy", host_fingerprint=fingerprint(bytes(range(2, 34))))
+    tables = [a, b]
+    assert pick_table(tables, "2") is b and pick_table(tables, "1") is a
+    assert pick_table(tables, "LOOPY") is b
+    assert pick_table(tables, b.host_fingerprint[:6]) is b
+    assert pick_table(tables, "3") is None and pick_table(tables, "nobody") is None
+    assert pick_table([a, b, c], "loopy") is None  # two of that name
+    assert pick_table([a, b, c], c.host_fingerprint[:8]) is c
