@@ -565,6 +565,12 @@ def test_a_dispute_in_the_middle_of_a_shuffle_is_audited_as_far_as_it_went() -> 
     """A seat accuses falsely while a deck is being shuffled: every seat reveals, the audit
     checks the shuffle's steps so far (no card of it was dealt) and names the accuser; before,
     auditing an unfinished shuffle crashed the node."""
+    accuse_mid_shuffle("I do not like this deck")
+
+
+def accuse_mid_shuffle(words: str, events: list[str] | None = None) -> None:
+    """Seat 1 accuses with ``words`` in its commitment of the second deck: every honest node
+    names it for a false accusation (``events``: the dispute texts nodes 0 and 2 showed)."""
     table = LocalTable(Options(3, target=20), seed="mid-shuffle")
     done: list[bool] = []
 
@@ -577,8 +583,11 @@ def test_a_dispute_in_the_middle_of_a_shuffle_is_audited_as_far_as_it_went() -> 
         if "commitment" not in body:
             return raw
         done.append(True)
-        return resign(table, raw, body={**body, "dispute": "I do not like this deck"})
+        return resign(table, raw, body={**body, "dispute": words})
 
+    if events is not None:
+        for i in (0, 2):
+            table.sessions[i].events = _Recorder(events)
     SimNet(table, "mid", hostile(tamper, 1)).run()
     assert done
     same_verdict(table, [0, 2], 1, "false accusation")
@@ -644,28 +653,9 @@ def test_a_dispute_text_reaches_the_terminals_printable_and_short() -> None:
     """A seat's dispute words are shown on every player's terminal: terminal escape codes
     and a page of text are not passed on as they are (a hostile seat could redraw another
     player's screen); the verdict is the same as for any false accusation."""
-    table = LocalTable(Options(3, target=20), seed="mid-shuffle")
-    done: list[bool] = []
     words = "\x1b[2J\x1b[31mYOU LOST\x1b[0m " + "x" * 500
-
-    def tamper(sender: int, raw: bytes) -> bytes | None:
-        f = fields(raw)
-        body = f["body"]
-        s = table.sessions[1]
-        if sender != 1 or done or s.deck_no < 2 or not isinstance(body, dict):
-            return raw
-        if "commitment" not in body:
-            return raw
-        done.append(True)
-        return resign(table, raw, body={**body, "dispute": words})
-
     events: list[str] = []
-    for i in (0, 2):
-        s = table.sessions[i]
-        s.events = _Recorder(events)  # type: ignore[assignment]
-    SimNet(table, "mid", hostile(tamper, 1)).run()
-    assert done
-    same_verdict(table, [0, 2], 1, "false accusation")
+    accuse_mid_shuffle(words, events)
     shown = [t for t in events if t.startswith("seat 1: ")]
     assert shown and all(t.isprintable() and len(t) <= 220 for t in shown), shown
 
