@@ -233,34 +233,36 @@ async def _run_game(
     return Result(outcome, files.log_path, code, me, stats)
 
 
-def unfinished_games(data: DataDir) -> list[dict[str, Any]]:
-    """The games of this data directory a crash left unfinished, newest first."""
+def _games(data: DataDir) -> list[dict[str, Any]]:
+    """Each game of this data directory as its node.json says, with its ``folder`` and the
+    ``mtime`` of its log, newest first (one that cannot be read is left out)."""
     found = []
     for meta_path in (data.root / "games").glob("*/node.json"):
         try:
             meta = json.loads(meta_path.read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(meta, dict) and not meta.get("over", True):
+            if not isinstance(meta, dict):
+                continue
             meta["folder"] = str(meta_path.parent)
             meta["mtime"] = meta_path.parent.joinpath("log").stat().st_mtime
-            found.append(meta)
+        except (OSError, ValueError):
+            continue
+        found.append(meta)
     return sorted(found, key=lambda m: -float(m["mtime"]))
+
+
+def unfinished_games(data: DataDir) -> list[dict[str, Any]]:
+    """The games of this data directory a crash left unfinished, newest first."""
+    return [m for m in _games(data) if not m.get("over", True)]
 
 
 def finished_games(data: DataDir, game: str | None = None) -> list[Path]:
     """The logs of the games of this data directory that ended (their node says so), newest
-    first; ``game``: those whose id starts so."""
-    found = []
-    for meta_path in (data.root / "games").glob(f"{game or ''}*/node.json"):
-        try:
-            meta = json.loads(meta_path.read_text())
-            log_path = meta_path.parent / "log"
-            if isinstance(meta, dict) and meta.get("over") is True:
-                found.append((log_path.stat().st_mtime, log_path))
-        except (OSError, ValueError):
-            continue
-    return [p for _, p in sorted(found, reverse=True)]
+    first; ``game``: those whose folder (the game id's start) starts so."""
+    return [
+        Path(m["folder"]) / "log"
+        for m in _games(data)
+        if m.get("over") is True and Path(m["folder"]).name.startswith(game or "")
+    ]
 
 
 async def resume_game(
