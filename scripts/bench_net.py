@@ -22,9 +22,14 @@ that times every delivery, and each card play's critical path is computed two wa
   processes cannot run in parallel on two cores, whatever the transport: this is the in-process
   path the network run can be held to on the same machine.
 
-The network's own cost is the difference. The CPU per card play, network against in process,
-shows it apart from the scheduling: what the node runtime and the transport add to each node's
-work. Ten processes on two cores are CPU-bound: the cores-used figure says so.
+The network's own cost is the difference. A third in-process run sleeps 0.5 ms before each
+delivery, as a node sleeps in ``epoll`` between messages: on this machine (a virtual machine
+with 2 vCPUs) the same session work costs more CPU after a sleep, cold caches and all, and that
+run shows how much of the difference is the CPU waking up rather than code of the node.
+
+The CPU per card play, network against in process, shows it apart from the scheduling: what
+the node runtime and the transport add to each node's work. Ten processes on two cores are
+CPU-bound: the cores-used figure says so.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ from pathlib import Path
 from p2puno.engine import Options
 from p2puno.session.harness import LocalTable
 from p2puno.session.replay import replay
+
+PAUSE = 0.0005  # the in-process run's sleep before each message, for what waking costs
 
 
 def pct(values: list[float], p: float) -> float:
@@ -154,10 +161,12 @@ def on_cores(tasks: list[float], cores: int) -> float:
 
 
 def in_process(
-    players: int, target: int, seed: str
+    players: int, target: int, seed: str, pause: float = 0.0
 ) -> tuple[list[float], list[float], list[float]]:
     """Critical paths of card plays in one process (see the module docstring): with a core
-    for every node, on this machine's cores, and each node's own time on a play."""
+    for every node, on this machine's cores, and each node's own time on a play. ``pause``:
+    seconds slept before each delivery (not timed), as a node sleeps in ``epoll`` between
+    messages: what waking from idle costs the same work on this machine's CPUs."""
     opts = Options(players, True, True, True, target=target)
     table = LocalTable(opts, seed=seed)
     sessions = table.sessions
@@ -180,6 +189,8 @@ def in_process(
         for i, s in enumerate(sessions):
             if i == sender:
                 continue
+            if pause:
+                time.sleep(pause)
             t = time.perf_counter()
             s.receive(raw)
             dt = time.perf_counter() - t
@@ -230,6 +241,7 @@ def main() -> None:
             keep = Path(args.keep) / f"{players}p-{target}" if args.keep else None
             net = network_game(players, target, keep, args.shm, args.think)
             local = in_process(players, min(target, 150), f"bench-net/{players}")
+            idle = in_process(players, min(target, 150), f"bench-net/{players}", PAUSE)
             plays = [1000 * x for x in net["plays"]]  # type: ignore[attr-defined]
             cp = [1000 * x for x in local[0]]
             cp_cores = [1000 * x for x in local[1]]
@@ -271,6 +283,15 @@ def main() -> None:
                     f"  CPU per node per card play: {nmed:.2f} ms over the network, {lmed:.2f} ms "
                     f"in one process (median): the node runtime and transport add "
                     f"{nmed / lmed - 1:+.0%}"
+                )
+                imed = statistics.median(1000 * x for x in idle[2])
+                icores = statistics.median(1000 * x for x in idle[1])
+                print(
+                    f"  the same in one process sleeping {1000 * PAUSE:.1f} ms before each "
+                    f"message (as a node waits in epoll): CPU per node per card play "
+                    f"{imed:.2f} ms ({imed / lmed - 1:+.0%} for waking alone), critical path on "
+                    f"{ncores} cores {icores:.1f} ms; against it the network adds "
+                    f"{med / icores - 1:+.0%} (median)"
                 )
             if decks:
                 print(f"  new deck (shuffle + deal): median {statistics.median(decks):.0f} ms")
