@@ -215,10 +215,15 @@ def _player(bot: str | None, name: str, seed: str, think: float = 0.0) -> object
     return TextPlayer(name)
 
 
-def _finish(result: object, quiet: bool = False) -> None:
+def _finish(result: object, quiet: bool = False, save_log: str | None = None) -> None:
     from p2puno.node.run import Result
 
     assert isinstance(result, Result)
+    if save_log is not None:
+        try:
+            result.save_log(save_log)
+        except OSError as e:
+            typer.echo(f"p2puno: the log could not be saved to {save_log}: {e}", err=True)
     o = result.outcome
     if not quiet:
         typer.echo(f"game over: {o}")
@@ -241,7 +246,7 @@ def _finish_table(result: object, quiet: bool) -> None:
             "`p2puno resume`, the others vote you out and the game ends for everyone."
         )
         raise typer.Exit(0)
-    _finish(result, quiet)
+    _finish(result, quiet)  # (saved by the table already, where the end screen shows it)
 
 
 def _run_node(coro: object, verbose: bool = False) -> object:
@@ -288,6 +293,9 @@ def host(
     think: float = typer.Option(0.0, "--think", help="seconds a bot may take per decision"),
     data_dir: str | None = typer.Option(None, "--data-dir", help="where logs and secrets go"),
     narrate: bool = typer.Option(False, "--narrate", help="describe every move in words"),
+    save_log: str | None = typer.Option(
+        None, "--save-log", help="also copy the game's log to this file when it ends"
+    ),
     quiet: bool = typer.Option(False, "--quiet"),
     verbose: bool = typer.Option(False, "--verbose"),
 ) -> None:
@@ -332,6 +340,7 @@ def host(
                     discovery=not no_discovery,
                     interfaces=[interface] if interface else None,
                     think=think,
+                    save_log=save_log,
                 )
             ),
             quiet,
@@ -356,7 +365,7 @@ def host(
             think=think,
         )
     )
-    _finish(result, quiet)
+    _finish(result, quiet, save_log)
 
 
 @app.command()

@@ -43,6 +43,17 @@ class Result:
     seat: int
     stats: dict[str, float] = field(default_factory=dict)
 
+    def save_log(self, dest: str) -> str:
+        """Copy the game's log to ``dest`` (a place that outlives the data directory: the
+        demo's is temporary) and make it the log this result names; the path, absolute.
+        OSError if it cannot be written."""
+        import shutil
+
+        target = Path(dest).absolute()
+        shutil.copyfile(self.log_path, target)
+        self.log_path = target
+        return str(target)
+
 
 def describe_event(ev: SessionEvent) -> str | None:
     if ev.kind in ("blame", "dispute", "vote", "evidence", "over", "audit", "bluff"):

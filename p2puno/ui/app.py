@@ -150,6 +150,7 @@ class TableUI:
         self._future: asyncio.Future[Action | None] | None = None
         self.autopilot = False
         self.log_path = ""
+        self.save_log: str | None = None  # --save-log: where the log is copied at the end
         self.result: Result | WatchResult | None = None
         self.failure: str | None = None
         self.left = False  # the person chose to leave
@@ -188,6 +189,8 @@ class TableUI:
         self.attach(node.session, node.me, [p.name for p in node.session.log.players])
         self.timing = node.timing
         self.log_path = str(node.files.log_path)
+        if self.save_log is not None:  # where it will be once the game ends (finished)
+            self.log_path = os.path.abspath(self.save_log)
         node.on_events = self.on_events  # the table describes the moves itself
         self._seats_from_table()
         self.invalidate()

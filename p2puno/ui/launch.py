@@ -53,27 +53,38 @@ async def host_table(
     input: Input | None = None,
     output: Output | None = None,
     ui: TableUI | None = None,
+    save_log: str | None = None,
     **kwargs: Any,
 ) -> Result | None:
     """`p2puno host` with the table: the lobby (start key: s), then the game. None: the
-    person left. ``ui``: a table built by the caller (tests, the demo)."""
+    person left. ``ui``: a table built by the caller (tests, the demo). ``save_log``: the
+    game's log is copied there at the end, and the end screen names that copy."""
     if ui is None:
         ui = TableUI(name=name, host=True, title=f"p2puno · {table}", input=input, output=output)
+    ui.save_log = save_log
     player = TablePlayer(name, ui)
-    with logs_to(ui):
-        return await run_table(
-            ui,
-            host_game(
-                table=table,
-                name=name,
-                player=player,
-                say=ui.say,
-                on_table=ui.on_table,
-                on_game=ui.on_game,
-                start=ui.start,
-                **kwargs,
-            ),
+
+    async def game() -> Result:
+        result = await host_game(
+            table=table,
+            name=name,
+            player=player,
+            say=ui.say,
+            on_table=ui.on_table,
+            on_game=ui.on_game,
+            start=ui.start,
+            **kwargs,
         )
+        if save_log is not None:  # (the end screen named it from the start)
+            try:
+                result.save_log(save_log)
+            except OSError as e:
+                ui.log_path = str(result.log_path)
+                ui.say(f"the log could not be saved to {save_log}: {e.strerror or e}")
+        return result
+
+    with logs_to(ui):
+        return await run_table(ui, game())
 
 
 async def join_table(

@@ -71,6 +71,7 @@ async def test_a_person_plays_a_whole_game_by_keys_and_the_screen_never_blocks_t
             host_table(
                 table="t", name="Ann", ui=ui, seats=3, options=options,
                 data=DataDir(tmp_path / "h"), bind=LOOP, port=0, discovery=False, linger_s=0.5,
+                save_log=str(tmp_path / "kept.log"),
             )
         )  # fmt: skip
         text = await wait_for(screen, lambda s: "others join with" in s and "Ann" in s, 10)
@@ -96,6 +97,8 @@ async def test_a_person_plays_a_whole_game_by_keys_and_the_screen_never_blocks_t
     assert not ui.autopilot
     checked = replay(result.log_path)
     assert checked.ok, checked.error
+    # --save-log (the demo's data directory is temporary): the end screen named the copy
+    assert result.log_path == tmp_path / "kept.log"
 
 
 async def _play(
@@ -145,5 +148,8 @@ async def _play(
     text = await wait_for(screen, "GAME OVER", timeout=30)
     assert "every deck audited and verified" in text
     assert "--table" in text and "p2puno replay" in text
+    # --save-log: the end screen names the copy that stays (the path wraps in the box)
+    flat = "".join(line.strip(" │") for line in text.splitlines())
+    assert ui.log_path.endswith("kept.log") and f"p2puno replay{ui.log_path}" in flat
     await press(pipe, "q")
     return await asyncio.wait_for(host, 30)
