@@ -35,6 +35,7 @@ import random
 import resource
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -129,7 +130,9 @@ class NodeStats:
     fetched: int = 0
     syncs: int = 0
     garbage: dict[int, int] = field(default_factory=dict)
-    refused: list[str] = field(default_factory=list)
+    # the last refusals, for a person who asks why (a hostile seat that reconnects without
+    # end must not grow the node's memory with them)
+    refused: deque[str] = field(default_factory=lambda: deque(maxlen=100))
 
 
 class GameNode:
