@@ -57,6 +57,7 @@ NODE_LIMITS = Limits(frames_per_s=4000.0, frames_burst=20000.0, bytes_per_s=32 *
 GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
+BEHIND_TRIES = 6  # SYNCs for entries seen far ahead that bring no step, before they are forgotten
 # Hashes announced to this node and not yet held: at most this many wait to be fetched (an
 # honest backlog is a few steps' entries; a peer announcing hashes that do not exist must not
 # grow the node's memory, nor its timer's work), each given up after WANTED_FOR seconds.
@@ -177,6 +178,7 @@ class GameNode:
         self._wait_key: object = None
         self._wait_since = 0.0
         self._last_sync = 0.0
+        self._behind_at, self._behind_tries = -1, 0  # SYNCs for entries far ahead, at a step
         self._deciding: asyncio.Task[None] | None = None
         self._prompt_since = 0.0
         self._autopilot = False  # the person let a deadline pass: the bot plays until they answer
@@ -649,10 +651,19 @@ class GameNode:
             self._deciding.add_done_callback(self._task_done)  # a player that raises: said
         if s.behind > s.processed + 1 and now - self._last_sync > 0.5 and self.links:
             # entries far ahead of us: we were away; ask a peer for everything we lack
-            self._last_sync = now
-            seat = self._rng.choice(list(self.links))
-            with contextlib.suppress(LinkError):
-                self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
+            if s.processed != self._behind_at:
+                self._behind_at, self._behind_tries = s.processed, 0
+            self._behind_tries += 1
+            if self._behind_tries > BEHIND_TRIES:
+                # peers had nothing past this step: the entry ahead was a seat's signed lie
+                # (a step that does not exist), not a game we missed; a stall is the
+                # deadline's business (a SYNC once a step waits, then the vote)
+                s.forget_ahead()
+            else:
+                self._last_sync = now
+                seat = self._rng.choice(list(self.links))
+                with contextlib.suppress(LinkError):
+                    self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
         if s.over and not self.done.is_set():
             self.done.set()
 

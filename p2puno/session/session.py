@@ -445,6 +445,12 @@ class Session:
         elif result.status is Status.ADDED:
             self._accepted(raw, result)
 
+    def forget_ahead(self) -> None:
+        """The entries seen far ahead (:attr:`behind`) are given up: the node asked its peers
+        for the steps up to them, and none came. (A seat can sign an entry for a step that
+        will never exist; it must not keep every node asking for it.)"""
+        self.behind = -1
+
     def _expected(self, entry: Entry) -> int | None:
         """The seat that must have proposed ``entry``, once the step before it is processed.
         (A proposal for a later step waits for its parents and is checked then.)"""

@@ -155,3 +155,43 @@ async def test_a_spectator_is_served_from_memory_only(tmp_path: object) -> None:
     node._on_watcher(w, MsgType.SYNC, encode_sync(0))
     seqs = {decode(p)["seq"] for _, p in link.sent}  # type: ignore[index]
     assert seqs and min(seqs) >= node._pruned_to  # type: ignore[type-var]
+
+
+async def test_a_signed_entry_for_a_step_that_will_never_exist_is_given_up(
+    tmp_path: object,
+) -> None:
+    """A seat signs an entry a million steps ahead, on a parent that does not exist. The node
+    takes it for a sign that it was away and asks a peer to SYNC it; once BEHIND_TRIES such
+    SYNCs brought no step, it forgets the entry (before, it asked every 0.5 s to the end of
+    the game, each SYNC served by a peer)."""
+    import os
+
+    from p2puno.log import Role, sign_entry
+    from p2puno.node.game import BEHIND_TRIES
+
+    table = LocalTable(Options(2, target=25), seed="ahead")
+    session = table.sessions[1]
+    liar = table.sessions[0].identity
+    assert session.identity is not None and liar is not None
+    node = GameNode(
+        session,
+        session.identity,
+        [Address("127.0.0.1", 9), None],
+        GameFiles(tmp_path / "node"),  # type: ignore[operator]
+        BotPlayer("heuristic", "t"),
+    )
+    link = _StubLink()
+    node.links[0] = link  # type: ignore[assignment]
+    far = sign_entry(
+        liar, game=session.game_id, seq=10**6, author=0, role=Role.PROPOSAL, kind="action",
+        prev=[os.urandom(32), os.urandom(32)], body={},
+    )  # fmt: skip
+    node._on_message(0, link, MsgType.ENTRY, far)  # type: ignore[arg-type]
+    assert session.behind == 10**6
+    for _ in range(3 * BEHIND_TRIES):
+        node._last_sync = 0.0  # as if 0.5 s went by each time
+        node._pump()
+    syncs = [m for m in link.sent if m[0] == MsgType.SYNC]
+    assert len(syncs) == BEHIND_TRIES
+    assert session.behind <= session.processed + 1
+    assert link.closed_why is None  # a signed entry of a real seat: no garbage to drop it for
