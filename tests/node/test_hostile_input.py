@@ -91,6 +91,21 @@ class _StubLink:
         self.closed_why = reason
 
 
+def _lone_node(seed: str, tmp_path: object) -> tuple[GameNode, LocalTable]:
+    """Seat 1 of a two-seat table as a node with no link yet (messages are handed to it)."""
+    table = LocalTable(Options(2, target=25), seed=seed)
+    session = table.sessions[1]
+    assert session.identity is not None
+    node = GameNode(
+        session,
+        session.identity,
+        [Address("127.0.0.1", 9), None],
+        GameFiles(tmp_path / "node"),  # type: ignore[operator]
+        BotPlayer("heuristic", "t"),
+    )
+    return node, table
+
+
 async def test_a_flood_of_announced_hashes_that_do_not_exist_is_bounded(tmp_path: object) -> None:
     """A seat announces (HAVE) hashes no one holds, as fast as its link allows: the node keeps
     at most MAX_WANTED of them waiting to be fetched, and gives each up after WANTED_FOR
@@ -102,16 +117,7 @@ async def test_a_flood_of_announced_hashes_that_do_not_exist_is_bounded(tmp_path
     from p2puno.net.frames import MAX_FETCH, encode_fetch
     from p2puno.node.game import MAX_WANTED, WANTED_FOR
 
-    table = LocalTable(Options(2, target=25), seed="have")
-    session = table.sessions[1]
-    assert session.identity is not None
-    node = GameNode(
-        session,
-        session.identity,
-        [Address("127.0.0.1", 9), None],
-        GameFiles(tmp_path / "node"),  # type: ignore[operator]
-        BotPlayer("heuristic", "t"),
-    )
+    node, _ = _lone_node("have", tmp_path)
     link = _StubLink()
     for _ in range(4 * MAX_WANTED // MAX_FETCH):
         payload = encode_fetch([os.urandom(32) for _ in range(MAX_FETCH)])
@@ -169,17 +175,10 @@ async def test_a_signed_entry_for_a_step_that_will_never_exist_is_given_up(
     from p2puno.log import Role, sign_entry
     from p2puno.node.game import BEHIND_TRIES
 
-    table = LocalTable(Options(2, target=25), seed="ahead")
-    session = table.sessions[1]
+    node, table = _lone_node("ahead", tmp_path)
+    session = node.session
     liar = table.sessions[0].identity
-    assert session.identity is not None and liar is not None
-    node = GameNode(
-        session,
-        session.identity,
-        [Address("127.0.0.1", 9), None],
-        GameFiles(tmp_path / "node"),  # type: ignore[operator]
-        BotPlayer("heuristic", "t"),
-    )
+    assert liar is not None
     link = _StubLink()
     node.links[0] = link  # type: ignore[assignment]
     far = sign_entry(
