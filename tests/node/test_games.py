@@ -26,10 +26,12 @@ RULES = {
 
 def _game(tmp: Path, seats: int, rules: str, target: int, *, joiners: int = 0) -> set[bytes]:
     """A host with ``seats - 1 - joiners`` bots of its own and ``joiners`` bot nodes that join
-    by address, each in its own process; returns the entries every log holds."""
+    by address, each in its own process; returns the entries every log holds. The host also
+    saves a copy of its log (--save-log), which it names at the end."""
+    saved = tmp / "saved.log"
     args = [
         "--seats", str(seats), "--bots", str(seats - 1 - joiners), "--bot", "heuristic",
-        "--house", RULES[rules], "--target", str(target), *FAST,
+        "--house", RULES[rules], "--target", str(target), "--save-log", str(saved), *FAST,
     ]  # fmt: skip
     h = host(tmp / "host", *args)
     nodes = [h]
@@ -54,6 +56,8 @@ def _game(tmp: Path, seats: int, rules: str, target: int, *, joiners: int = 0) -
     entries = same_entries(paths)
     outcomes = {str(verified(p).outcome) for p in paths}
     assert len(outcomes) == 1 and outcomes.pop().startswith("finished"), outcomes
+    assert set(saved.read_bytes().splitlines()) == entries
+    assert f"p2puno replay {saved}" in h.text()
     return entries
 
 
