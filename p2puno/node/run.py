@@ -132,7 +132,7 @@ def event_lines(
     (``narrate``), each event (``verbose``), or the rounds, audits and verdicts only."""
     narrator = None
     if narrate:
-        from p2puno.demo import Narrator
+        from p2puno.sim.narrate import Narrator
 
         names = [p.name for p in session.log.players]
         narrator = Narrator(names, 0.0, verbose, color=sys.stdout.isatty())
