@@ -260,7 +260,10 @@ class GameNode:
         if self._trace is not None:
             usage = resource.getrusage(resource.RUSAGE_SELF)
             cpu = usage.ru_utime + usage.ru_stime
-            self._trace.write(f"end {cpu:.4f} {_peak_rss_kb(usage)} {len(self.session.log)}\n")
+            self._trace.write(
+                f"end {cpu:.4f} {_peak_rss_kb(usage)} {len(self.session.log)} "
+                f"{self.files.durable_writes}\n"
+            )
             self._trace.close()
             self._trace = None
 
