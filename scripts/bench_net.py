@@ -307,7 +307,7 @@ def main() -> None:
             assert isinstance(durable, list)
             print(
                 f"  log lines made durable (fdatasync) per node per step: "
-                f"{statistics.mean(durable) / steps:.2f} (the rest wait for no disk)"
+                f"{statistics.mean(durable) / steps:.2f} (one per entry it signs)"
             )
             mid = statistics.median(rss)
             print(f"  peak RSS per node: max {max(rss):.1f} MB, median {mid:.1f} MB")

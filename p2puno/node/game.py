@@ -12,8 +12,7 @@ brings what it lacks: sockets, time and the disk.
   and equivocation evidence spreads; a peer that lacks an announced entry FETCHes it. The
   parents the session says it is missing are fetched by hash; a node stuck on a step asks a
   peer to SYNC it from that step.
-- **Write before send.** This node's own entries are on disk (fdatasync) before they leave
-  (but for the responses it would make again byte for byte: protocol/lobby.md section 6);
+- **Write before send.** This node's own entries are on disk (fdatasync) before they leave;
   its secrets file is rewritten before any entry that depends on them.
 - **Deadlines** (the table's, signed in the genesis: :class:`~p2puno.session.Timing`): a seat
   that owes a step past its deadline is voted out (:meth:`Session.stop`), which ends the game

@@ -164,26 +164,28 @@ def player_spec(player: Player) -> str:
 
 def _file_hooks(
     files: GameFiles, identity: Identity, game_id: bytes, seat: int, nonce: bytes
-) -> tuple[Callable[[bytes, bool], None], Callable[[list[SecretReveal]], None]]:
-    """The session's hooks to the disk: its own entries durable before they leave (but for
-    a response it would make again the same: the session says which), others' appended; the
-    secrets file rewritten whenever the shuffle secrets change."""
+) -> tuple[Callable[[bytes], None], Callable[[list[SecretReveal]], None], list[Session]]:
+    """The session's hooks to the disk: its own entries durable before they leave, others'
+    appended; the secrets file rewritten whenever the shuffle secrets change."""
+    holder: list[Session] = []
 
-    def on_entry(raw: bytes, durable: bool) -> None:
-        files.append(raw, durable=durable)
+    def on_entry(raw: bytes) -> None:
+        e = holder[0].log.entry_of(raw)
+        files.append(raw, durable=e is not None and e.author == seat)
 
     def on_secrets(reveals: list[SecretReveal]) -> None:
         files.write_secrets(identity, game_id, seat, nonce, reveals)
 
-    return on_entry, on_secrets
+    return on_entry, on_secrets, holder
 
 
 def _session(log: Log, identity: Identity, seat: int, nonce: bytes, files: GameFiles) -> Session:
     assert log.game_id is not None
-    on_entry, on_secrets = _file_hooks(files, identity, log.game_id, seat, nonce)
+    on_entry, on_secrets, holder = _file_hooks(files, identity, log.game_id, seat, nonce)
     session = Session(
         log, seat=seat, identity=identity, nonce=nonce, on_entry=on_entry, on_secrets=on_secrets
     )
+    holder.append(session)
     return session
 
 
@@ -310,7 +312,7 @@ async def resume_game(
     seat = int(meta["seat"])
     nonce = bytes.fromhex(str(secrets.extra.get("nonce", "")))
     game_id = bytes.fromhex(str(meta["game"]))
-    on_entry, on_secrets = _file_hooks(files, identity, game_id, seat, nonce)
+    on_entry, on_secrets, holder = _file_hooks(files, identity, game_id, seat, nonce)
     try:
         session = rebuild(
             files.log_path,
@@ -322,6 +324,7 @@ async def resume_game(
         )
     except ResumeError as e:
         raise LobbyError(str(e)) from None
+    holder.append(session)
     if player is None:
         spec = str(meta.get("player", "person"))
         if spec.startswith("bot:"):

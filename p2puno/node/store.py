@@ -8,10 +8,9 @@ Layout (``--data-dir``, else the platform's user data directory, e.g. ~/.local/s
     games/<...>/node.json       seat, table name, addresses: what `p2puno resume` needs
 
 Write before send: an entry this node signs is appended and made durable (fdatasync) before it
-leaves, but for a response it would make again byte for byte after a rebuild (the session says
-which: protocol/lobby.md section 6); entries from others are appended without waiting for the
-disk (they can be fetched again from any peer). The secrets file is rewritten atomically (temp
-file, fsync, rename) whenever it changes, before anything that depends on it is sent.
+leaves; entries from others are appended without waiting for the disk (they can be fetched
+again from any peer). The secrets file is rewritten atomically (temp file, fsync, rename)
+whenever it changes, before anything that depends on it is sent.
 """
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ class Spectator:
             self.files.log_path if self.files is not None else None,
         )
 
-    def _keep(self, raw: bytes, durable: bool) -> None:  # (a spectator signs nothing)
+    def _keep(self, raw: bytes) -> None:
         if self.files is not None:
             self.files.append(raw, durable=False)
 

@@ -2,8 +2,7 @@
 
 :func:`play_with_crash` routes a seeded game and kills one seat at a chosen point (after its
 secrets are written, after an entry is appended but before it is durable, after it is durable
-but before it is sent, after it is sent; or ``lost``: a power cut after it sent a response it
-did not make durable, which loses that line), then rebuilds it with
+but before it is sent, after it is sent), then rebuilds it with
 :func:`p2puno.session.harness.rebuild` and plays on, as a node would after `p2puno resume`.
 """
 
@@ -21,11 +20,6 @@ from p2puno.wire import JSONValue
 
 class Crash(Exception):
     """The node dies here (raised from inside its own file writes)."""
-
-
-class PowerCut(Crash):
-    """The node dies here, and what it wrote but did not make durable is lost; what it had
-    already queued is sent (raised right after a response it need not make durable)."""
 
 
 def reference(options: Options, seed: str) -> tuple[bytes, int]:
@@ -48,12 +42,9 @@ def _hooks(table: LocalTable, tmp: Path, seat: int, crash: dict[str, object]) ->
     ident = s.identity
     assert ident is not None
 
-    def on_entry(raw: bytes, durable: bool) -> None:
+    def on_entry(raw: bytes) -> None:
         e = s.log.entry_of(raw)
         own = e is not None and e.author == seat
-        if own and not durable and crash.get("point") == "lost" and s.processed >= int(crash["at"]):  # type: ignore[call-overload]
-            crash["point"] = "done"
-            raise PowerCut  # never on disk; sent, as it is in the outbox already
         if own and crash.get("point") == "torn" and s.processed >= int(crash["at"]):  # type: ignore[call-overload]
             crash["point"] = "done"
             with open(log_path, "ab") as f:
@@ -111,7 +102,7 @@ def play_with_crash(
         ident = new.identity
         assert ident is not None
 
-        def on_entry(raw: bytes, durable: bool) -> None:
+        def on_entry(raw: bytes) -> None:
             append_entry(log_path, raw, fsync=False)
 
         def on_secrets(reveals: list[SecretReveal]) -> None:
@@ -137,9 +128,7 @@ def play_with_crash(
     for i, s in enumerate(table.sessions):
         try:
             s.start()
-        except Crash as cut:
-            if isinstance(cut, PowerCut):
-                collect(i)  # sent before the cut
+        except Crash:
             restart()
         collect(i)
     delivered = 0
@@ -150,9 +139,7 @@ def play_with_crash(
                 continue
             try:
                 s.receive(raw)
-            except Crash as cut:
-                if isinstance(cut, PowerCut):
-                    collect(i)  # the response it need not make durable left before the cut
+            except Crash:
                 s.outbox.clear()  # what it had not sent dies with it
                 restart()
                 continue

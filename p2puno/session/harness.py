@@ -36,12 +36,12 @@ Tamper = Callable[[int, bytes], bytes | None]
 
 def _node_files(
     directory: str, seat: int, identity: Identity, game_id: bytes | None
-) -> tuple[Callable[[bytes, bool], None], Callable[[list[SecretReveal]], None]]:
+) -> tuple[Callable[[bytes], None], Callable[[list[SecretReveal]], None]]:
     log_path = os.path.join(directory, f"node{seat}.log")
     secrets_path = os.path.join(directory, f"node{seat}.secrets")
     write_secrets(secrets_path, NodeSecrets(identity, game_id, seat))
 
-    def on_entry(raw: bytes, durable: bool) -> None:
+    def on_entry(raw: bytes) -> None:
         append_entry(log_path, raw, fsync=False)
 
     def on_secrets(reveals: list[SecretReveal]) -> None:
@@ -89,7 +89,7 @@ class LocalTable:
             on_entry, on_secrets = None, None
             if directory is not None:
                 on_entry, on_secrets = _node_files(directory, i, ids[i], log.game_id)
-                on_entry(genesis, i == 0)
+                on_entry(genesis)
             self.sessions.append(
                 Session(
                     log,
@@ -141,7 +141,7 @@ def rebuild(
     *,
     decider: Decider | None = None,
     rng: Rng | None = None,
-    on_entry: Callable[[bytes, bool], None] | None = None,
+    on_entry: Callable[[bytes], None] | None = None,
     on_secrets: Callable[[list[SecretReveal]], None] | None = None,
     say: Callable[[str], None] | None = None,
     prune_keep: int | None = None,
@@ -196,7 +196,7 @@ def rebuild(
     # Nothing is written while the file is read: a rebuild that fails part-way (a damaged
     # line) or is killed leaves the files as they were. What the replay would have written
     # (the secrets of the deck in play, made again from the saved ones) goes out at the end.
-    held_entries: list[tuple[bytes, bool]] = []
+    held_entries: list[bytes] = []
     held_secrets: list[list[SecretReveal]] = []
     try:
         nonce_hex = secrets.extra.get("nonce")
@@ -210,7 +210,7 @@ def rebuild(
             nonce=nonce,
             decider=decider,
             rng=rng,
-            on_entry=lambda raw, durable: held_entries.append((raw, durable)),
+            on_entry=held_entries.append,
             on_secrets=held_secrets.append,
             saved_secrets=saved,
         )
@@ -240,8 +240,8 @@ def rebuild(
     if held_secrets and on_secrets is not None:
         on_secrets(held_secrets[-1])
     if on_entry is not None:
-        for raw, durable in held_entries:
-            on_entry(raw, durable)
+        for raw in held_entries:
+            on_entry(raw)
     session.take_up_log()  # its own vote, the evidence, the others' votes, the stop
     return session
 

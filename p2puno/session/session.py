@@ -246,7 +246,7 @@ class Session:
         nonce: bytes | None = None,
         decider: Decider | None = None,
         rng: Rng | None = None,
-        on_entry: Callable[[bytes, bool], None] | None = None,
+        on_entry: Callable[[bytes], None] | None = None,
         on_secrets: Callable[[list[SecretReveal]], None] | None = None,
         saved_secrets: list[SecretReveal] | None = None,
         audit_executor: Executor | None = None,
@@ -259,12 +259,6 @@ class Session:
         ``saved_secrets``: the shuffle secrets this node committed to before a crash (its
         secrets file): a shuffle whose id is among them uses them, never fresh ones, so a
         resumed node opens what was shown to it and answers as it would have.
-        ``on_entry(raw, durable)``: told of every entry the moment it joins the log, in an
-        order that puts parents first (what a log file must hold). ``durable``: this node's
-        own entry that must be on disk before it leaves (write before send); False for
-        others' entries and for an own response that a node rebuilt from its files would
-        make again byte for byte (see :meth:`_rederivable`), which may be lost in a power
-        cut without harm.
         ``decider``: a bot that answers at once; without one, every decision is a
         :attr:`prompt` answered later through :meth:`decide`.
         ``audit_executor``: a thread pool the end-of-deck audit may share its EC work with
@@ -499,7 +493,7 @@ class Session:
         # processed (processing may write our next entry): so a log file always holds an
         # entry's parents before it, also when several waiting entries come in at once
         if self.on_entry is not None:
-            self.on_entry(raw, result.entry.author == self.seat)  # an own entry taken back
+            self.on_entry(raw)
         work = [(raw, result)]
         while work:
             raw, result = work.pop()
@@ -529,7 +523,7 @@ class Session:
                     self._park(parked.raw, again)
                 elif again.status is Status.ADDED:
                     if self.on_entry is not None:
-                        self.on_entry(parked.raw, again.entry.author == self.seat)
+                        self.on_entry(parked.raw)
                     work.append((parked.raw, again))
 
     def _purge_parked(self) -> None:
@@ -700,36 +694,20 @@ class Session:
             if self.step.proposer != self.seat:
                 return False
             raw = self._make_proposal()
-            rederivable = False
         else:
             if proposal[1].author == self.seat or self.seat in self.log.responses(seq):
                 return False
-            made = self._make_response(proposal[1])
-            raw, rederivable = made if made is not None else (None, False)
+            raw = self._make_response(proposal[1])
         if raw is None:
             return False  # a decision is pending (see prompt)
-        self._emit(raw, durable=not rederivable)
+        self._emit(raw)
         return True
 
-    def _rederivable(self, proposal: Entry, body: dict[str, JSONValue]) -> bool:
-        """Would a node rebuilt from its files (the log up to ``proposal``, the secrets file)
-        make this response again byte for byte? Then it need not be on disk before it
-        leaves: lost in a power cut, it is made again the same, never a second version
-        (Ed25519 signatures are deterministic, RFC 8032). True only for a response that
-        depended on no decision (a claim chosen), no randomness (a show's ephemeral key), no
-        dispute and no fresh secret (a commitment, a reveal): the answer to a card played,
-        a pass, the genesis. (protocol/lobby.md, "Write before send".)"""
-        if proposal.kind in ("reveal", "shuffle"):
-            return False
-        if proposal.kind == "window" and self.engine.reactions(self.seat_or_fail()):
-            return False  # something could be claimed: the answer is a choice made
-        return not body["shows"] and "dispute" not in body
-
-    def _emit(self, raw: bytes, *, durable: bool = True) -> None:
+    def _emit(self, raw: bytes) -> None:
         self.outbox.append(raw)
         result = self.log.add(raw, own=True)
         if result.status is Status.ADDED and self.on_entry is not None:
-            self.on_entry(raw, durable)
+            self.on_entry(raw)
 
     # ------------------------------------------------------------------ decisions
     def _decision(self, kind: str, actions: list[Action]) -> tuple[bool, Action | None]:
@@ -807,14 +785,13 @@ class Session:
         body.update(extra)
         return self.log.propose(self.identity, me, kind, body)
 
-    def _make_response(self, proposal: Entry) -> tuple[bytes, bool] | None:
+    def _make_response(self, proposal: Entry) -> bytes | None:
         """Our answer to a proposal that passed :meth:`_precheck` (only such a proposal gets
-        an answer: no key or secret leaves before it is checked), and whether it is
-        :meth:`_rederivable`; None while a decision is pending."""
+        an answer: no key or secret leaves before it is checked)."""
         assert self.identity is not None
         me = self.seat_or_fail()
         if proposal.kind == GENESIS_KIND:
-            return self.log.respond(self.identity, me, ACCEPT_KIND, {}), True
+            return self.log.respond(self.identity, me, ACCEPT_KIND, {})
         body_p = proposal.body
         assert isinstance(body_p, dict)
         extra: dict[str, JSONValue] = {}
@@ -831,8 +808,7 @@ class Session:
             extra["secrets"] = [s.mine.reveal().to_obj() for s in self.shuffles if s.mine]
         body = self._base_body(self._played_slot(proposal))
         body.update(extra)
-        rederivable = self._rederivable(proposal, body)
-        return self.log.respond(self.identity, me, "ack", body), rederivable
+        return self.log.respond(self.identity, me, "ack", body)
 
     def _decide_claim(self) -> tuple[bool, bool]:
         """(ready, claim) for the window step in progress, decided once per window: asked as
@@ -949,7 +925,7 @@ class Session:
     def _on_evidence(self, eq: Equivocation) -> None:
         """Two signed entries from one seat for one slot: keep and relay both, name it."""
         if self.on_entry is not None:
-            self.on_entry(eq.second, False)  # the log file keeps the evidence
+            self.on_entry(eq.second)  # the log file keeps the evidence
         self.outbox.extend([eq.first, eq.second])  # so that every node holds the proof
         what = "vote" if eq.role is Role.VOTE else f"{eq.role.value} at step {eq.seq}"
         self.events.append(SessionEvent("evidence", f"seat {eq.author} signed two {what}s"))

@@ -152,7 +152,7 @@ class SimNet:
         hook = self.cfg.tamper
         assert hook is not None
 
-        def tampered(raw: bytes, *, durable: bool = True) -> None:
+        def tampered(raw: bytes) -> None:
             out = hook(i, raw)
             if out is None:
                 return  # withheld
@@ -160,7 +160,7 @@ class SimNet:
                 first = out[0][0]
                 self._split[first] = out
                 out = first
-            emit(out, durable=durable)
+            emit(out)
 
         s._emit = tampered  # type: ignore[method-assign]
 
@@ -279,7 +279,7 @@ def check_schedule(options: object, seed: str, net_seed: int | str, config: NetC
         assert s.log.genesis_raw is not None
         order = [s.log.genesis_raw]
         written.append(order)
-        s.on_entry = lambda raw, durable, order=order: order.append(raw)
+        s.on_entry = order.append
     stats = SimNet(table, net_seed, config).run()
     problems = []
     for i, order in enumerate(written):
