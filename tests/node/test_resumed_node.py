@@ -112,3 +112,41 @@ async def test_resume_with_nothing_to_resume_points_at_the_game_that_ended(tmp_p
     with pytest.raises(LobbyError) as e:
         await resume_game(data, None, say=lambda text: None)
     assert "is over" not in str(e.value)
+
+
+def test_every_entry_a_node_signs_is_on_disk_before_it_leaves(tmp_path: Path) -> None:
+    """Write before send (protocol/lobby.md section 6), for every entry this node signs,
+    proposals, votes and every answer alike; others' entries wait for no disk. An answer that
+    a rebuilt node would make again byte for byte must be made durable too: its fdatasync
+    also saves the proposal it answers, and without it a power cut loses both; a proposer that
+    then sends the rebuilt node a second version of its proposal holds two signed answers of
+    an honest seat for one step, and the seat is convicted (found by a review, 2026-11-26,
+    of a change that let such answers skip the disk; reverted)."""
+    from p2puno.log import Role
+    from p2puno.node.run import _file_hooks
+
+    table = LocalTable(Options(3, True, True, True, target=40), seed="durable")
+    seat = 1
+    s = table.sessions[seat]
+    assert s.identity is not None and s.log.game_id is not None
+    files = GameFiles(tmp_path / "node")
+    written: list[tuple[bytes, bool]] = []
+    real = files.append
+
+    def append(raw: bytes, *, durable: bool) -> None:
+        written.append((raw, durable))
+        real(raw, durable=durable)
+
+    files.append = append  # type: ignore[method-assign]
+    on_entry, on_secrets, holder = _file_hooks(files, s.identity, s.log.game_id, seat, b"")
+    holder.append(s)
+    s.on_entry, s.on_secrets = on_entry, on_secrets
+    table.run()
+    assert s.outcome.state == "finished"
+    roles: dict[tuple[Role, bool], int] = {}
+    for raw, durable in written:
+        e = s.log.entry_of(raw)
+        assert e is not None
+        assert durable == (e.author == seat), (e.role, e.kind, e.author)
+        roles[(e.role, durable)] = roles.get((e.role, durable), 0) + 1
+    assert roles[(Role.RESPONSE, True)] > 100 and roles[(Role.PROPOSAL, True)] > 20, roles
