@@ -1,5 +1,5 @@
 """Soak: rebuild a seat from its files at every step of seeded games, at every crash point
-(not run in CI; tests/session/test_resume.py does every 12th step of one game).
+(not run in CI; tests/session/test_resume.py does every 36th step of one game).
 
 Each crash kills one seat (after its secrets are written, mid-append of an entry, after an
 entry is durable but before it is sent, or after it is sent), rebuilds it from its log and
