@@ -77,13 +77,14 @@ def run_network_demo(
         # the table's own deadlines for a person (60 s to decide, a 2.5 s claim window);
         # the bots take up to a second a move, so a person sees each one happen
         cmd += ["--name", "You", "--think", str(delay or 1.0), "--step-s", "30"]
-        # the table's end screen names the log that stays (the data directory goes)
-        cmd += ["--save-log", log_path]
     else:
         cmd += ["--name", "Host", "--bot", "heuristic", "--narrate", "--think", str(delay)]
         cmd += ["--window-ms", "300", "--step-s", "30", "--turn-s", "30"]
     if verbose:
         cmd.append("--verbose")
+    # the host names the log that stays (on the table's end screen, or in its last lines):
+    # the data directory is removed at the end
+    cmd += ["--save-log", log_path]
     print(f"p2puno demo: {options}")
     if person:
         print(
