@@ -219,11 +219,9 @@ def _finish(result: object, quiet: bool = False, save_log: str | None = None) ->
     from p2puno.node.run import Result
 
     assert isinstance(result, Result)
-    if save_log is not None:
-        try:
-            result.save_log(save_log)
-        except OSError as e:
-            typer.echo(f"p2puno: the log could not be saved to {save_log}: {e}", err=True)
+    why = result.save_log(save_log) if save_log is not None else None
+    if why is not None:
+        typer.echo(f"p2puno: {why}", err=True)
     o = result.outcome
     if not quiet:
         typer.echo(f"game over: {o}")

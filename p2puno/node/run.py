@@ -43,16 +43,19 @@ class Result:
     seat: int
     stats: dict[str, float] = field(default_factory=dict)
 
-    def save_log(self, dest: str) -> str:
+    def save_log(self, dest: str) -> str | None:
         """Copy the game's log to ``dest`` (a place that outlives the data directory: the
-        demo's is temporary) and make it the log this result names; the path, absolute.
-        OSError if it cannot be written."""
+        demo's is temporary) and make it the log this result names. None once saved; else
+        why not, said for a person (the result still names the data directory's log)."""
         import shutil
 
         target = Path(dest).absolute()
-        shutil.copyfile(self.log_path, target)
+        try:
+            shutil.copyfile(self.log_path, target)
+        except OSError as e:
+            return f"the log could not be saved to {dest}: {e.strerror or e}"
         self.log_path = target
-        return str(target)
+        return None
 
 
 def describe_event(ev: SessionEvent) -> str | None:

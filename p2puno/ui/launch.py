@@ -75,12 +75,10 @@ async def host_table(
             start=ui.start,
             **kwargs,
         )
-        if save_log is not None:  # (the end screen named it from the start)
-            try:
-                result.save_log(save_log)
-            except OSError as e:
-                ui.log_path = str(result.log_path)
-                ui.say(f"the log could not be saved to {save_log}: {e.strerror or e}")
+        why = result.save_log(save_log) if save_log is not None else None
+        if why is not None:  # (the end screen named the copy from the start)
+            ui.log_path = str(result.log_path)
+            ui.say(why)
         return result
 
     with logs_to(ui):
