@@ -28,6 +28,7 @@ from p2puno.log.log import (
 )
 from p2puno.log.store import (
     LogFileError,
+    LogFileIndex,
     NodeSecrets,
     VerifyReport,
     add_log_line,
@@ -58,6 +59,7 @@ __all__ = [
     "Log",
     "LogError",
     "LogFileError",
+    "LogFileIndex",
     "NodeSecrets",
     "Player",
     "Reason",

@@ -218,11 +218,13 @@ class Log:
         self._votes: dict[int, bytes] = {}  # author -> hash of its vote (one per seat)
         self.frozen = False  # see freeze()
         self._proposer: list[int] = []  # index seq - _base -> author of its proposal
-        # the hashes of the latest RECENT_GONE entries pruned, still recognized as known
-        self._gone: set[bytes] = set()
+        # the hashes of the latest RECENT_GONE entries pruned, still recognized as known,
+        # each with its step's seq (where to look for it in the file)
+        self._gone: dict[bytes, int] = {}
         self._gone_order: deque[bytes] = deque()
-        # where pruned entries can be read again (a node's log file): hash -> bytes or None
-        self.loader: Callable[[bytes], bytes | None] | None = None
+        # where pruned entries can be read again (a node's log file): (hash, seq) -> bytes
+        # or None
+        self.loader: Callable[[bytes, int], bytes | None] | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -304,8 +306,9 @@ class Log:
             return self._raw[h]
         if h in self._evidence_raw:
             return self._evidence_raw[h]
-        if self.loader is not None and h in self._gone:
-            raw = self.loader(h)
+        seq = self._gone.get(h)
+        if self.loader is not None and seq is not None:
+            raw = self.loader(h, seq)
             if raw is not None:
                 return raw
         raise KeyError(h)
@@ -326,11 +329,12 @@ class Log:
         end = min(before, self.head - 1)  # the last two steps stay (a vote may name either)
         k = 0  # steps going
         while self._base + k < end and not self.missing_responders(self._base + k):
+            seq = self._base + k  # (one int for the step's entries in the ring)
             for h in (self._proposals[k], *self._responses[k].values()):
                 if h in self._raw:
                     del self._raw[h]
                     del self._entries[h]
-                    self._remember_gone(h)
+                    self._remember_gone(h, seq)
                     gone += 1
             k += 1
         if k:
@@ -346,11 +350,11 @@ class Log:
             self._order_base += drop
         return gone
 
-    def _remember_gone(self, h: bytes) -> None:
-        self._gone.add(h)
+    def _remember_gone(self, h: bytes, seq: int) -> None:
+        self._gone[h] = seq
         self._gone_order.append(h)
         if len(self._gone_order) > RECENT_GONE:
-            self._gone.discard(self._gone_order.popleft())
+            self._gone.pop(self._gone_order.popleft(), None)
 
     def proposal(self, seq: int) -> tuple[bytes, Entry] | None:
         """None also for a step pruned from memory."""

@@ -35,12 +35,12 @@ import resource
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from p2puno.engine.actions import Action
-from p2puno.log import Entry, Identity, LogError, Role, entry_hash
+from p2puno.log import Identity, Log, Role, entry_hash
 from p2puno.net import Limits, Link, LinkError, MsgType, TransportError, open_link
 from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch, encode_sync
 from p2puno.node.players import Autopilot, Player
@@ -63,6 +63,9 @@ BEHIND_TRIES = 6  # SYNCs for entries seen far ahead that bring no step, before 
 MAX_WANTED = 2048
 WANTED_FOR = 30.0
 DISK_READS_PER_S = 16  # FETCHed entries read back from the log file, per peer and second
+# room left in a link's send queue after a SYNC is served, for the live game's messages
+SYNC_RESERVE_MESSAGES = 64
+SYNC_RESERVE_BYTES = 2**20
 MAX_WATCHERS = 8  # spectators one node serves
 WATCH_BACKLOG_BYTES = 2 * 2**20  # a spectator's queue while its backlog streams ...
 WATCH_BACKLOG_MESSAGES = 512  # ... in bytes and in messages
@@ -75,6 +78,15 @@ class Address:
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
+
+
+def _in(log_: Log, h: bytes, start: int) -> bool:
+    """A chain entry held in memory of step ``start`` or later (votes are sent apart)."""
+    try:
+        e = log_.entry(h)
+    except KeyError:  # (pruned out of order: its step is older than asked for)
+        return False
+    return e.seq >= start and e.role is not Role.VOTE
 
 
 def _libc_trim() -> Callable[[], object] | None:
@@ -533,32 +545,30 @@ class GameNode:
                     self.say(f"{n} is watching (through seat {seat})")
 
     def _serve_sync(self, link: Link, start: int) -> None:
-        """Every entry from step ``start`` on, and every vote: from memory, or, when the
-        steps asked for were pruned from it, from the log file, read once."""
+        """Every entry from step ``start`` on, then every vote: from memory, or, when the
+        steps asked for were pruned from it, from the log file (a seek to the step's first
+        line, :class:`LogFileIndex`, then the file as it reads). No more than the link's send
+        queue has room for (over it, the link would close as too slow): a peer far behind
+        takes what came and asks again, while it still sees entries ahead of it."""
         log_ = self.session.log
-        if start < self._pruned_to:
-            try:
-                with open(self.files.log_path, "rb") as f:
-                    for line in f:
-                        raw = line.rstrip(b"\n")
-                        try:
-                            e = Entry.from_obj(decode(raw))
-                        except (EncodingError, LogError):
-                            continue  # a torn last line
-                        if e.seq >= start or e.role is Role.VOTE:
-                            link.send(MsgType.ENTRY, raw)
-            except (OSError, LinkError):
-                pass
-            return
-        for h in log_.hashes(log_.memory_start):
-            try:
-                e = log_.entry(h)
-            except KeyError:  # (pruned out of order: its step is older than asked for)
-                continue
-            if e.seq >= start and e.role is not Role.VOTE:
+        lim = link.limits
+        messages = lim.send_queue_frames - link.queued_messages - SYNC_RESERVE_MESSAGES
+        room = lim.send_queue_bytes - link.queued_bytes - SYNC_RESERVE_BYTES
+        try:
+            if start < self._pruned_to:
+                chain: Iterable[bytes] = self.files.lines_from(start)
+            else:
+                chain = (log_.raw(h) for h in log_.hashes(log_.memory_start) if _in(log_, h, start))
+            for raw in chain:
+                messages -= 1
+                room -= len(raw) + 64
+                if messages < 0 or room < 0:
+                    break
+                link.send(MsgType.ENTRY, raw)
+            for h, _ in log_.votes().values():
                 link.send(MsgType.ENTRY, log_.raw(h))
-        for h, _ in log_.votes().values():
-            link.send(MsgType.ENTRY, log_.raw(h))
+        except (OSError, LinkError):
+            pass
 
     def _lookup(self, h: bytes, seat: int) -> bytes | None:
         log_ = self.session.log

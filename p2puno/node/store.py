@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
 from p2puno.crypto import SecretReveal
-from p2puno.log import Identity, NodeSecrets, entry_hash, write_secrets
+from p2puno.log import Identity, LogFileIndex, NodeSecrets, write_secrets
 from p2puno.wire import JSONValue
 
 
@@ -80,6 +81,7 @@ class GameFiles:
         self.secrets_path = folder / "secrets"
         self.meta_path = folder / "node.json"
         self._fd: int | None = None
+        self._index: LogFileIndex | None = None
         self.durable_writes = 0
 
     def append(self, raw: bytes, *, durable: bool) -> None:
@@ -91,19 +93,23 @@ class GameFiles:
             os.fdatasync(self._fd)
             self.durable_writes += 1
 
-    def read(self, h: bytes) -> bytes | None:
-        """An entry of this node's log file, by hash (None if it has none such). It reads the
-        file through: only a peer that was away asks for entries this old, and an index would
-        make the node's memory grow with the game."""
-        try:
-            with open(self.log_path, "rb") as f:
-                for line in f:
-                    raw = line.rstrip(b"\n")
-                    if entry_hash(raw) == h:
-                        return raw
-        except OSError:
-            return None
-        return None
+    @property
+    def index(self) -> LogFileIndex:
+        """Where each step starts in the log file (8 bytes a step in memory)."""
+        if self._index is None or self._index.path != self.log_path:
+            self._index = LogFileIndex(self.log_path)
+        return self._index
+
+    def read(self, h: bytes, seq: int) -> bytes | None:
+        """The entry of step ``seq`` with hash ``h`` in this node's log file, or None: a seek
+        to its step and a few lines (:class:`LogFileIndex`), what :attr:`Log.loader` reads
+        back for a peer that asks for an entry pruned from memory."""
+        return self.index.read(h, seq)
+
+    def lines_from(self, seq: int) -> Iterator[bytes]:
+        """The log file's entries from step ``seq`` on, read as they go (OSError if the file
+        cannot be read)."""
+        return self.index.lines_from(seq)
 
     def write_secrets(
         self,

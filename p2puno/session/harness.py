@@ -19,10 +19,10 @@ from p2puno.log import (
     Identity,
     Log,
     LogError,
+    LogFileIndex,
     NodeSecrets,
     add_log_line,
     append_entry,
-    entry_hash,
     make_genesis,
     read_secrets,
     stream_log_file,
@@ -219,7 +219,7 @@ def rebuild(
             f"the secrets file {secrets_path} does not fit the log's game: {e}"
         ) from None
     if prune_keep is not None:
-        log.loader = lambda h: _read_entry(log_path, h)  # what was pruned, from the file
+        log.loader = LogFileIndex(log_path).read  # what was pruned, from the file
     try:
         last = 0
         for index, raw in lines:
@@ -254,16 +254,6 @@ def _peek(raw: bytes) -> dict[str, Any] | None:
     except EncodingError:
         return None
     return obj if isinstance(obj, dict) else None
-
-
-def _read_entry(path: str | os.PathLike[str], h: bytes) -> bytes | None:
-    try:
-        for _, raw in stream_log_file(path):
-            if entry_hash(raw) == h:
-                return raw
-    except (OSError, LogError):
-        return None
-    return None
 
 
 class ResumeError(Exception):
