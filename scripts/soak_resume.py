@@ -2,7 +2,8 @@
 (not run in CI; tests/session/test_resume.py does every 36th step of one game).
 
 Each crash kills one seat (after its secrets are written, mid-append of an entry, after an
-entry is durable but before it is sent, or after it is sent), rebuilds it from its log and
+entry is durable but before it is sent, after it is sent, or by a power cut that loses every
+line written since its last durable one), rebuilds it from its log and
 secrets file and plays on: every game must end cleanly, no seat blamed, no second entry for
 any slot, and (crash at a step boundary) the same final state as the game never crashed.
 """
@@ -34,7 +35,7 @@ def main() -> int:
         options = Options(2 + g % 2, target=args.target)
         seed = f"soak-resume/{g}"
         digest, last = reference(options, seed)
-        for point in ("sent", "secrets", "torn", "durable"):
+        for point in ("sent", "secrets", "torn", "durable", "power"):
             for at in range(0, last + 1, args.every):
                 with tempfile.TemporaryDirectory() as tmp:
                     crash: dict[str, object] = {"point": point, "at": at}

@@ -2,12 +2,14 @@
 
 :func:`play_with_crash` routes a seeded game and kills one seat at a chosen point (after its
 secrets are written, after an entry is appended but before it is durable, after it is durable
-but before it is sent, after it is sent), then rebuilds it with
+but before it is sent, after it is sent, or a power cut: every line written since the seat's
+last durable one is lost), then rebuilds it with
 :func:`p2puno.session.harness.rebuild` and plays on, as a node would after `p2puno resume`.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from p2puno.crypto import SecretReveal
@@ -51,9 +53,18 @@ def _hooks(table: LocalTable, tmp: Path, seat: int, crash: dict[str, object]) ->
                 f.write(raw[: len(raw) // 2])  # half a line: the append did not complete
             raise Crash
         append_entry(log_path, raw, fsync=False)
+        if own:  # a node makes its own entries durable (fdatasync), and the file with them
+            durable[0] = log_path.stat().st_size
         if own and crash.get("point") == "durable" and s.processed >= int(crash["at"]):  # type: ignore[call-overload]
             crash["point"] = "done"
             raise Crash  # on disk, never sent
+        if not own and crash.get("point") == "power" and s.processed >= int(crash["at"]):  # type: ignore[call-overload]
+            crash["point"] = "done"
+            # the power goes: what the disk had not made durable is lost, every line since
+            # the last of the seat's own (another seat's entry is appended without a sync)
+            crash["lost"] = log_path.stat().st_size - durable[0]  # bytes
+            os.truncate(log_path, durable[0])
+            raise Crash
 
     def on_secrets(reveals: list[SecretReveal]) -> None:
         extra: dict[str, JSONValue] = {"shuffles": [r.to_obj() for r in reveals]}
@@ -65,7 +76,8 @@ def _hooks(table: LocalTable, tmp: Path, seat: int, crash: dict[str, object]) ->
     s.on_entry, s.on_secrets = on_entry, on_secrets
     write_secrets(secrets_path, NodeSecrets(ident, s.game_id, seat))
     assert s.log.genesis_raw is not None
-    append_entry(log_path, s.log.genesis_raw, fsync=False)
+    append_entry(log_path, s.log.genesis_raw, fsync=False)  # (durable in a node)
+    durable = [log_path.stat().st_size]
     return s
 
 

@@ -1,7 +1,8 @@
 """A seat rebuilt from its files at any moment plays on (issue 13): the same final state, no
 blame, no evidence; at each deterministic crash point (after the secrets are written, after an
 entry is appended but before it is durable, after it is durable but before it is sent, after it
-is sent) it never signs a second entry for a slot and always reuses the secrets it committed to.
+is sent, a power cut that loses every line since the seat's last durable one) it never signs a
+second entry for a slot and always reuses the secrets it committed to.
 """
 
 from __future__ import annotations
@@ -71,12 +72,14 @@ def test_a_rebuild_that_prunes_as_it_reads_plays_on_to_the_same_end(
     assert len({e.seq for _, e in whole.log}) > 400
 
 
-@pytest.mark.parametrize("point", ["secrets", "torn", "durable", "sent"])
+@pytest.mark.parametrize("point", ["secrets", "torn", "durable", "sent", "power"])
 @pytest.mark.parametrize("at", [0, 12, 40])
 def test_each_crash_point(tmp_path: Path, point: str, at: int) -> None:
     crash: dict[str, object] = {"point": point, "at": at}
     table = play_with_crash(OPTIONS, SEED, tmp_path, 0, crash)
     assert crash["point"] == "done", "the crash point was never reached"
+    if point == "power":  # at least the line that came last, another seat's, is gone
+        assert isinstance(crash["lost"], int) and crash["lost"] > 0
     # An entry lost or never sent is made again; any randomness in it (a show's ephemeral
     # key) comes from the stream again, so the rest of the game may differ from the reference:
     # it must still end cleanly, with no blame and no second entry for any slot.
