@@ -28,14 +28,20 @@ def main() -> int:
     ap.add_argument(
         "--prune-keep", type=int, default=None, help="rebuild pruning as a node does (keep K)"
     )
+    ap.add_argument(
+        "--points",
+        default="sent,secrets,torn,durable,power",
+        help="the crash points, comma-separated (default: all)",
+    )
     args = ap.parse_args()
+    points = args.points.split(",")
     failures = done = 0
     start = time.perf_counter()
     for g in range(args.games):
         options = Options(2 + g % 2, target=args.target)
         seed = f"soak-resume/{g}"
         digest, last = reference(options, seed)
-        for point in ("sent", "secrets", "torn", "durable", "power"):
+        for point in points:
             for at in range(0, last + 1, args.every):
                 with tempfile.TemporaryDirectory() as tmp:
                     crash: dict[str, object] = {"point": point, "at": at}
