@@ -185,6 +185,10 @@ class GameNode:
         self._asked: dict[bytes, float] = {}  # hash -> when we last asked for it
         self._wanted: dict[bytes, tuple[float, int]] = {}  # announced to us, not yet held
         self._held: list[tuple[float, bytes]] = []  # window entries waiting for their time
+        # ... and their hashes: until it leaves, such an entry is not announced (HAVE), nor
+        # given to a FETCH, a SYNC or a spectator (spec 10.9: it leaves W after the window
+        # became due, whatever its seat decided, and reaches no one earlier)
+        self._held_hashes: set[bytes] = set()
         self._done_at: dict[int, float] = {}  # step -> when this node processed it
         self._wait_key: object = None
         self._wait_since = 0.0
@@ -389,6 +393,10 @@ class GameNode:
                 w.link.close("fell behind what this node holds in memory")
                 continue
             hashes = log_.hashes(w.sent)
+            for k, h in enumerate(hashes):
+                if h in self._held_hashes:  # it, and what came after it, once it leaves
+                    hashes = hashes[:k]
+                    break
             w.sent += len(hashes)
             try:
                 for h in hashes:
@@ -413,6 +421,11 @@ class GameNode:
         if room <= 0:
             return
         lines = lines[:room]
+        held, stopped = self._held_hashes, False
+        for k, line in enumerate(lines):
+            if held and entry_hash(line) in held:  # as in _feed_watchers
+                lines, stopped = lines[:k], True
+                break
         end = sum(len(line) + 1 for line in lines)
         try:
             for line in lines:
@@ -420,6 +433,8 @@ class GameNode:
         except LinkError:
             return
         w.pos += end
+        if stopped:
+            return  # (the rest once that entry has left)
         if len(chunk) < budget and end == len(chunk):
             # the whole file is sent, and every entry of the log is in it (each is written
             # the moment it joins the log): from here on, new entries as they come
@@ -559,11 +574,14 @@ class GameNode:
                 chain: Iterable[bytes] = self.files.lines_from(start)
             else:
                 chain = (log_.raw(h) for h in log_.hashes(log_.memory_start) if _in(log_, h, start))
+            held = self._held_hashes
             for raw in chain:
                 messages -= 1
                 room -= len(raw) + 64
                 if messages < 0 or room < 0:
-                    break
+                    return  # (the votes too wait for the next SYNC)
+                if held and entry_hash(raw) in held:
+                    continue
                 link.send(MsgType.ENTRY, raw)
             for h, _ in log_.votes().values():
                 link.send(MsgType.ENTRY, log_.raw(h))
@@ -572,7 +590,7 @@ class GameNode:
 
     def _lookup(self, h: bytes, seat: int) -> bytes | None:
         log_ = self.session.log
-        if not log_.knows(h):
+        if not log_.knows(h) or h in self._held_hashes:
             return None
         try:
             return log_.entry_raw_in_memory(h)
@@ -650,6 +668,7 @@ class GameNode:
             release = self._release_time(raw)
             if release > now:
                 self._held.append((release, raw))
+                self._held_hashes.add(entry_hash(raw))
             else:
                 self._send_all(MsgType.ENTRY, raw)
                 self.stats.sent += 1
@@ -711,6 +730,7 @@ class GameNode:
         due = [raw for t, raw in self._held if t <= now]
         self._held = [(t, raw) for t, raw in self._held if t > now]
         for raw in due:
+            self._held_hashes.discard(entry_hash(raw))
             self._send_all(MsgType.ENTRY, raw)
             self.stats.sent += 1
             self._trace_sent(raw, now)
@@ -768,14 +788,22 @@ class GameNode:
                     pages = int(f.read().split()[1])
                 self._trace.write(f"m {now:.3f} {pages * 4} {self.session.processed}\n")
             self._flush_held(now)
-            if self._have:
-                batch, self._have = self._have, []
-                for i in range(0, len(batch), MAX_FETCH):
-                    self._send_all(MsgType.HAVE, encode_fetch(batch[i : i + MAX_FETCH]))
+            self._announce()
             self._fetch_wanted(now)
             self._fetch_parents(now)
             self._deadlines(now)
             self._pump()
+
+    def _announce(self) -> None:
+        """HAVE to every peer: the entries taken since the last tick, but those held back
+        (announced once they leave)."""
+        if not self._have:
+            return
+        held = self._held_hashes
+        batch = list(dict.fromkeys(h for h in self._have if h not in held))  # (each once)
+        self._have = [h for h in dict.fromkeys(self._have) if h in held]
+        for i in range(0, len(batch), MAX_FETCH):
+            self._send_all(MsgType.HAVE, encode_fetch(batch[i : i + MAX_FETCH]))
 
     def _fetch_parents(self, now: float) -> None:
         """Parents of entries that came before them, from every peer (at each tick of the

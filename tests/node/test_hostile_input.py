@@ -270,3 +270,50 @@ async def test_a_signed_entry_for_a_step_that_will_never_exist_is_given_up(
     assert len(syncs) == BEHIND_TRIES
     assert session.behind <= session.processed + 1
     assert link.closed_why is None  # a signed entry of a real seat: no garbage to drop it for
+
+
+async def test_a_held_window_entry_reaches_no_one_before_it_leaves(tmp_path: object) -> None:
+    """Spec 10.9: a node's entry of a claimable window leaves W after the window became due,
+    whatever its seat decided. Until then it is in the node's log but must reach no one: not
+    announced (HAVE), not given to a FETCH, a SYNC or a spectator. Before, it was announced at
+    the next tick and fetched: with W = 2 s, 3 bot nodes over 127.0.0.1 got each other's held
+    entries 0.23-0.50 s after the window became due (a seat reading the others' claims and
+    decision times before its own W had passed); now the first copy arrives at +2.0 s."""
+    import time
+
+    from p2puno.net.frames import decode_fetch, encode_fetch, encode_sync
+    from p2puno.node.game import Watcher
+
+    node, _ = _pruned_node(tmp_path)
+    log_ = node.session.log
+    hashes = log_.hashes(log_.memory_start)
+    k, h = next((k, h) for k, h in enumerate(hashes) if log_.entry(h).author == node.me)
+    raw, seq = log_.raw(h), log_.entry(h).seq
+    node._held.append((time.monotonic() + 60, raw))  # as _pump holds a window entry
+    node._held_hashes.add(h)
+    peer = _StubLink()
+    node.links[0] = peer  # type: ignore[assignment]
+    watcher = _StubLink()
+    w = Watcher(watcher, "eve", "00", -1, pos=None)  # type: ignore[arg-type]
+    w.sent = log_.memory_start
+    node.watchers.append(w)
+
+    def reached(link: _StubLink) -> bool:
+        entries = [p for t, p in link.sent if t == MsgType.ENTRY]
+        haves = [x for t, p in link.sent if t == MsgType.HAVE for x in decode_fetch(p)]
+        return raw in entries or h in haves
+
+    node._have = list(hashes)
+    node._announce()
+    node._on_message(0, peer, MsgType.FETCH, encode_fetch([h]))  # type: ignore[arg-type]
+    node._on_message(0, peer, MsgType.SYNC, encode_sync(seq - 1))  # type: ignore[arg-type]
+    node._feed_watchers()
+    assert not reached(peer) and not reached(watcher)
+    assert any(t == MsgType.HAVE for t, _ in peer.sent)  # the rest was announced ...
+    assert [p for _, p in watcher.sent] == [log_.raw(x) for x in hashes[:k]]  # ... and fed
+    node._held = [(0.0, raw)]  # its time has come
+    node._flush_held(time.monotonic())
+    node._announce()
+    node._feed_watchers()
+    assert reached(peer) and reached(watcher)
+    assert not node._held_hashes
