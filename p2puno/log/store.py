@@ -115,7 +115,9 @@ class LogFileIndex:
     opens on the previous one's answers). Each call first indexes the lines appended since the
     last call, so every line is parsed once in the file's life; a last line still being
     written waits for the next call. Memory: 8 bytes a step (an ``array``), nothing per entry.
-    Only proposals and responses are indexed (votes and evidence are held in memory)."""
+    Only proposals and responses are indexed, and only they are looked for (what
+    :meth:`Log.prune` drops): votes and equivocation evidence stay in memory, and one of them
+    is found only if it lies in its step's window."""
 
     MAX_WINDOW: Final = 4 * 2**20  # bytes read at most for one entry
     MAX_GAP: Final = 1024  # steps skipped at most by a line (else it is not indexed)
@@ -127,6 +129,15 @@ class LogFileIndex:
 
     def __repr__(self) -> str:
         return f"LogFileIndex({str(self.path)!r}, {len(self._starts)} steps)"
+
+    def update(self) -> None:
+        """Index the lines appended since the last call now (a resumed node does it before it
+        plays, rather than at the first peer's request, in the middle of the game)."""
+        try:
+            with open(self.path, "rb") as f:
+                self._update(f)
+        except OSError:
+            pass
 
     def _update(self, f: BinaryIO) -> None:
         f.seek(self._end)

@@ -328,6 +328,7 @@ async def resume_game(
     except ResumeError as e:
         raise LobbyError(str(e)) from None
     holder.append(session)
+    files.index.update()  # where each step starts, for peers that ask for pruned entries
     if player is None:
         spec = str(meta.get("player", "person"))
         if spec.startswith("bot:"):

@@ -88,7 +88,9 @@ class GameFiles:
         """One entry, as a line; ``durable``: on disk before this returns (fdatasync)."""
         if self._fd is None:
             self._fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(self._fd, raw + b"\n")
+        data = memoryview(raw + b"\n")
+        while data:  # (a short write, e.g. on a disk filling up: the rest, or OSError)
+            data = data[os.write(self._fd, data) :]
         if durable:
             os.fdatasync(self._fd)
             self.durable_writes += 1

@@ -66,7 +66,7 @@ def _grow(path: Path, cuts: list[int]) -> None:
             seq = obj["seq"]
             assert isinstance(seq, int)
             found = index.read(entry_hash(raw), seq)
-            assert found == (raw if i < complete else None)  # (a vote too: it follows its step)
+            assert found == (raw if i < complete else None)  # (the vote: in its step's window)
             assert index.read(entry_hash(raw), seq + 3) is None
 
 

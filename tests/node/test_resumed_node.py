@@ -150,3 +150,24 @@ def test_every_entry_a_node_signs_is_on_disk_before_it_leaves(tmp_path: Path) ->
         assert durable == (e.author == seat), (e.role, e.kind, e.author)
         roles[(e.role, durable)] = roles.get((e.role, durable), 0) + 1
     assert roles[(Role.RESPONSE, True)] > 100 and roles[(Role.PROPOSAL, True)] > 20, roles
+
+
+def test_a_short_write_is_completed_not_glued_to_the_next_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """os.write may write less than asked (a disk filling up): the log's append writes the
+    rest, so each entry stays one whole line (before, the rest was lost and the next entry
+    glued onto the fragment: neither could be read back, nor verified)."""
+    import os
+    import types
+
+    import p2puno.node.store as store_module
+
+    short = types.SimpleNamespace(**vars(os))  # this module's os, seven bytes a write
+    short.write = lambda fd, data: os.write(fd, bytes(data)[:7])
+    monkeypatch.setattr(store_module, "os", short)
+    files = GameFiles(tmp_path / "g")
+    files.append(b'{"a":1}' * 5, durable=False)
+    files.append(b'{"b":2}', durable=True)
+    files.close()
+    assert files.log_path.read_bytes() == b'{"a":1}' * 5 + b'\n{"b":2}\n'
