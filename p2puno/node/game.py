@@ -850,8 +850,19 @@ class GameNode:
             with contextlib.suppress(LinkError):
                 self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
         late = waited > self._deadline(w.kind, s.log.proposal(w.step) is None)
-        if late and self._guard(s.stop):
-            self.say(f"seats {list(w.seats)} missed the deadline at step {w.step}: voting to stop")
+        if not late:
+            return
+        # the seats this node has no link to (a process gone between two of its answers,
+        # which nobody waits for): named in the vote too, or the stop would wait for them
+        gone = [
+            i for i in range(s.n) if i != self.me and (i not in self.links or self.links[i].closed)
+        ]
+        if self._guard(lambda: s.stop(gone)):
+            also = sorted(set(gone) - set(w.seats))
+            more = f" (no link to seats {also}: named too)" if also else ""
+            self.say(
+                f"seats {list(w.seats)} missed the deadline at step {w.step}: voting to stop{more}"
+            )
             self._pump()
 
     def _deadline(self, kind: str, proposal: bool) -> float:

@@ -55,7 +55,7 @@ to find. See protocol/spec.md section 10 and the failure table there.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
@@ -630,10 +630,16 @@ class Session:
         self.prompt = None
         self._advance()
 
-    def stop(self) -> bool:
+    def stop(self, unreachable: Iterable[int] = ()) -> bool:
         """The node's deadline passed while it waited for :meth:`waiting`'s seats: vote to
         stop the game (a signed entry in :attr:`outbox`) and write nothing more in it.
-        Returns False if there is nothing to stop or this node has voted already."""
+        Returns False if there is nothing to stop or this node has voted already.
+
+        The vote names the seats waited for and, with them, the ``unreachable`` ones (seats
+        the node has no link to: the node layer knows, the session has no network) that have
+        not voted: a seat whose process died between two of its answers is waited for by
+        nobody, and unnamed it would keep the stop undecided for ever (a voter never votes
+        again; spec 10.15). A seat that can be reached is left to join, as it does at once."""
         if self.seat is None or self.identity is None or self._voted:
             return False
         if self.blame is not None or self._finished:
@@ -641,7 +647,10 @@ class Session:
         w = self.waiting()
         if w.kind == STOP_KIND:
             return self._vote(self._non_voters())
-        return bool(w.seats) and self._vote(w.seats)
+        if not w.seats:
+            return False
+        gone = set(unreachable) & set(self._non_voters())
+        return self._vote(tuple(sorted(set(w.seats) | gone)))
 
     # ------------------------------------------------------------------ the step loop
     def _advance(self) -> None:

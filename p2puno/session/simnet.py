@@ -232,7 +232,7 @@ class SimNet:
             cfg.deadline is not None
             and w.seats
             and self._now - self._wait_since[i][1] >= cfg.deadline
-            and s.stop()
+            and s.stop([j for j in range(self.n) if self._dead(j)])  # (a node's dropped links)
         ):
             self.stats.stops += 1
         others_live = any(not self._dead(j) and not self.sessions[j].over for j in range(self.n))

@@ -422,6 +422,35 @@ def test_a_seat_that_goes_silent_at_any_kind_of_step_is_named_and_never_hangs_th
     assert all(1 in e.body["waiting"] for _, e in votes.values())  # type: ignore[index]
 
 
+def test_a_seat_that_dies_while_nobody_waits_for_it_is_named_too() -> None:
+    """Spec 10.15. Seat 1 goes silent at its turn, and seat 2's process dies in the same wait,
+    when nobody waits for it (it owes nothing until seat 1 plays): it never votes. Seat 0's
+    vote names seat 1, whom it waited for, and seat 2, to which it has no link (SimNet: a dead
+    seat). The stop is decided: silent seats 1 and 2. (Seen with people: the vote named only
+    the seat waited for, and the last player waited for seat 2's vote for ever, as a voter
+    never votes again.)"""
+    options = Options(3, target=100)
+    table = LocalTable(options, seed="silent/two")
+    gone_at: list[int] = []
+
+    def silence(seat: int, raw: bytes) -> bool:
+        f = fields(raw)
+        if seat == 1 and f["kind"] == "action" and f["role"] == "proposal" and f["seq"] > 20:
+            gone_at.append(f["seq"])
+            return True
+        return seat == 2 and bool(gone_at) and f["seq"] >= gone_at[0] - 1
+
+    config = NetConfig(**{**NET.__dict__, "deadline": 3000, "silence": silence})
+    net = SimNet(table, "silent/two", config)
+    net.run()
+    assert set(net.silenced) == {1, 2}
+    o = table.sessions[0].outcome
+    assert o.state == "stopped" and o.silent == (1, 2), o
+    votes = table.sessions[0].log.votes()
+    assert sorted(votes) == [0]
+    assert votes[0][1].body == {"waiting": [1, 2]}
+
+
 @pytest.mark.parametrize("who", ["loser", "winner"])
 def test_a_round_played_to_its_end_counts_unless_its_winner_withholds_its_secrets(
     who: str,
