@@ -903,6 +903,11 @@ class Session:
         if any(s not in named for s in silent):
             return  # a seat neither voted nor was named: wait
         k = max(e.seq for _, e in votes.values())
+        if k > max(self._done_seq, 0):
+            # not yet processed up to the voters' step (a replay holds the votes from its
+            # first step on): the standings at K are not known here yet. A vote's parents are
+            # step K's entries, so this node gets there, and decides then (_after_step)
+            return
         scores = next(s for at, s in reversed(self._standings) if at <= k)
         winners: tuple[int, ...] = ()
         void = self.deck_no >= 2  # a round was in play (deck 1 is the draw for dealer)

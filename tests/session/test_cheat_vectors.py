@@ -197,6 +197,10 @@ def test_a_game_stopped_by_votes_verifies_with_its_outcome(v: dict[str, Any]) ->
     assert set(o.silent) == set(range(len(o.scores))) - voters
     assert all(any(s in w["waiting"] for w in votes) for s in o.silent)
     assert v["cheat"]["seat"] in o.silent
+    # the replay says the stop where it was decided, once the steps up to the voters' are
+    # processed (it held the votes from the first step on, and said "stopped" at step 0)
+    said = [line for line in result.lines if "stopped" in line]
+    assert said and all(line.startswith(f"[step {o.step:>5}]") for line in said), said
 
 
 @pytest.mark.parametrize("v", _of(None))
