@@ -205,6 +205,32 @@ def _timing(step_s: int, turn_s: int, window_ms: int) -> object:
         raise typer.BadParameter(str(e)) from None
 
 
+def _name(value: str) -> str:
+    """A player's name, checked before anything starts (as the table checks those who join)."""
+    from p2puno.node.lobby import name_problem
+
+    problem = name_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(f"{value!r}: {problem}")
+    return value
+
+
+def _table_name(value: str) -> str:
+    from p2puno.net.discovery import AdError, check_table_name
+
+    try:
+        check_table_name(value)
+    except AdError as e:
+        raise typer.BadParameter(f"{value!r}: {e}") from None
+    return value
+
+
+def _think(value: float) -> float:
+    if not 0 <= value <= 60:
+        raise typer.BadParameter("seconds from 0 to 60")
+    return value
+
+
 def _player(bot: str | None, name: str, seed: str, think: float = 0.0) -> object:
     from p2puno.node.players import BotPlayer, TextPlayer
 
@@ -273,8 +299,8 @@ def _run_node(coro: object, verbose: bool = False) -> object:
 
 @app.command()
 def host(
-    table: str = typer.Option("p2puno", "--table", help="the table's name"),
-    name: str = typer.Option("Host", "--name", help="your name at the table"),
+    table: str = typer.Option("p2puno", "--table", help="the table's name", callback=_table_name),
+    name: str = typer.Option("Host", "--name", help="your name at the table", callback=_name),
     seats: int = typer.Option(4, "--seats", min=2, max=10, help="seats at the table (2..10)"),
     bots: int = typer.Option(0, "--bots", min=0, max=9, help="bot seats this machine runs"),
     house: str = typer.Option("", help="house rules: progressive,seven-o,jump-in"),
@@ -284,11 +310,13 @@ def host(
     turn_s: int = typer.Option(60, help="seconds a person may take to decide"),
     window_ms: int = typer.Option(2500, help="claim window (UNO catch, jump-in), milliseconds"),
     bind: str = typer.Option("", help="address to listen on (default: every interface)"),
-    port: int = typer.Option(0, help="port to listen on (default: any free one)"),
+    port: int = typer.Option(0, min=0, max=65535, help="port to listen on (default: any free one)"),
     interface: str = typer.Option("", help="the interface address to advertise the table on"),
     no_discovery: bool = typer.Option(False, "--no-discovery", help="do not advertise on the LAN"),
     bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
-    think: float = typer.Option(0.0, "--think", help="seconds a bot may take per decision"),
+    think: float = typer.Option(
+        0.0, "--think", help="seconds a bot may take per decision", callback=_think
+    ),
     data_dir: str | None = typer.Option(None, "--data-dir", help="where logs and secrets go"),
     narrate: bool = typer.Option(False, "--narrate", help="describe every move in words"),
     save_log: str | None = typer.Option(
@@ -369,7 +397,7 @@ def host(
 @app.command()
 def join(
     address: str = typer.Argument(..., help="the table's HOST:PORT"),
-    name: str = typer.Option("Player", "--name", help="your name at the table"),
+    name: str = typer.Option("Player", "--name", help="your name at the table", callback=_name),
     bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
     bind: str = typer.Option("", help="address to listen on (default: every interface)"),
     data_dir: str | None = typer.Option(None, "--data-dir", help="where logs and secrets go"),
@@ -383,9 +411,11 @@ def join(
 @app.command(name="bot")
 def bot_node(
     address: str = typer.Argument(..., help="the table's HOST:PORT"),
-    name: str = typer.Option("Bot", "--name"),
+    name: str = typer.Option("Bot", "--name", help="the bot's name at the table", callback=_name),
     policy: str = typer.Option("heuristic", "--policy", help="heuristic | random"),
-    think: float = typer.Option(0.0, "--think", help="seconds the bot may take per decision"),
+    think: float = typer.Option(
+        0.0, "--think", help="seconds the bot may take per decision", callback=_think
+    ),
     runner: str = typer.Option("self", "--runner", help="self | host (who runs this bot)"),
     bind: str = typer.Option("", help="address to listen on (default: every interface)"),
     data_dir: str | None = typer.Option(None, "--data-dir"),
@@ -404,7 +434,7 @@ def lobby(
         "", "--join", help="join this table without asking: its number, name or host key's start"
     ),
     spectate: bool = typer.Option(False, "--watch", help="watch the table picked, without a seat"),
-    name: str = typer.Option("Player", "--name", help="your name at the table"),
+    name: str = typer.Option("Player", "--name", help="your name at the table", callback=_name),
     bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
     bind: str = typer.Option("", help="address to listen on (default: every interface)"),
     data_dir: str | None = typer.Option(None, "--data-dir"),
@@ -517,7 +547,9 @@ def resume(
 @app.command(name="watch")
 def watch_table(
     address: str = typer.Argument(..., help="HOST:PORT of any node of the table"),
-    name: str = typer.Option("spectator", "--name", help="the name the players see"),
+    name: str = typer.Option(
+        "spectator", "--name", help="the name the players see", callback=_name
+    ),
     narrate: bool = typer.Option(True, "--narrate/--brief", help="every move, or the rounds"),
     data_dir: str | None = typer.Option(None, "--data-dir", help="where its copy of the log goes"),
     quiet: bool = typer.Option(False, "--quiet"),

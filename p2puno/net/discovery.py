@@ -122,7 +122,7 @@ class TableAd:
     version: int = PROTOCOL_VERSION
 
     def __post_init__(self) -> None:
-        _check_name(self.name)
+        check_table_name(self.name)
         if not isinstance(self.lobby_id, bytes) or len(self.lobby_id) != LOBBY_ID_BYTES:
             raise AdError(f"lobby id must be {LOBBY_ID_BYTES} bytes")
         fp = self.host_fingerprint
@@ -159,7 +159,7 @@ def _check_int(what: str, value: object, low: int, high: int) -> None:
         raise AdError(f"{what} must be an integer in {low}..{high}")
 
 
-def _check_name(name: object) -> None:
+def check_table_name(name: object) -> None:
     if not isinstance(name, str):
         raise AdError("table name must be text")
     size = len(name.encode("utf-8", "surrogatepass"))

@@ -316,6 +316,17 @@ class HostLobby:
         return GameSetup(genesis, 0, mine, table_code(log_.game_id), self.view())
 
 
+def name_problem(name: object) -> str | None:
+    """Why ``name`` cannot be a player's name (None: it can): 1 to 32 printable characters,
+    no space at either end (a blank name, or "Ann " beside "Ann", would look like another).
+    Two names that differ only in case are one name at a table (check_join)."""
+    if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
+        return "a name is 1 to 32 printable characters"
+    if name != name.strip():
+        return "a name cannot start or end with a space"
+    return None
+
+
 def check_join(
     msg: dict[str, Any], peer: bytes, seats: list[Seat], size: int, started: bool
 ) -> str | None:
@@ -329,10 +340,14 @@ def check_join(
     if len(seats) >= size:
         return f"the table is full ({size} seats)"
     name = msg.get("name")
-    if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
-        return "a name is 1 to 32 printable characters"
-    if any(s.name == name for s in seats):
-        return f"the name {name!r} is taken at this table"
+    problem = name_problem(name)
+    if problem is not None:
+        return problem
+    assert isinstance(name, str)
+    for s in seats:
+        if s.name.casefold() == name.casefold():
+            was = "" if s.name == name else f" (as {s.name!r})"
+            return f"the name {name!r} is taken at this table{was}"
     try:
         sign, dh, nonce = (bytes.fromhex(msg[k]) for k in ("sign", "dh", "nonce"))
     except (KeyError, TypeError, ValueError):

@@ -25,6 +25,7 @@ from p2puno.node.lobby import (
     LobbyError,
     Seat,
     join_table,
+    name_problem,
 )
 from p2puno.node.players import Player
 from p2puno.node.store import DataDir, GameFiles
@@ -380,6 +381,9 @@ async def host_game(
     start: asyncio.Event | None = None,
 ) -> Result:
     """``start``: set it to start before the table is full (with 2 seats or more)."""
+    problem = name_problem(name)
+    if problem is not None:  # (the seats that join are checked by the lobby)
+        raise LobbyError(f"your name {name!r}: {problem}")
     identity = Identity.generate()
     nonce = os.urandom(32)
     endpoint = Endpoint(identity, bind, port, say)

@@ -61,6 +61,12 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
         await asyncio.sleep(0.02)
     with pytest.raises(LobbyError, match="the name 'Ann' is taken"):
         await (await _join(ep.port, "Ann"))
+    # names a player would take for the same one, or for none (found driving the CLI)
+    with pytest.raises(LobbyError, match=r"the name 'ann' is taken at this table \(as 'Ann'\)"):
+        await (await _join(ep.port, "ann"))
+    for blank in ("Ann ", "   "):
+        with pytest.raises(LobbyError, match="a name cannot start or end with a space"):
+            await (await _join(ep.port, blank))
     bob = await _join(ep.port, "Bob")
     while len(lobby.seats) < 3:
         await asyncio.sleep(0.02)
