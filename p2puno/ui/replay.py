@@ -32,6 +32,7 @@ from prompt_toolkit.styles import Style
 
 from p2puno.engine.cards import UNKNOWN_CARD, WILD
 from p2puno.engine.game import Game, Phase
+from p2puno.log import LogError
 from p2puno.log.store import open_log_file
 from p2puno.session.replay import ReplayResult
 from p2puno.session.replay import replay as verify_log
@@ -116,9 +117,13 @@ class _FrameSource:
 def load(path: str | os.PathLike[str], *, verify: bool = True, thorough: bool = False) -> Replayed:
     """Verify the log (unless ``verify`` is False), then read it step by step into frames."""
     verdict = verify_log(path, thorough=thorough) if verify else None
-    log, _, signatures = open_log_file(path, workers=0)
-    signatures.close()  # checked by the verifying pass; this pass only draws
-    session = Session(log)
+    try:
+        log, _, signatures = open_log_file(path, workers=0)
+        signatures.close()  # checked by the verifying pass; this pass only draws
+        session = Session(log)
+    except (OSError, LogError, ValueError) as problem:
+        # nothing to draw (a file missing, or damaged before any step): the verdict says why
+        raise Unreadable(verdict, str(problem)) from None
     names = [p.name for p in log.players]
     out = Replayed(names, [], [], verdict=verdict)
     verification = Verification()
@@ -370,6 +375,14 @@ class ReplayTable:
         return screen_text(self.lines(size.columns, size.rows))  # type: ignore[return-value]
 
 
+class Unreadable(Exception):
+    """The log cannot be drawn at all (missing, or damaged before its first step)."""
+
+    def __init__(self, verdict: ReplayResult | None, why: str) -> None:
+        super().__init__(why)
+        self.verdict = verdict
+
+
 async def run_replay_table(
     path: str,
     *,
@@ -377,8 +390,12 @@ async def run_replay_table(
     output: Output | None = None,
     thorough: bool = False,
 ) -> ReplayResult | None:
-    """Load and verify the log, then show it until the person leaves; the verdict."""
-    replayed = load(path, thorough=thorough)
+    """Load and verify the log, then show it until the person leaves; the verdict. A log
+    that cannot be drawn at all is not shown: its verdict says why (as `p2puno replay`)."""
+    try:
+        replayed = load(path, thorough=thorough)
+    except Unreadable as e:
+        return e.verdict
     table = ReplayTable(replayed, path=path, input=input, output=output)
     await table.app.run_async()
     return replayed.verdict

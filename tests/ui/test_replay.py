@@ -163,3 +163,29 @@ def test_the_command_in_a_terminal(logs: dict[str, Path]) -> None:
     assert sent == 2, out[-2000:]
     assert os.waitstatus_to_exitcode(status) == 0
     assert b"VERIFIED: " in out.split(b"VERIFIED offline")[-1]  # printed once the screen is gone
+
+
+@pytest.mark.parametrize("damage", ["missing", "empty", "torn", "swapped"])
+async def test_a_log_that_cannot_be_drawn_gets_the_verdict_not_a_traceback(
+    logs: dict[str, Path], tmp_path: Path, damage: str
+) -> None:
+    """Found driving the CLI: `replay LOG --table` on a missing, empty, cut or reordered log
+    ended in a traceback, where `replay LOG` rejects it at the line at fault. Now the table is
+    not shown and the verdict is the plain replay's."""
+    from p2puno.session.replay import replay
+    from p2puno.ui.replay import run_replay_table
+
+    lines = logs["fair"].read_bytes().splitlines(keepends=True)
+    path = tmp_path / "damaged.log"
+    if damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "torn":
+        path.write_bytes(b"".join(lines[:5]) + lines[5][:40])
+    elif damage == "swapped":
+        path.write_bytes(b"".join([lines[0], lines[2], lines[1], *lines[3:]]))
+    with create_pipe_input() as pipe:
+        pipe.send_text("q")
+        got = await asyncio.wait_for(run_replay_table(str(path), input=pipe), 60)
+    want = replay(path)
+    assert got is not None and not got.ok and not want.ok
+    assert (got.bad_entry, got.error) == (want.bad_entry, want.error)
