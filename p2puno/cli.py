@@ -469,16 +469,22 @@ def lobby(
             f"{k}. {ad.name}  {ad.seats_taken}/{ad.seats_total} seats  {house}, {ad.scoring} "
             f"to {ad.target}  host {ad.host_fingerprint}  at {where}"
         )
-    if not pick:
+    choose = f"choose a number from 1 to {len(tables)}, or a table's name or host key"
+    if pick:
+        chosen = pick_table(tables, pick)
+        if chosen is None or not chosen.addresses:
+            raise typer.BadParameter(choose)
+    else:
         if not sys.stdin.isatty():
             raise typer.Exit(0)
         verb = "watch" if spectate else "join"
-        pick = str(typer.prompt(f"{verb} which table (number)", type=int))
-    chosen = pick_table(tables, pick)
-    if chosen is None or not chosen.addresses:
-        raise typer.BadParameter(
-            f"choose a number from 1 to {len(tables)}, or a table's name or host key"
-        )
+        for _ in range(20):  # a typo asks again (Ctrl-C leaves)
+            chosen = pick_table(tables, str(typer.prompt(f"{verb} which table")).strip())
+            if chosen is not None and chosen.addresses:
+                break
+            typer.echo(choose)
+        else:
+            raise typer.Exit(2)
     ad = chosen
     address = f"{ad.addresses[0]}:{ad.port}"
     if spectate:
