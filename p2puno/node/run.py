@@ -395,7 +395,8 @@ async def host_game(
         endpoint, table=table, me=me, options=options, seats=seats, say=say, on_table=on_table
     )
     where = f"{bind or 'every interface'}:{endpoint.port}"
-    say(f"table {table!r} open on {where}: others join with  p2puno join HOST:{endpoint.port}")
+    addr = bind if bind and bind not in ("0.0.0.0", "::") else "<this machine's address>"
+    say(f"table {table!r} open on {where}: others join with  p2puno join {addr}:{endpoint.port}")
     procs = []
     for k in range(bots):
         procs.append(await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k, think))

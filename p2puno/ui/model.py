@@ -128,7 +128,8 @@ def describe_event(game: Game, names: Sequence[str], me: int | None, e: Event) -
     if k == "caught":
         return f"{Who(e.other)} caught {who(e.seat)} without UNO: +2 cards"
     if k == "challenge":
-        return f"{Who(e.seat)} challenged {who(e.other)}'s Wild Draw Four"
+        whose = "your" if e.other == me else f"{who(e.other)}'s"
+        return f"{Who(e.seat)} challenged {whose} Wild Draw Four"
     if k == "guilty":
         verb = "draw" if e.other == me else "draws"
         return f"Challenge won: {who(e.other)} bluffed and {verb} {e.value}"
@@ -854,7 +855,8 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         verdict = "the audit named the cheater"
     elif audits:
         rounds = f"{g.round_no} round{'' if g.round_no == 1 else 's'}"
-        verdict = f"every deck audited and verified ({audits} decks, {rounds})"
+        decks = f"{audits} deck{'' if audits == 1 else 's'}"
+        verdict = f"every deck audited and verified ({decks}, {rounds})"
     else:
         verdict = "no deck audited"
     lines.append(f"  verification: {verdict}")

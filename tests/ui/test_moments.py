@@ -132,3 +132,25 @@ async def test_a_reshuffle_is_announced() -> None:
         finally:
             ui.close()
             await asyncio.wait_for(app, 5)
+
+
+def test_a_challenge_of_your_wild_draw_four_reads_as_english() -> None:
+    """002 · Wild Draw Four (challenge). Found driving the CLI: "Robo challenged you's Wild Draw
+    Four"."""
+    from p2puno.engine.game import Event
+    from p2puno.ui.model import describe_event
+
+    g = Game(Options(3))
+    names = ["Ann", "Bob", "Robo"]
+    assert (
+        describe_event(g, names, 0, Event("challenge", seat=2, other=0))
+        == "Robo challenged your Wild Draw Four"
+    )
+    assert (
+        describe_event(g, names, 1, Event("challenge", seat=2, other=0))
+        == "Robo challenged Ann's Wild Draw Four"
+    )
+    assert (
+        describe_event(g, names, 0, Event("challenge", seat=0, other=2))
+        == "You challenged Robo's Wild Draw Four"
+    )
