@@ -705,11 +705,18 @@ def _choices(
     if ui.mode == "help":
         return [], "any key: back to the table"
     if ui.mode == "quit":
-        return [
+        if me is None:  # a spectator, or a replay: nothing depends on it
+            return ["Stop watching?"], "y: leave · n / Esc: stay"
+        leave = [
             "Leave the table? Your node stops answering: unless you come back with",
             "`p2puno resume` in time, the others vote you out once the table's deadline",
             "passes and the game ends for everyone (the round in play is void).",
-        ], "y: leave · n / Esc: stay"
+        ]
+        bots = sum(1 for note in vi.notes if note == "on host")
+        if me == 0 and bots:  # (the host is seat 0; its machine runs these bots)
+            s = "" if bots == 1 else "s"
+            leave.append(f"The {bots} bot{s} this machine runs stop{'s' if bots == 1 else ''} too.")
+        return leave, "y: leave · n / Esc: stay"
     if ui.mode == "type":
         return [
             "type a card (r7, W:g, W+4:b!, g7>2, jump g7) or a word (draw, keep, take,",

@@ -154,3 +154,20 @@ def test_a_challenge_of_your_wild_draw_four_reads_as_english() -> None:
         describe_event(g, names, 0, Event("challenge", seat=0, other=2))
         == "You challenged Robo's Wild Draw Four"
     )
+
+
+def test_leaving_says_what_stops_with_this_node() -> None:
+    """Found driving the CLI: a spectator's q showed the player's warning (the others vote you
+    out), and a host that ran bots was not told that its bots stop with it."""
+    from p2puno.ui.model import UiState, ViewInputs, _choices
+
+    g = Game(Options(3))
+    ui = UiState(mode="quit")
+    names = ["Ann", "Bob", "Bot-1"]
+    watching, _ = _choices(g, None, ui, names, None, ViewInputs(names, None))
+    assert watching == ["Stop watching?"]
+    notes = ["", "", "on host"]
+    host, _ = _choices(g, None, ui, names, 0, ViewInputs(names, 0, notes=notes))
+    assert "vote you out" in " ".join(host) and host[-1] == "The 1 bot this machine runs stops too."
+    joiner, _ = _choices(g, None, ui, names, 1, ViewInputs(names, 1, notes=notes))
+    assert "vote you out" in " ".join(joiner) and "bot" not in " ".join(joiner)
