@@ -9,6 +9,7 @@ answer again: only their node holds their keys, so nobody else could.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import sys
 from typing import Protocol
@@ -77,12 +78,54 @@ class TextPlayer:
             options.append(None)
         for i, a in enumerate(options):
             print(f"  {i}: {'pass' if a is None else str(a)}")
-        loop = asyncio.get_running_loop()
+        print(f"your choice (0 to {len(options) - 1}, then Enter):", flush=True)
         while True:
-            line = await loop.run_in_executor(None, sys.stdin.readline)
+            line = await _read_line()
             if not line:
                 return options[0]
             try:
                 return options[int(line.strip())]
             except (ValueError, IndexError):
                 print(f"  a number from 0 to {len(options) - 1}, please")
+
+
+_pending = bytearray()  # standard input read but not yet handed over (past a line's end)
+
+
+async def _read_line() -> str:
+    """A line of standard input ("" at its end), without a thread where the loop can watch
+    the descriptor (POSIX): a thread blocked in ``readline`` kept the process alive after
+    Ctrl-C until Enter was pressed (asyncio.run waits for its executor's threads at exit).
+    The descriptor is read directly, with a buffer of its own (a buffered ``sys.stdin`` could
+    hold a second line the loop would never be told about). Elsewhere, a thread."""
+    loop = asyncio.get_running_loop()
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = -1
+    if fd < 0 or sys.platform == "win32":
+        return await loop.run_in_executor(None, sys.stdin.readline)
+    while b"\n" not in _pending:
+        done: asyncio.Future[None] = loop.create_future()
+
+        def ready(done: asyncio.Future[None] = done) -> None:
+            if not done.done():
+                done.set_result(None)
+
+        try:
+            loop.add_reader(fd, ready)
+        except (NotImplementedError, ValueError, OSError):  # (a regular file: no watching)
+            pass
+        else:
+            try:
+                await done
+            finally:
+                loop.remove_reader(fd)
+        chunk = os.read(fd, 4096)
+        if not chunk:  # the end of the input: what is left, then ""
+            line, _pending[:] = bytes(_pending), b""
+            return line.decode(errors="replace")
+        _pending.extend(chunk)
+    line, _, rest = bytes(_pending).partition(b"\n")
+    _pending[:] = rest
+    return line.decode(errors="replace") + "\n"
