@@ -189,6 +189,7 @@ class GameNode:
         # given to a FETCH, a SYNC or a spectator (spec 10.9: it leaves W after the window
         # became due, whatever its seat decided, and reaches no one earlier)
         self._held_hashes: set[bytes] = set()
+        self._gone: set[int] = set()  # seats whose link dropped, until one comes back
         self._done_at: dict[int, float] = {}  # step -> when this node processed it
         self._wait_key: object = None
         self._wait_since = 0.0
@@ -462,6 +463,9 @@ class GameNode:
         if old is not None and old is not link:
             old.close("replaced by a newer link")
         self.links[seat] = link
+        if seat in self._gone:
+            self._gone.discard(seat)
+            self.say(f"{self._name(seat)} (seat {seat}) is back")
         self._spawn(self._watch(seat, link))
         # (what the peer sent before this moment is handled now: it may close the link)
         link.set_handler(lambda msg: self._on_message(seat, link, msg.type, msg.payload))
@@ -500,10 +504,21 @@ class GameNode:
         """Messages come through the link's handler; this waits for the link to end."""
         await link.wait_closed()
         e = link.error
-        if e is not None and not self._closing and not self.done.is_set() and e.code != "bye":
-            self.say(f"link to seat {seat} dropped: {e}")
+        if e is not None and not self._closing and not self.done.is_set():
+            if e.code == "bye":  # it left on purpose (its person quit, or it stopped)
+                self.say(
+                    f"{self._name(seat)} (seat {seat}) left the table: it may come back "
+                    "with `p2puno resume` before the deadline"
+                )
+            else:
+                self.say(f"link to seat {seat} dropped: {e}")
+            self._gone.add(seat)
         if self.links.get(seat) is link:
             del self.links[seat]
+
+    def _name(self, seat: int) -> str:
+        players = self.session.log.players
+        return players[seat].name if 0 <= seat < len(players) else f"seat {seat}"
 
     def _send_all(self, mtype: MsgType, payload: bytes) -> None:
         for seat, link in list(self.links.items()):

@@ -317,3 +317,41 @@ async def test_a_held_window_entry_reaches_no_one_before_it_leaves(tmp_path: obj
     node._feed_watchers()
     assert reached(peer) and reached(watcher)
     assert not node._held_hashes
+
+
+async def test_the_players_are_told_when_a_seat_leaves_and_when_it_is_back(
+    tmp_path: object,
+) -> None:
+    """Found driving the CLI: a person who left on purpose (q, y: its node says BYE) vanished
+    without a word at the others' tables, and nothing was said when it came back with
+    `p2puno resume`. A dropped link was said already; both now name the player."""
+    from p2puno.net.link import LinkError
+
+    node, _ = _lone_node("bye", tmp_path)
+    said: list[str] = []
+    node.say = said.append  # type: ignore[method-assign]
+
+    class _Closing(_StubLink):
+        def __init__(self, code: str) -> None:
+            super().__init__()
+            self.error = LinkError(code, "closed")
+
+        async def wait_closed(self) -> None:
+            return None
+
+        def set_handler(self, handler: object) -> None:
+            pass
+
+        @property
+        def closed(self) -> bool:
+            return False
+
+    name = node.session.log.players[0].name
+    await node._watch(0, _Closing("bye"))  # type: ignore[arg-type]
+    assert said[-1].startswith(f"{name} (seat 0) left the table")
+    node._adopt(0, _Closing("bye"))  # type: ignore[arg-type]
+    assert said[-1] == f"{name} (seat 0) is back"
+    node._adopt(0, _Closing("bye"))  # type: ignore[arg-type]  # (a new link: nothing to say)
+    assert said[-1] == f"{name} (seat 0) is back" and len(said) == 2
+    for t in list(node._tasks):  # (the links' watchers it started)
+        t.cancel()
