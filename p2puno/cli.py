@@ -322,8 +322,8 @@ def host(
     save_log: str | None = typer.Option(
         None, "--save-log", help="also copy the game's log to this file when it ends"
     ),
-    quiet: bool = typer.Option(False, "--quiet"),
-    verbose: bool = typer.Option(False, "--verbose"),
+    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
+    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:
     """Open a table and play at it: others join with `p2puno join HOST:PORT` or `p2puno lobby`."""
     from p2puno.node.lobby import make_options
@@ -401,8 +401,8 @@ def join(
     bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
     bind: str = typer.Option("", help="address to listen on (default: every interface)"),
     data_dir: str | None = typer.Option(None, "--data-dir", help="where logs and secrets go"),
-    quiet: bool = typer.Option(False, "--quiet"),
-    verbose: bool = typer.Option(False, "--verbose"),
+    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
+    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:
     """Take a seat at a table by its address."""
     _join(address, name, bot, "self", bind, data_dir, quiet, verbose)
@@ -418,9 +418,11 @@ def bot_node(
     ),
     runner: str = typer.Option("self", "--runner", help="self | host (who runs this bot)"),
     bind: str = typer.Option("", help="address to listen on (default: every interface)"),
-    data_dir: str | None = typer.Option(None, "--data-dir"),
-    quiet: bool = typer.Option(False, "--quiet"),
-    verbose: bool = typer.Option(False, "--verbose"),
+    data_dir: str | None = typer.Option(
+        None, "--data-dir", help="where logs and secrets are (default: the user data directory)"
+    ),
+    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
+    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:
     """Seat a bot at a table: its own node, with its own keys."""
     _join(address, name, policy, runner, bind, data_dir, quiet, verbose, think=think)
@@ -437,8 +439,10 @@ def lobby(
     name: str = typer.Option("Player", "--name", help="your name at the table", callback=_name),
     bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
     bind: str = typer.Option("", help="address to listen on (default: every interface)"),
-    data_dir: str | None = typer.Option(None, "--data-dir"),
-    quiet: bool = typer.Option(False, "--quiet"),
+    data_dir: str | None = typer.Option(
+        None, "--data-dir", help="where logs and secrets are (default: the user data directory)"
+    ),
+    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
 ) -> None:
     """List the tables on the LAN and join one (or watch it: --watch)."""
     import asyncio
@@ -508,10 +512,12 @@ def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
 def resume(
     game: str | None = typer.Argument(None, help="the game id (or its start); default: newest"),
     bot: str | None = typer.Option(None, "--bot", help="let this bot play the seat from now on"),
-    data_dir: str | None = typer.Option(None, "--data-dir"),
+    data_dir: str | None = typer.Option(
+        None, "--data-dir", help="where logs and secrets are (default: the user data directory)"
+    ),
     narrate: bool = typer.Option(False, "--narrate"),
-    quiet: bool = typer.Option(False, "--quiet"),
-    verbose: bool = typer.Option(False, "--verbose"),
+    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
+    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:
     """Bring a node back into the game it was playing when it stopped (a crash, a closed
     terminal): same seat and keys, what it missed fetched from the others."""
@@ -558,8 +564,8 @@ def watch_table(
     ),
     narrate: bool = typer.Option(True, "--narrate/--brief", help="every move, or the rounds"),
     data_dir: str | None = typer.Option(None, "--data-dir", help="where its copy of the log goes"),
-    quiet: bool = typer.Option(False, "--quiet"),
-    verbose: bool = typer.Option(False, "--verbose"),
+    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
+    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:
     """Watch a game without a seat: every move checked as it happens, no key, no hand."""
     from p2puno.node.run import event_lines, parse_address
