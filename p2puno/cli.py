@@ -262,12 +262,20 @@ def _terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _finish_table(result: object, quiet: bool) -> None:
+def _finish_table(result: object, quiet: bool, data: object) -> None:
     """After the table's screen is gone (the terminal is back): the result in lines."""
+    from p2puno.node.run import unfinished_games
+    from p2puno.node.store import DataDir, resume_command
+
+    assert isinstance(data, DataDir)
     if result is None:
+        if not unfinished_games(data):  # (left in the lobby: no game to come back to)
+            typer.echo("you left the table before the game began")
+            raise typer.Exit(0)
         typer.echo(
             "you left the table: your node stopped. Unless you come back in time with "
-            "`p2puno resume`, the others vote you out and the game ends for everyone."
+            f"`{resume_command(data.root)}`, the others vote you out and the game ends for "
+            "everyone."
         )
         raise typer.Exit(0)
     _finish(result, quiet)  # (saved by the table already, where the end screen shows it)
@@ -370,6 +378,7 @@ def host(
                 )
             ),
             quiet,
+            data,
         )
         return
     result = _run_node(
@@ -537,7 +546,7 @@ def resume(
         if games and not str(games[0].get("player", "person")).startswith("bot:"):
             from p2puno.ui.launch import resume_table
 
-            _finish_table(_run_node(resume_table(data, game)), quiet)
+            _finish_table(_run_node(resume_table(data, game)), quiet, data)
             return
     player = None
     if bot is not None:
@@ -627,16 +636,17 @@ def _finish_watch(result: object, quiet: bool) -> None:
 def _offer_resume(data: object) -> None:
     """`host` and `join` say so when this data directory holds an unfinished game."""
     from p2puno.node.run import unfinished_games
-    from p2puno.node.store import DataDir
+    from p2puno.node.store import DataDir, resume_command
 
     assert isinstance(data, DataDir)
     games = unfinished_games(data)
     if games:
         g = games[0]
         gid = str(g["game"])[:16]
+        cmd = resume_command(data.root, bytes.fromhex(str(g["game"])))
         typer.echo(
             f"note: game {gid} (table {g.get('table')!r}, seat {g.get('seat')}) was left "
-            f"unfinished here: `p2puno resume {gid}` takes it up again",
+            f"unfinished here: `{cmd}` takes it up again",
             err=True,
         )
         if _terminal() and typer.confirm("resume it now (instead of a new game)?", False):
@@ -676,6 +686,7 @@ def _join(
         _finish_table(
             _run_node(join_table(addr.host, addr.port, name=name, data=data, bind=bind or None)),
             quiet,
+            data,
         )
         return
     result = _run_node(

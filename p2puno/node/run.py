@@ -28,7 +28,7 @@ from p2puno.node.lobby import (
     name_problem,
 )
 from p2puno.node.players import Player
-from p2puno.node.store import DataDir, GameFiles
+from p2puno.node.store import DataDir, GameFiles, resume_command
 from p2puno.session import Session
 from p2puno.session.session import Outcome, SessionEvent
 from p2puno.wire import JSONValue
@@ -235,7 +235,8 @@ async def _run_game(
     say(f"game {game_id.hex()[:16]}: table code {code}; you are seat {me}")
     outcome = await node.run()
     if node.failed is not None:
-        raise LobbyError(f"{node.failed}; then: p2puno resume {game_id.hex()[:16]}")
+        root = files.folder.parent.parent  # (<data dir>/games/<game>)
+        raise LobbyError(f"{node.failed}; then: {resume_command(root, game_id)}")
     if outcome.over:
         files.write_meta({**meta, "over": True, "outcome": str(outcome)})
     stats = {

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,17 @@ from p2puno.wire import JSONValue
 
 def default_root() -> Path:
     return Path(platformdirs.user_data_dir("p2puno", appauthor=False))
+
+
+def resume_command(root: str | os.PathLike[str], game_id: bytes | None = None) -> str:
+    """The command that takes a game of this data directory up again, with ``--data-dir``
+    when it is not the default one (else the hint would look in the wrong place)."""
+    cmd = "p2puno resume"
+    if game_id is not None:
+        cmd += f" {game_id.hex()[:16]}"
+    if Path(root).resolve() != default_root().resolve():
+        cmd += f" --data-dir {shlex.quote(str(root))}"
+    return cmd
 
 
 class DataError(Exception):

@@ -171,3 +171,14 @@ def test_a_short_write_is_completed_not_glued_to_the_next_line(
     files.append(b'{"b":2}', durable=True)
     files.close()
     assert files.log_path.read_bytes() == b'{"a":1}' * 5 + b'\n{"b":2}\n'
+
+
+def test_the_resume_hint_names_a_data_directory_that_is_not_the_default(tmp_path: Path) -> None:
+    """Found driving the CLI: the hints said `p2puno resume 1d8f...` for a node started with
+    --data-dir, which would look in the default directory and find nothing."""
+    from p2puno.node.store import default_root, resume_command
+
+    gid = bytes.fromhex("1d8f" * 16)
+    assert resume_command(default_root(), gid) == "p2puno resume 1d8f1d8f1d8f1d8f"
+    there = tmp_path / "my games"
+    assert resume_command(there) == f"p2puno resume --data-dir '{there}'"
