@@ -770,6 +770,8 @@ class TableUI:
                 height,
                 msg,
                 starting=self.start.is_set(),
+                mode=self.state.mode,
+                closed=bool(self.result or self.failure),
             )
         return render(self.view(), width, height)
 

@@ -9,6 +9,7 @@ written in words, so a NO_COLOR terminal or a color-blind player loses nothing.
 
 from __future__ import annotations
 
+import textwrap
 from unicodedata import east_asian_width
 
 from p2puno.ui.model import CardView, TableView
@@ -326,9 +327,16 @@ def lobby_lines(
     height: int,
     message: str = "",
     starting: bool = False,
+    mode: str = "",
+    closed: bool = False,
 ) -> list[Line]:
     """The lobby: the table's name, options and house rules in words, every seat, the address
-    others join at, and (for the host) the start key."""
+    others join at, and (for the host) the start key. ``mode``: the question asked ("quit",
+    "help"); ``closed``: the lobby ended (the host went away, no host there): any key
+    closes. Before the host has said what its table is, no option is shown (none is known)."""
+    if "options" not in table:
+        table = {**table, "seats": table.get("seats", [])}
+        address = ""
     opts = table.get("options")
     opts = opts if isinstance(opts, dict) else {}
     house = opts.get("house") if isinstance(opts.get("house"), list) else []
@@ -350,8 +358,9 @@ def lobby_lines(
         if scoring == "standard"
         else "each player adds the points left in their own hand; the lowest total wins"
     )
-    out.append([("", f" game to {opts.get('target', 500)} points: {score_words}")])
-    out.append([("", " house rules: " + ("none (the official rules)" if not house else ""))])
+    if opts:
+        out.append([("", f" game to {opts.get('target', 500)} points: {score_words}")])
+        out.append([("", " house rules: " + ("none (the official rules)" if not house else ""))])
     for h in house:
         out.append([("", f"   · {rules.get(str(h), str(h))}")])
     if timing:
@@ -404,16 +413,24 @@ def lobby_lines(
     for i in range(len(seats), int(size) if isinstance(size, int) else 0):
         out.append([("class:dim", f"    {i}  (free)")])
     out.append([])
-    out.append([("", f" others join with:  p2puno join {address}")])
+    if address:
+        out.append([("", f" others join with:  p2puno join {address}")])
     if starting:
         out.append([("class:status.you", " starting: the genesis is being signed ...")])
-    if message:
-        out.append([("class:alert", " " + message)])
-    keys = (
-        " s start now (with the seats taken) · ? help · q leave"
-        if host
-        else " waiting for the host to start · q leave"
-    )
+    for part in textwrap.wrap(message, max(20, width - 2)):  # (an error may be long)
+        out.append([("class:alert", " " + part)])
+    if closed:
+        keys = " q: close"
+    elif mode == "quit":
+        gone = "the table closes for everyone" if host else "your seat is given up"
+        keys = f" Leave the lobby ({gone}; no game has begun)? y: leave · n / Esc: stay"
+    elif mode == "help":
+        start = "s start now with the seats taken · " if host else ""
+        keys = f" {start}q or Ctrl-C leave · any key: back"
+    elif host:
+        keys = " s start now (with the seats taken) · ? help · q leave"
+    else:
+        keys = " waiting for the host to start · ? help · q leave"
     lines = [fit_line(line, width) for line in out[: height - 1]]
     while len(lines) < height - 1:
         lines.append([("", " " * width)])

@@ -171,3 +171,28 @@ def test_leaving_says_what_stops_with_this_node() -> None:
     assert "vote you out" in " ".join(host) and host[-1] == "The 1 bot this machine runs stops too."
     joiner, _ = _choices(g, None, ui, names, 1, ViewInputs(names, 1, notes=notes))
     assert "vote you out" in " ".join(joiner) and "bot" not in " ".join(joiner)
+
+
+def test_the_lobby_draws_its_questions_and_its_end() -> None:
+    """Found driving the CLI: in the lobby, q, Ctrl-C and ? opened a question that was never
+    drawn; once the host was gone the screen still said it waited for the host; before the
+    host answered it showed options nobody had set; a long error was cut at the edge."""
+    from p2puno.ui.render import lobby_lines
+
+    def text(lines: list[list[tuple[str, str]]]) -> str:
+        return "\n".join("".join(t for _, t in line) for line in lines)
+
+    table = {"name": "t", "size": 3, "seats": [], "options": {"target": 200, "house": []}}
+    assert "Leave the lobby (your seat is given up" in text(
+        lobby_lines(table, "127.0.0.1:9", False, 100, 24, mode="quit")
+    )
+    assert "the table closes for everyone" in text(
+        lobby_lines(table, "127.0.0.1:9", True, 100, 24, mode="quit")
+    )
+    assert "any key: back" in text(lobby_lines(table, "127.0.0.1:9", True, 100, 24, mode="help"))
+    why = "the host went away: " + "its link closed without a word " * 6
+    ended = text(lobby_lines(table, "127.0.0.1:9", False, 80, 24, why, closed=True))
+    assert "q: close" in ended and "waiting for the host" not in ended
+    assert " ".join(ended.split()).count("without a word") == 6  # wrapped, not cut off
+    reaching = text(lobby_lines({"name": "(reaching the host...)"}, "?", False, 80, 24))
+    assert "game to" not in reaching and "house rules" not in reaching and "join" not in reaching
