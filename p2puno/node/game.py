@@ -190,6 +190,7 @@ class GameNode:
         # became due, whatever its seat decided, and reaches no one earlier)
         self._held_hashes: set[bytes] = set()
         self._gone: set[int] = set()  # seats whose link dropped, until one comes back
+        self._told_wait: object = None  # the wait already said (see _deadlines)
         self._done_at: dict[int, float] = {}  # step -> when this node processed it
         self._wait_key: object = None
         self._wait_since = 0.0
@@ -864,8 +865,16 @@ class GameNode:
             seat = self._rng.choice(list(self.links))
             with contextlib.suppress(LinkError):
                 self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
-        late = waited > self._deadline(w.kind, s.log.proposal(w.step) is None)
-        if not late:
+        deadline = self._deadline(w.kind, s.log.proposal(w.step) is None)
+        cut = [i for i in w.seats if i not in self.links]
+        if waited > 5.0 and cut and self._told_wait != key:
+            # waiting on seats this node has no link to: say so once (a resumed node whose
+            # table is gone waited without a word; the table's countdown is not on a line)
+            self._told_wait = key
+            who = ", ".join(f"{self._name(i)} ({w.owed.get(i, '?')})" for i in cut)
+            left = max(0.0, deadline - waited)
+            self.say(f"waiting for {who}, with no link to it; {left:.0f} s to the deadline")
+        if waited <= deadline:
             return
         # the seats this node has no link to (a process gone between two of its answers,
         # which nobody waits for): named in the vote too, or the stop would wait for them

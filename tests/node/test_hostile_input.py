@@ -355,3 +355,27 @@ async def test_the_players_are_told_when_a_seat_leaves_and_when_it_is_back(
     assert said[-1] == f"{name} (seat 0) is back" and len(said) == 2
     for t in list(node._tasks):  # (the links' watchers it started)
         t.cancel()
+
+
+async def test_a_wait_on_a_seat_with_no_link_is_said_once(tmp_path: object) -> None:
+    """Found driving the CLI: a resumed node whose table was gone waited without a word (a
+    line prompt shows no countdown). Past 5 s of waiting on a seat it has no link to, the node
+    says so once, with the time left to the deadline."""
+    import time
+
+    node, table = _lone_node("wait", tmp_path)
+    for s in table.sessions:
+        s.start()
+    said: list[str] = []
+    node.say = said.append  # type: ignore[method-assign]
+    w = node.session.waiting()
+    assert w.seats == (0,), w
+    now = time.monotonic()
+    node._deadlines(now)
+    node._deadlines(now + 1)
+    assert said == []
+    node._deadlines(now + 6)
+    node._deadlines(now + 7)
+    name = node.session.log.players[0].name
+    assert len(said) == 1 and said[0].startswith(f"waiting for {name} (")
+    assert "with no link to it" in said[0] and "s to the deadline" in said[0]
