@@ -28,7 +28,7 @@ from p2puno.node.lobby import (
     name_problem,
 )
 from p2puno.node.players import Player
-from p2puno.node.store import DataDir, GameFiles, resume_command
+from p2puno.node.store import DataDir, DataError, GameFiles, resume_command
 from p2puno.session import Session
 from p2puno.session.session import Outcome, SessionEvent
 from p2puno.wire import JSONValue
@@ -304,8 +304,8 @@ async def resume_game(
         games = [m for m in games if str(m.get("game", "")).startswith(game)]
     if not games:
         which = f" matching {game!r}" if game else ""
-        ended = finished_games(data, game)
-        last = f" (the last game there is over: p2puno replay {ended[0]})" if ended else ""
+        over = finished_games(data, game)
+        last = f" (the last game there is over: p2puno replay {over[0]})" if over else ""
         raise LobbyError(f"no unfinished game{which} in {data.root}{last}")
     meta = games[0]
     files = GameFiles(Path(meta["folder"]))
@@ -348,13 +348,52 @@ async def resume_game(
         say(f"the game was already over when this node stopped ({session.outcome}): it stays")
         say("a moment to pass on what the other seats may lack, then stops")
     meta = {**meta, "resumed": started}
+    # the bots this machine ran at that table (a host's): they stopped with it, back with it
+    procs = [] if session.outcome.over else await _resume_bots(data, str(meta["game"]), say)
+    ended = False
     try:
-        return await _run_game(
+        result = await _run_game(
             session, identity, addresses, files, endpoint, player, meta,
             say=say, linger_s=linger_s, verbose=verbose, narrate=narrate, on_game=on_game,
         )  # fmt: skip
+        ended = True
+        return result
     finally:
         endpoint.close()
+        await _reap(procs, ended)
+
+
+async def _resume_bots(data: DataDir, game: str, say: Say) -> list[asyncio.subprocess.Process]:
+    """`p2puno resume` for each bot seat this data directory's host ran in ``game`` and that
+    did not finish it (each its own process, as when the host started it)."""
+    procs = []
+    for folder in sorted((data.root / "bots").glob("*")):
+        try:
+            bot_data = DataDir(folder)
+        except DataError:
+            continue
+        if any(m.get("game") == game for m in unfinished_games(bot_data)):
+            say(f"bringing back the bot seat of {folder.name}")
+            cmd = ["-m", "p2puno", "resume", game[:16], "--data-dir", str(folder), "--quiet"]
+            procs.append(
+                await asyncio.create_subprocess_exec(
+                    sys.executable, *cmd, stdin=asyncio.subprocess.DEVNULL
+                )
+            )
+    return procs
+
+
+async def _reap(procs: list[asyncio.subprocess.Process], ended: bool) -> None:
+    """The bot processes of this node, once it stops: given time to finish the game with it,
+    or told to stop with it (its person left, or it failed)."""
+    for p in procs:
+        if not ended and p.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                p.terminate()
+        try:
+            await asyncio.wait_for(p.wait(), 30 if ended else 5)
+        except TimeoutError:
+            p.kill()
 
 
 async def host_game(
@@ -441,15 +480,7 @@ async def host_game(
             with contextlib.suppress(Exception):
                 await advertiser.stop()
         endpoint.close()
-        for p in procs:
-            if not ended and p.returncode is None:
-                # the host left (or failed): the bots its machine runs leave with it
-                with contextlib.suppress(ProcessLookupError):
-                    p.terminate()
-            try:
-                await asyncio.wait_for(p.wait(), 30 if ended else 5)
-            except TimeoutError:
-                p.kill()
+        await _reap(procs, ended)  # (the host left or failed: the bots it runs leave with it)
 
 
 async def _spawn_bot(
