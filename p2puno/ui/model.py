@@ -715,7 +715,8 @@ def _choices(
         bots = sum(1 for note in vi.notes if note == "on host")
         if me == 0 and bots:  # (the host is seat 0; its machine runs these bots)
             s = "" if bots == 1 else "s"
-            leave.append(f"The {bots} bot{s} this machine runs stop{'s' if bots == 1 else ''} too.")
+            verb = "stops" if bots == 1 else "stop"
+            leave.append(f"The {bots} bot{s} this machine runs {verb} too (back with your resume).")
         return leave, "y: leave · n / Esc: stay"
     if ui.mode == "type":
         return [

@@ -168,7 +168,9 @@ def test_leaving_says_what_stops_with_this_node() -> None:
     assert watching == ["Stop watching?"]
     notes = ["", "", "on host"]
     host, _ = _choices(g, None, ui, names, 0, ViewInputs(names, 0, notes=notes))
-    assert "vote you out" in " ".join(host) and host[-1] == "The 1 bot this machine runs stops too."
+    assert "vote you out" in " ".join(host) and host[-1] == (
+        "The 1 bot this machine runs stops too (back with your resume)."
+    )
     joiner, _ = _choices(g, None, ui, names, 1, ViewInputs(names, 1, notes=notes))
     assert "vote you out" in " ".join(joiner) and "bot" not in " ".join(joiner)
 
