@@ -113,8 +113,10 @@ def demo(
         False, "--bots-only", help="at a terminal too: bots in every seat, the host's narrated"
     ),
 ) -> None:
-    """A full game on this machine: at a terminal you play one seat in the table against
-    bots; without one (CI), or with --bots-only, bots play every seat and it is narrated."""
+    """A full game on this machine: you against bots, or bots alone.
+
+    At a terminal you play one seat in the table against bots; without one (CI), or with
+    --bots-only, bots play every seat and it is narrated."""
     from p2puno.demo import run_demo, run_network_demo
 
     options = _options(players, house, scoring, target)
@@ -528,8 +530,10 @@ def resume(
     quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
     verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:
-    """Bring a node back into the game it was playing when it stopped (a crash, a closed
-    terminal): same seat and keys, what it missed fetched from the others."""
+    """Bring a node back into the game it was playing when it stopped.
+
+    After a crash or a closed terminal: the same seat and keys, what it missed fetched from
+    the others (a host's bot seats come back with it)."""
     from p2puno.node.run import resume_game, unfinished_games
     from p2puno.node.store import DataDir, DataError
 
