@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -534,24 +535,30 @@ def resume(
 
     After a crash or a closed terminal: the same seat and keys, what it missed fetched from
     the others (a host's bot seats come back with it)."""
-    from p2puno.node.run import resume_game, unfinished_games
+    from p2puno.node.run import finished_games, resume_game, unfinished_games
     from p2puno.node.store import DataDir, DataError
 
+    if data_dir is not None and not os.path.isdir(data_dir):
+        typer.echo(f"p2puno: no data directory {data_dir} (nothing to resume there)", err=True)
+        raise typer.Exit(1)
     try:
         data = DataDir(data_dir)
     except DataError as e:
         typer.echo(f"p2puno: {e}", err=True)
         raise typer.Exit(2) from None
-    if game is None and not unfinished_games(data):
-        typer.echo(f"no unfinished game in {data.root}")
+    games = [m for m in unfinished_games(data) if str(m["game"]).startswith(game or "")]
+    if not games:  # (the same answer and code whether a game was named or not)
+        which = f" matching {game!r}" if game else ""
+        over = finished_games(data, game)
+        last = f" (the last game there is over: p2puno replay {over[0]})" if over else ""
+        typer.echo(f"no unfinished game{which} in {data.root}{last}", err=True)
         raise typer.Exit(1)
-    if bot is None and _terminal():
-        games = [m for m in unfinished_games(data) if str(m["game"]).startswith(game or "")]
-        if games and not str(games[0].get("player", "person")).startswith("bot:"):
-            from p2puno.ui.launch import resume_table
+    person = not str(games[0].get("player", "person")).startswith("bot:")
+    if bot is None and _terminal() and person:
+        from p2puno.ui.launch import resume_table
 
-            _finish_table(_run_node(resume_table(data, game)), quiet, data)
-            return
+        _finish_table(_run_node(resume_table(data, game)), quiet, data)
+        return
     player = None
     if bot is not None:
         player = _player(bot, "resumed", f"resume/{time.time_ns()}")

@@ -29,3 +29,19 @@ def test_host_refuses_a_bad_option_before_anything_starts(args: list[str], says:
     result = CliRunner().invoke(app, ["host", "--no-discovery", *args])
     assert result.exit_code == 2
     assert says in " ".join(result.output.replace("│", " ").split())  # (out of rich's box)
+
+
+def test_resume_says_plainly_when_there_is_nothing_to_resume(tmp_path: object) -> None:
+    """Found driving the CLI: `resume --data-dir <missing>` created the directory, and a game
+    id that matched nothing exited 2 where no game at all exited 1."""
+    from pathlib import Path
+
+    missing = Path(str(tmp_path)) / "none"
+    result = CliRunner().invoke(app, ["resume", "--data-dir", str(missing)])
+    assert result.exit_code == 1 and "no data directory" in result.output
+    assert not missing.exists()
+    empty = Path(str(tmp_path)) / "empty"
+    empty.mkdir()
+    for args in ([], ["abcd"]):
+        result = CliRunner().invoke(app, ["resume", *args, "--data-dir", str(empty)])
+        assert result.exit_code == 1 and "no unfinished game" in result.output
