@@ -265,14 +265,24 @@ def _terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _finish_table(result: object, quiet: bool, data: object) -> None:
-    """After the table's screen is gone (the terminal is back): the result in lines."""
+def _games_left(data: object) -> set[str]:
+    """The unfinished games of a data directory (before a table opens: to tell, once it is
+    left, whether its game had begun)."""
     from p2puno.node.run import unfinished_games
+    from p2puno.node.store import DataDir
+
+    assert isinstance(data, DataDir)
+    return {str(m.get("game")) for m in unfinished_games(data)}
+
+
+def _finish_table(result: object, quiet: bool, data: object, before: set[str]) -> None:
+    """After the table's screen is gone (the terminal is back): the result in lines.
+    ``before``: the data directory's unfinished games when the table opened."""
     from p2puno.node.store import DataDir, resume_command
 
     assert isinstance(data, DataDir)
     if result is None:
-        if not unfinished_games(data):  # (left in the lobby: no game to come back to)
+        if not _games_left(data) - before:  # (left in the lobby: no game to come back to)
             typer.echo("you left the table before the game began")
             raise typer.Exit(0)
         typer.echo(
@@ -284,7 +294,7 @@ def _finish_table(result: object, quiet: bool, data: object) -> None:
     _finish(result, quiet)  # (saved by the table already, where the end screen shows it)
 
 
-def _run_node(coro: object, verbose: bool = False) -> object:
+def _run_node(coro: object, verbose: bool = False, data: object = None) -> object:
     import asyncio
     import logging
 
@@ -305,6 +315,15 @@ def _run_node(coro: object, verbose: bool = False) -> object:
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         typer.echo("left the table", err=True)
+        if data is not None:
+            from p2puno.node.run import unfinished_games
+            from p2puno.node.store import DataDir, resume_command
+
+            assert isinstance(data, DataDir)
+            if unfinished_games(data):
+                typer.echo(
+                    f"its game goes on: come back with `{resume_command(data.root)}`", err=True
+                )
         raise typer.Exit(130) from None
 
 
@@ -363,6 +382,7 @@ def host(
         # a person at a terminal: the full-screen table (lobby, then the game)
         from p2puno.ui.launch import host_table
 
+        before = _games_left(data)
         _finish_table(
             _run_node(
                 host_table(
@@ -382,6 +402,7 @@ def host(
             ),
             quiet,
             data,
+            before,
         )
         return
     result = _run_node(
@@ -401,7 +422,8 @@ def host(
             verbose=verbose,
             narrate=narrate,
             think=think,
-        )
+        ),
+        data=data,
     )
     _finish(result, quiet, save_log)
 
@@ -557,7 +579,7 @@ def resume(
     if bot is None and _terminal() and person:
         from p2puno.ui.launch import resume_table
 
-        _finish_table(_run_node(resume_table(data, game)), quiet, data)
+        _finish_table(_run_node(resume_table(data, game)), quiet, data, set())
         return
     player = None
     if bot is not None:
@@ -572,6 +594,7 @@ def resume(
             narrate=narrate,
         ),
         verbose,
+        data=data,
     )
     _finish(result, quiet)
 
@@ -694,10 +717,12 @@ def _join(
     if bot is None and runner == "self" and _terminal():
         from p2puno.ui.launch import join_table
 
+        before = _games_left(data)
         _finish_table(
             _run_node(join_table(addr.host, addr.port, name=name, data=data, bind=bind or None)),
             quiet,
             data,
+            before,
         )
         return
     result = _run_node(
@@ -711,7 +736,8 @@ def _join(
             runner=runner,
             say=_say(quiet),
             verbose=verbose,
-        )
+        ),
+        data=data,
     )
     _finish(result, quiet)
 

@@ -125,9 +125,11 @@ class TableUI:
         color: bool | None = None,
         clock: Callable[[], float] = time.monotonic,
         tick_s: float = 0.5,
+        spectator: bool = False,
     ) -> None:
         self.name = name
         self.is_host = host
+        self.spectator = spectator  # watching: no seat, in the lobby too
         self.address = address
         self.title = title
         self.clock = clock
@@ -772,6 +774,7 @@ class TableUI:
                 starting=self.start.is_set(),
                 mode=self.state.mode,
                 closed=bool(self.result or self.failure),
+                spectator=self.spectator,
             )
         return render(self.view(), width, height)
 

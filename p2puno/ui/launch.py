@@ -133,6 +133,7 @@ async def watch_table(
             title=f"p2puno · watching as {name}",
             input=input,
             output=output,
+            spectator=True,
         )
     with logs_to(ui):
         return await run_table(

@@ -329,6 +329,7 @@ def lobby_lines(
     starting: bool = False,
     mode: str = "",
     closed: bool = False,
+    spectator: bool = False,
 ) -> list[Line]:
     """The lobby: the table's name, options and house rules in words, every seat, the address
     others join at, and (for the host) the start key. ``mode``: the question asked ("quit",
@@ -421,6 +422,14 @@ def lobby_lines(
         out.append([("class:alert", " " + part)])
     if closed:
         keys = " q: close"
+    elif spectator:
+        keys = (
+            " Stop watching? y: leave · n / Esc: stay"
+            if mode == "quit"
+            else " waiting for the game to start · q or Ctrl-C leave"
+            if mode == "help"
+            else " waiting for the game to start · ? help · q leave"
+        )
     elif mode == "quit":
         gone = "the table closes for everyone" if host else "your seat is given up"
         keys = f" Leave the lobby ({gone}; no game has begun)? y: leave · n / Esc: stay"

@@ -192,6 +192,8 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
         lobby_lines(table, "127.0.0.1:9", True, 100, 24, mode="quit")
     )
     assert "any key: back" in text(lobby_lines(table, "127.0.0.1:9", True, 100, 24, mode="help"))
+    watching = text(lobby_lines(table, "127.0.0.1:9", False, 100, 24, mode="quit", spectator=True))
+    assert "Stop watching?" in watching and "seat" not in watching.split("\n")[-1]
     why = "the host went away: " + "its link closed without a word " * 6
     ended = text(lobby_lines(table, "127.0.0.1:9", False, 80, 24, why, closed=True))
     assert "q: close" in ended and "waiting for the host" not in ended
