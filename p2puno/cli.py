@@ -459,6 +459,12 @@ def bot_node(
     verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:
     """Seat a bot at a table: its own node, with its own keys."""
+    if runner == "host":
+        # a bot the host's node started: a Ctrl-C at the host's terminal is the host's to act
+        # on (it stops its bots itself); each bot printed "left the table" of its own before
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     _join(address, name, policy, runner, bind, data_dir, quiet, verbose, think=think)
 
 

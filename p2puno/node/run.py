@@ -377,7 +377,7 @@ async def _resume_bots(data: DataDir, game: str, say: Say) -> list[asyncio.subpr
             cmd = ["-m", "p2puno", "resume", game[:16], "--data-dir", str(folder), "--quiet"]
             procs.append(
                 await asyncio.create_subprocess_exec(
-                    sys.executable, *cmd, stdin=asyncio.subprocess.DEVNULL, start_new_session=True
+                    sys.executable, *cmd, stdin=asyncio.subprocess.DEVNULL
                 )
             )
     return procs
@@ -509,9 +509,6 @@ async def _spawn_bot(
         str(think),
         "--quiet",
         stdin=asyncio.subprocess.DEVNULL,
-        # (not in the terminal's process group: a Ctrl-C is the host's to act on, and the
-        # host stops its bots itself; each printed "left the table" of its own before)
-        start_new_session=True,
     )
 
 
