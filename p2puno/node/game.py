@@ -508,7 +508,7 @@ class GameNode:
         if e is not None and not self._closing and not self.done.is_set():
             if e.code == "bye":  # it left on purpose (its person quit, or it stopped)
                 self.say(
-                    f"{self._name(seat)} (seat {seat}) left the table: it may come back "
+                    f"{self._name(seat)} (seat {seat}) left the table: they may come back "
                     "with `p2puno resume` before the deadline"
                 )
             else:
