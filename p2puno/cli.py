@@ -205,7 +205,7 @@ def _timing(step_s: int, turn_s: int, window_ms: int) -> object:
     try:
         return Timing.from_obj({"step_s": step_s, "turn_s": turn_s, "window_ms": window_ms})
     except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
+        raise typer.BadParameter(f"--step-s, --turn-s or --window-ms: {e}") from None
 
 
 def _name(value: str) -> str:
