@@ -433,6 +433,9 @@ async def join_table(
                     setup = _check_start(msg, identity, nonce, seat, table, host)
                     return setup, link
     except LinkError as e:
+        if e.code == "bye":  # it said why
+            why = e.detail.removeprefix("said bye: ")
+            raise LobbyError(f"the host closed the table ({why})") from None
         raise LobbyError(f"the host went away: {e}") from None
     except TimeoutError:
         link.close("gave up waiting")

@@ -479,6 +479,13 @@ async def host_game(
         if advertiser is not None:
             with contextlib.suppress(Exception):
                 await advertiser.stop()
+        seated = [s.link for s in lobby.seats if s.link is not None and not s.link.closed]
+        if not ended and seated:  # (left in the lobby: those seated are told, with a BYE)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    asyncio.gather(*(link.aclose("it left the lobby") for link in seated)),
+                    2.0,
+                )
         endpoint.close()
         await _reap(procs, ended)  # (the host left or failed: the bots it runs leave with it)
 
