@@ -89,16 +89,22 @@ async def test_a_bad_protocol_version_is_refused_with_a_reason() -> None:
 
 
 async def test_the_host_going_away_in_the_lobby_is_said() -> None:
+    """A host that leaves says BYE and why; one whose connection breaks goes away."""
     ep, lobby, _ = await _host(3)
     ann = await _join(ep.port, "Ann")
-    while len(lobby.seats) < 2:
+    bob = await _join(ep.port, "Bob")
+    while len(lobby.seats) < 3:
         await asyncio.sleep(0.02)
-    for s in lobby.seats[1:]:
-        assert s.link is not None
-        s.link.close("host quits")
+    links = [s.link for s in lobby.seats[1:]]
+    assert links[0] is not None and links[1] is not None
+    said_bye = lobby.seats[1].name
+    links[0].close("host quits")
+    links[1]._transport.abort()  # (the connection breaks: no BYE)
     ep.close()
-    with pytest.raises(LobbyError, match="the host went away"):
-        await ann
+    for name, task in (("Ann", ann), ("Bob", bob)):
+        want = r"closed the table \(host quits\)" if name == said_bye else "the host went away"
+        with pytest.raises(LobbyError, match=want):
+            await task
 
 
 async def test_a_genesis_other_than_the_table_shown_is_refused_before_anything_is_signed() -> None:
