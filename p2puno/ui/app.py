@@ -130,6 +130,7 @@ class TableUI:
         self.name = name
         self.is_host = host
         self.spectator = spectator  # watching: no seat, in the lobby too
+        self.resume_hint = "p2puno resume"  # (the launcher names a non-default --data-dir)
         self.address = address
         self.title = title
         self.clock = clock
@@ -725,6 +726,7 @@ class TableUI:
             timing=self.timing,
             kinds=self.kinds,
             notes=self.notes,
+            resume_hint=self.resume_hint,
             title=self.title,
             code=self.code,
             prompt=p,

@@ -18,7 +18,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from p2puno.node.run import Result, host_game, join_game, resume_game, unfinished_games
-from p2puno.node.store import DataDir
+from p2puno.node.store import DataDir, resume_command
 from p2puno.node.watch import WatchResult, watch_game
 from p2puno.ui.app import TableUI, run_table
 from p2puno.ui.player import TablePlayer
@@ -46,6 +46,12 @@ def logs_to(ui: TableUI) -> Iterator[None]:
         root.handlers = saved
 
 
+def _hint(ui: TableUI, data: object) -> None:
+    """The resume command the leave question names (with --data-dir when not the default)."""
+    if isinstance(data, DataDir):
+        ui.resume_hint = resume_command(data.root)
+
+
 async def host_table(
     *,
     table: str,
@@ -62,6 +68,7 @@ async def host_table(
     if ui is None:
         ui = TableUI(name=name, host=True, title=f"p2puno · {table}", input=input, output=output)
     ui.save_log = save_log
+    _hint(ui, kwargs.get("data"))
     player = TablePlayer(name, ui)
 
     async def game() -> Result:
@@ -98,6 +105,7 @@ async def join_table(
     """`p2puno join` (and `lobby`) with the table."""
     if ui is None:
         ui = TableUI(name=name, address=f"{host}:{port}", input=input, output=output)
+    _hint(ui, kwargs.get("data"))
     player = TablePlayer(name, ui)
     with logs_to(ui):
         return await run_table(
@@ -161,6 +169,7 @@ async def resume_table(
     """`p2puno resume` for a person at a terminal: back at the table, where the game is."""
     if ui is None:
         ui = TableUI(name="you", title="p2puno · resumed", input=input, output=output)
+    _hint(ui, data)
     games = [m for m in unfinished_games(data) if str(m.get("game", "")).startswith(game or "")]
     if games and isinstance(games[0].get("view"), dict):
         ui.on_table(games[0]["view"])  # who is a bot, and which machine runs it

@@ -482,6 +482,7 @@ class ViewInputs:
     autopilot: bool = False
     watchers: list[str] = field(default_factory=list)
     spinner: int = 0
+    resume_hint: str = "p2puno resume"  # with its --data-dir when not the default one
 
 
 def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
@@ -708,9 +709,10 @@ def _choices(
         if me is None:  # a spectator, or a replay: nothing depends on it
             return ["Stop watching?"], "y: leave · n / Esc: stay"
         leave = [
-            "Leave the table? Your node stops answering: unless you come back with",
-            "`p2puno resume` in time, the others vote you out once the table's deadline",
-            "passes and the game ends for everyone (the round in play is void).",
+            "Leave the table? Your node stops answering: unless you come back in time with",
+            f"  {vi.resume_hint}",
+            "the others vote you out once the table's deadline passes and the game ends for",
+            "everyone (the round in play is void).",
         ]
         bots = sum(1 for note in vi.notes if note == "on host")
         if me == 0 and bots:  # (the host is seat 0; its machine runs these bots)

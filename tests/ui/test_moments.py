@@ -173,6 +173,9 @@ def test_leaving_says_what_stops_with_this_node() -> None:
     )
     joiner, _ = _choices(g, None, ui, names, 1, ViewInputs(names, 1, notes=notes))
     assert "vote you out" in " ".join(joiner) and "bot" not in " ".join(joiner)
+    hint = "p2puno resume --data-dir /tmp/x"
+    named, _ = _choices(g, None, ui, names, 1, ViewInputs(names, 1, resume_hint=hint))
+    assert named[1].strip() == hint  # (the command that would find this game)
 
 
 def test_the_lobby_draws_its_questions_and_its_end() -> None:
