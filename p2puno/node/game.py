@@ -66,6 +66,9 @@ DISK_READS_PER_S = 16  # FETCHed entries read back from the log file, per peer a
 # room left in a link's send queue after a SYNC is served, for the live game's messages
 SYNC_RESERVE_MESSAGES = 64
 SYNC_RESERVE_BYTES = 2**20
+# a seat whose link was lost this recently is not named in a vote to stop: it may be redialing
+# (the backoff tops out at 3 s) and would join the stop at once
+LINK_GRACE_S = 5.0
 MAX_WATCHERS = 8  # spectators one node serves
 WATCH_BACKLOG_BYTES = 2 * 2**20  # a spectator's queue while its backlog streams ...
 WATCH_BACKLOG_MESSAGES = 512  # ... in bytes and in messages
@@ -191,6 +194,9 @@ class GameNode:
         self._held_hashes: set[bytes] = set()
         self._gone: set[int] = set()  # seats whose link dropped, until one comes back
         self._told_wait: object = None  # the wait already said (see _deadlines)
+        # when each seat's link was lost (none: never linked since this node started)
+        self._lost_at: dict[int, float] = {}
+        self._started = time.monotonic()
         self._done_at: dict[int, float] = {}  # step -> when this node processed it
         self._wait_key: object = None
         self._wait_since = 0.0
@@ -464,6 +470,7 @@ class GameNode:
         if old is not None and old is not link:
             old.close("replaced by a newer link")
         self.links[seat] = link
+        self._lost_at.pop(seat, None)
         if seat in self._gone:
             self._gone.discard(seat)
             self.say(f"{self._name(seat)} (seat {seat}) is back")
@@ -505,7 +512,8 @@ class GameNode:
         """Messages come through the link's handler; this waits for the link to end."""
         await link.wait_closed()
         e = link.error
-        if e is not None and not self._closing and not self.done.is_set():
+        current = self.links.get(seat) is link  # (not one this node replaced)
+        if e is not None and current and not self._closing and not self.done.is_set():
             if e.code == "bye":  # it left on purpose (its person quit, or it stopped)
                 self.say(
                     f"{self._name(seat)} (seat {seat}) left the table: they may come back "
@@ -514,8 +522,9 @@ class GameNode:
             else:
                 self.say(f"link to seat {seat} dropped: {e}")
             self._gone.add(seat)
-        if self.links.get(seat) is link:
+        if current:
             del self.links[seat]
+            self._lost_at[seat] = time.monotonic()
 
     def _name(self, seat: int) -> str:
         players = self.session.log.players
@@ -877,10 +886,20 @@ class GameNode:
         if waited <= deadline:
             return
         # the seats this node has no link to (a process gone between two of its answers,
-        # which nobody waits for): named in the vote too, or the stop would wait for them
-        gone = [
-            i for i in range(s.n) if i != self.me and (i not in self.links or self.links[i].closed)
-        ]
+        # which nobody waits for): named in the vote too, or the stop would wait for them.
+        # Not one that lost its link a moment ago (it may be redialing, and would join the
+        # stop at once); and when this node has no link at all (its own network may be the
+        # one down), only after a whole step_s: it would decide the stop alone
+        live = [i for i, link in self.links.items() if not link.closed]
+        grace = LINK_GRACE_S if live else max(LINK_GRACE_S, float(self.timing.step_s))
+        lost = {
+            i: self._lost_at.get(i, self._started)
+            for i in range(s.n)
+            if i != self.me and i not in live
+        }
+        if any(now - t < grace for t in lost.values()):
+            return  # (the vote waits that long: a voter never votes again)
+        gone = list(lost)
         if self._guard(lambda: s.stop(gone)):
             also = sorted(set(gone) - set(w.seats))
             more = f" (no link to seats {also}: named too)" if also else ""

@@ -9,6 +9,7 @@ answer again: only their node holds their keys, so nobody else could.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import sys
@@ -69,6 +70,7 @@ class TextPlayer:
         self.name = name
 
     async def decide(self, prompt: Prompt) -> Action | None:
+        _drop_typed_ahead()  # (an answer typed after the last prompt timed out is not this one's)
         view = prompt.view
         hand = " ".join(CARD_TEXT[c] for c in view.my_cards() if c >= 0)
         top = CARD_TEXT[view.top] if view.top >= 0 else "-"
@@ -129,3 +131,26 @@ async def _read_line() -> str:
     line, _, rest = bytes(_pending).partition(b"\n")
     _pending[:] = rest
     return line.decode(errors="replace") + "\n"
+
+
+def _drop_typed_ahead() -> None:
+    """Forget standard input typed before this prompt was shown (a late answer to the last
+    one, which timed out, would otherwise be taken at once as the answer to this one)."""
+    _pending.clear()
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    if sys.platform == "win32":
+        return
+    blocking = os.get_blocking(fd)
+    try:
+        os.set_blocking(fd, False)
+        for _ in range(64):  # (bounded: at most 256 KiB dropped)
+            if not os.read(fd, 4096):
+                break
+    except (BlockingIOError, OSError):
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            os.set_blocking(fd, blocking)

@@ -479,7 +479,11 @@ async def host_game(
         if advertiser is not None:
             with contextlib.suppress(Exception):
                 await advertiser.stop()
-        seated = [s.link for s in lobby.seats if s.link is not None and not s.link.closed]
+        seated = [  # (the host's own bots are stopped, not told)
+            s.link
+            for s in lobby.seats
+            if s.link is not None and not s.link.closed and s.runner != "host"
+        ]
         if not ended and seated:  # (left in the lobby: those seated are told, with a BYE)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(

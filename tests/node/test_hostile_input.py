@@ -347,7 +347,9 @@ async def test_the_players_are_told_when_a_seat_leaves_and_when_it_is_back(
             return False
 
     name = node.session.log.players[0].name
-    await node._watch(0, _Closing("bye"))  # type: ignore[arg-type]
+    first = _Closing("bye")
+    node.links[0] = first  # type: ignore[assignment]
+    await node._watch(0, first)  # type: ignore[arg-type]
     assert said[-1].startswith(f"{name} (seat 0) left the table")
     node._adopt(0, _Closing("bye"))  # type: ignore[arg-type]
     assert said[-1] == f"{name} (seat 0) is back"
@@ -379,3 +381,28 @@ async def test_a_wait_on_a_seat_with_no_link_is_said_once(tmp_path: object) -> N
     name = node.session.log.players[0].name
     assert len(said) == 1 and said[0].startswith(f"waiting for {name} (")
     assert "with no link to it" in said[0] and "s to the deadline" in said[0]
+
+
+async def test_a_seat_that_just_lost_its_link_is_not_named_at_once(tmp_path: object) -> None:
+    """Spec 10.15: a vote names the seats its node has no link to, but not one that lost its
+    link less than LINK_GRACE_S ago (it may be redialing, and would join the stop), and, when
+    this node has no link at all (its own network may be down), none before step_s (found by
+    a review: an isolated node decided the stop alone at its first deadline)."""
+    import time
+
+    from p2puno.node.game import LINK_GRACE_S
+
+    node, table = _lone_node("grace", tmp_path)
+    for s in table.sessions:
+        s.start()
+    node.say = lambda text: None  # type: ignore[method-assign]
+    now = time.monotonic()
+    node._deadlines(now)  # (the wait for seat 0's proposal starts)
+    late = now + node._deadline("action", True) + 1  # past the deadline ...
+    node._lost_at[0] = late - 1  # ... but seat 0's link dropped a second ago; no other link
+    node._deadlines(late)
+    assert not node.session.log.votes()  # waits out the grace, a whole step_s here
+    grace = max(LINK_GRACE_S, float(node.timing.step_s))
+    node._deadlines(late - 1 + grace + 0.1)
+    votes = node.session.log.votes()
+    assert list(votes) == [1] and votes[1][1].body == {"waiting": [0]}
