@@ -192,7 +192,6 @@ class GameNode:
         # given to a FETCH, a SYNC or a spectator (spec 10.9: it leaves W after the window
         # became due, whatever its seat decided, and reaches no one earlier)
         self._held_hashes: set[bytes] = set()
-        self._gone: set[int] = set()  # seats whose link dropped, until one comes back
         self._told_wait: object = None  # the wait already said (see _deadlines)
         # when each seat's link was lost (none: never linked since this node started)
         self._lost_at: dict[int, float] = {}
@@ -470,9 +469,7 @@ class GameNode:
         if old is not None and old is not link:
             old.close("replaced by a newer link")
         self.links[seat] = link
-        self._lost_at.pop(seat, None)
-        if seat in self._gone:
-            self._gone.discard(seat)
+        if self._lost_at.pop(seat, None) is not None and not self.done.is_set():
             self.say(f"{self._name(seat)} (seat {seat}) is back")
         self._spawn(self._watch(seat, link))
         # (what the peer sent before this moment is handled now: it may close the link)
@@ -521,7 +518,6 @@ class GameNode:
                 )
             else:
                 self.say(f"link to seat {seat} dropped: {e}")
-            self._gone.add(seat)
         if current:
             del self.links[seat]
             self._lost_at[seat] = time.monotonic()
