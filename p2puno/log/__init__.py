@@ -25,6 +25,7 @@ from p2puno.log.log import (
     Log,
     Status,
     make_genesis,
+    vote_waiting,
 )
 from p2puno.log.store import (
     LogFileError,
@@ -76,5 +77,6 @@ __all__ = [
     "sign_entry",
     "stream_log_file",
     "verify_log_file",
+    "vote_waiting",
     "write_secrets",
 ]

@@ -53,6 +53,7 @@ __all__ = [
     "Log",
     "Status",
     "make_genesis",
+    "vote_waiting",
 ]
 
 GAME_ID_DOMAIN: Final = b"p2puno/v1/game-id\x00"
@@ -151,11 +152,13 @@ class Equivocation:
         if self.first == self.second:
             raise LogError(Reason.MALFORMED, "evidence: the two entries are identical")
         key = Ed25519PublicKey.from_public_bytes(sign_pk)
+        both: list[Entry] = []
         for raw in (self.first, self.second):
             try:
                 e = Entry.from_obj(decode(raw, max_size=MAX_ENTRY_SIZE))
             except EncodingError as err:
                 raise LogError(Reason.ENCODING, f"evidence: {err}") from None
+            both.append(e)
             if e.game != game:
                 raise LogError(Reason.WRONG_GAME, "evidence: entry of another game")
             if e.slot != Entry(game, self.seq, self.author, self.role, "", (), None, b"").slot:
@@ -164,6 +167,32 @@ class Equivocation:
                 key.verify(e.sig, e.signing_bytes())
             except InvalidSignature:
                 raise LogError(Reason.BAD_SIGNATURE, "evidence: signature invalid") from None
+        if amends(both[0], both[1]):
+            raise LogError(Reason.MALFORMED, "evidence: a vote and its amendment (spec 10.15)")
+
+
+def vote_waiting(entry: Entry) -> frozenset[int]:
+    """The seats a vote names (the integers of its body's ``waiting`` list; anything else in
+    it is ignored, spec 10.15): what the stop rule reads, and what tells an amended vote from
+    equivocation (:func:`amends`)."""
+    body = entry.body
+    waiting = body.get("waiting") if isinstance(body, dict) else None
+    if not isinstance(waiting, list):
+        return frozenset()
+    return frozenset(s for s in waiting if type(s) is int)
+
+
+def amends(a: Entry, b: Entry) -> bool:
+    """Whether two different votes of one seat are one vote and its amendment (spec 7,
+    10.15): the same step and parents, and one names strictly more seats than the other. A
+    voter whose stop stays undecided because a seat it can reach neither answers nor votes
+    names that seat in an amendment; any other second vote is equivocation."""
+    if a.role is not Role.VOTE or b.role is not Role.VOTE:
+        return False
+    if (a.game, a.author, a.seq, a.kind, a.prev) != (b.game, b.author, b.seq, b.kind, b.prev):
+        return False
+    wa, wb = vote_waiting(a), vote_waiting(b)
+    return wa < wb or wb < wa
 
 
 class Status(enum.Enum):
@@ -215,7 +244,8 @@ class Log:
         self._evidence: list[Equivocation] = []
         self._evidence_raw: dict[bytes, bytes] = {}  # hash -> bytes of evidence-only entries
         self._evidence_by: dict[int, int] = {}  # author -> pieces of evidence held against it
-        self._votes: dict[int, bytes] = {}  # author -> hash of its vote (one per seat)
+        self._votes: dict[int, bytes] = {}  # author -> hash of its vote (its largest, 10.15)
+        self._all_votes: dict[int, list[bytes]] = {}  # author -> its vote and amendments
         self.frozen = False  # see freeze()
         self._proposer: list[int] = []  # index seq - _base -> author of its proposal
         # the hashes of the latest RECENT_GONE entries pruned, still recognized as known,
@@ -366,8 +396,17 @@ class Log:
         return None if e is None else (h, e)
 
     def votes(self) -> dict[int, tuple[bytes, Entry]]:
-        """Each seat's vote to stop the game, if it cast one: {author: (hash, entry)}."""
+        """Each seat's vote to stop the game, if it cast one: {author: (hash, entry)}; of a
+        vote and its amendments, the one that names the most seats (spec 10.15)."""
         return {a: (h, self._entries[h]) for a, h in sorted(self._votes.items())}
+
+    def vote_hashes(self, author: int | None = None) -> list[bytes]:
+        """Every vote held (of ``author``, if given), amended ones too, by author then
+        arrival: what a peer that asks for the whole game is sent, so that every node comes
+        to hold the same entries."""
+        if author is not None:
+            return list(self._all_votes.get(author, ()))
+        return [h for _, hs in sorted(self._all_votes.items()) for h in hs]
 
     def freeze(self) -> None:
         """Take no more entries into the chain (the game has a verdict). A frozen log still
@@ -481,6 +520,25 @@ class Log:
             body=body,
         )
 
+    def amend_vote(self, identity: Identity, author: int, body: JSONValue) -> bytes:
+        """Sign an amendment of this seat's vote (not added: pass the bytes to :meth:`add`):
+        its step, kind and parents, with ``body`` (which must name strictly more seats, or
+        the log takes it as equivocation). ValueError if the seat has not voted."""
+        h = self._votes.get(author)
+        if h is None or self.game_id is None:
+            raise ValueError("no vote of this seat to amend")
+        e = self._entries[h]
+        return sign_entry(
+            identity,
+            game=self.game_id,
+            seq=e.seq,
+            author=author,
+            role=Role.VOTE,
+            kind=e.kind,
+            prev=list(e.prev),
+            body=body,
+        )
+
     # ------------------------------------------------------------------ adding
 
     def add(
@@ -558,8 +616,13 @@ class Log:
             self._install_genesis(genesis, keys, entry, h, data)
             return AddResult(Status.ADDED, h, entry)
 
-        # 3. Equivocation: this signed slot already holds a different entry.
+        # 3. Equivocation: this signed slot already holds a different entry (a vote: one that
+        # neither amends it nor is amended by it, spec 10.15).
         taken = self._slot(entry)
+        if taken is not None and entry.role is Role.VOTE:
+            taken = next(
+                (v for v in self._all_votes[a] if not amends(self._entries[v], entry)), None
+            )
         if taken is not None:
             eq = Equivocation(a, entry.seq, entry.role, self.raw(taken), data)
             self._evidence.append(eq)
@@ -727,7 +790,11 @@ class Log:
         self._entries[h] = entry
         self._order.append(h)
         if entry.role is Role.VOTE:
-            self._votes[entry.author] = h
+            a = entry.author
+            self._all_votes.setdefault(a, []).append(h)
+            held = self._votes.get(a)  # (every vote of a seat held is in a chain: amends)
+            if held is None or vote_waiting(self._entries[held]) < vote_waiting(entry):
+                self._votes[a] = h
         elif entry.role is Role.PROPOSAL:
             if entry.seq == 0:
                 self._genesis_hash, self._genesis_raw = h, data

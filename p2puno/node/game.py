@@ -604,7 +604,7 @@ class GameNode:
                 if held and entry_hash(raw) in held:
                     continue
                 link.send(MsgType.ENTRY, raw)
-            for h, _ in log_.votes().values():
+            for h in log_.vote_hashes():
                 link.send(MsgType.ENTRY, log_.raw(h))
         except (OSError, LinkError):
             pass
@@ -896,12 +896,20 @@ class GameNode:
         if any(now - t < grace for t in lost.values()):
             return  # (the vote waits that long: a voter never votes again)
         gone = list(lost)
+        amending = s.voted  # (a vote already cast: the stop waits for seats nobody named)
         if self._guard(lambda: s.stop(gone)):
-            also = sorted(set(gone) - set(w.seats))
-            more = f" (no link to seats {also}: named too)" if also else ""
-            self.say(
-                f"seats {list(w.seats)} missed the deadline at step {w.step}: voting to stop{more}"
-            )
+            if amending:
+                self.say(
+                    f"seats {list(w.seats)} have neither voted nor answered: naming them in an "
+                    "amended vote to stop"
+                )
+            else:
+                also = sorted(set(gone) - set(w.seats))
+                more = f" (no link to seats {also}: named too)" if also else ""
+                self.say(
+                    f"seats {list(w.seats)} missed the deadline at step {w.step}: "
+                    f"voting to stop{more}"
+                )
             self._pump()
 
     def _deadline(self, kind: str, proposal: bool) -> float:

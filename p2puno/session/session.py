@@ -92,6 +92,7 @@ from p2puno.log import (
     Reason,
     Role,
     Status,
+    vote_waiting,
 )
 from p2puno.wire import JSONValue
 
@@ -633,17 +634,24 @@ class Session:
     def stop(self, unreachable: Iterable[int] = ()) -> bool:
         """The node's deadline passed while it waited for :meth:`waiting`'s seats: vote to
         stop the game (a signed entry in :attr:`outbox`) and write nothing more in it.
-        Returns False if there is nothing to stop or this node has voted already.
+        Returns False if there is nothing to stop or nothing to add to this node's vote.
 
         The vote names the seats waited for and, with them, the ``unreachable`` ones (seats
         the node has no link to: the node layer knows, the session has no network) that have
         not voted: a seat whose process died between two of its answers is waited for by
-        nobody, and unnamed it would keep the stop undecided for ever (a voter never votes
-        again; spec 10.15). A seat that can be reached is left to join, as it does at once."""
-        if self.seat is None or self.identity is None or self._voted:
+        nobody, and unnamed it would keep the stop undecided (spec 10.15). A seat that can be
+        reached is left to join, as it does at once.
+
+        Called again once this node has voted (its deadline passed again while it waited
+        for votes), it amends its vote to name the seats that have neither voted nor been
+        named by any vote held: a seat that can be reached but refuses to vote would
+        otherwise keep the stop undecided for ever (spec 10.15)."""
+        if self.seat is None or self.identity is None:
             return False
         if self.blame is not None or self._finished:
             return False
+        if self._voted:
+            return self._amend_vote()
         w = self.waiting()
         if w.kind == STOP_KIND:
             return self._vote(self._non_voters())
@@ -651,6 +659,11 @@ class Session:
             return False
         gone = set(unreachable) & set(self._non_voters())
         return self._vote(tuple(sorted(set(w.seats) | gone)))
+
+    @property
+    def voted(self) -> bool:
+        """Whether this node has voted to stop its game (it writes nothing more in it)."""
+        return self._voted
 
     # ------------------------------------------------------------------ the step loop
     def _advance(self) -> None:
@@ -872,11 +885,34 @@ class Session:
             self._accepted(raw, result)
         return True
 
+    def _amend_vote(self) -> bool:
+        """Name, in an amendment of this node's vote, the seats that neither voted nor are
+        named by any vote held (see :meth:`stop`). False if there are none (or the stop is
+        decided)."""
+        assert self.identity is not None and self.seat is not None
+        votes = self.log.votes()
+        if self._stop is not None or self.seat not in votes:
+            return False
+        named = set().union(*(vote_waiting(e) for _, e in votes.values()))
+        unnamed = {s for s in self._non_voters() if s not in named}
+        if not unnamed:
+            return False
+        mine = {s for s in vote_waiting(votes[self.seat][1]) if 0 <= s < self.n}
+        seats: list[JSONValue] = [*sorted(mine | unnamed)]
+        body: JSONValue = {"waiting": seats}
+        raw = self.log.amend_vote(self.identity, self.seat, body)
+        self.outbox.append(raw)
+        result = self.log.add(raw, own=True)
+        if result.status is Status.ADDED:
+            self._accepted(raw, result)
+        return True
+
     def _on_vote(self, entry: Entry) -> None:
         body = entry.body
         waiting = body.get("waiting") if isinstance(body, dict) else None
+        what = "amends its vote" if len(self.log.vote_hashes(entry.author)) > 1 else "votes"
         self.events.append(
-            SessionEvent("vote", f"seat {entry.author} votes to stop (waiting for {waiting})")
+            SessionEvent("vote", f"seat {entry.author} {what} to stop (waiting for {waiting})")
         )
         if (
             self.seat is not None
@@ -893,12 +929,7 @@ class Session:
         votes = self.log.votes()
         if not votes or self.blame is not None or self._finished:
             return
-        named: set[int] = set()
-        for _, e in votes.values():
-            body = e.body
-            waiting = body.get("waiting") if isinstance(body, dict) else None
-            if isinstance(waiting, list):
-                named |= {s for s in waiting if type(s) is int and 0 <= s < self.n}
+        named = set().union(*(vote_waiting(e) for _, e in votes.values()))
         silent = tuple(s for s in range(self.n) if s not in votes)
         if any(s not in named for s in silent):
             return  # a seat neither voted nor was named: wait

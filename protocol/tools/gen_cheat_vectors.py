@@ -990,14 +990,17 @@ def withhold_and_vote_vectors() -> list[Vector]:
     node = table.sessions[voter]
     lines = log_lines(table, voter)
     first = max(i for i, raw in enumerate(lines) if fields(raw)["role"] == "vote")
-    second = resign(table, lines[first], body={"waiting": []})
+    waiting = fields(lines[first])["body"]["waiting"]
+    second = resign(table, lines[first], body={"waiting": waiting, "again": True})
     vote_seq = fields(lines[first])["seq"]
     full = [*lines, second]
     out.append(
         Vector(
             "vote-equivocation",
             f"as stopped-silent-seat, then a second vote by seat {voter} for the same step "
-            "with another body: two signed entries for one slot (a seat votes once per game)",
+            "with another body naming the same seats: two signed entries for one slot (a seat "
+            "votes once per game; a second vote that names no more and no fewer seats is no "
+            "amendment)",
             ["7", "10.15", "10.16"],
             full,
             voter,
@@ -1014,7 +1017,40 @@ def withhold_and_vote_vectors() -> list[Vector]:
             "wins over a stop",
         )
     )
+    out.append(amended_vote_vector())
     return out
+
+
+def amended_vote_vector() -> Vector:
+    """Three seats: seat 1 goes silent at its turn, seat 2 stays linked but never votes (nor
+    owes anything); seat 0's vote names seat 1, its amendment seats 1 and 2."""
+    options = Options(3, target=20)
+    table = LocalTable(options, seed=f"{SEED}/amend")
+
+    def silence(seat: int, raw: bytes) -> bool:
+        f = fields(raw)
+        return seat == 1 and f["kind"] == "action" and f["role"] == "proposal" and f["seq"] > 12
+
+    table.sessions[2]._vote = lambda waiting: False  # type: ignore[method-assign]
+    SimNet(table, "amend", NetConfig(delay=(0, 0), deadline=1000, silence=silence)).run()
+    node = table.sessions[0]
+    assert node.outcome.state == "stopped" and node.outcome.silent == (1, 2), node.outcome
+    assert len(node.log.vote_hashes(0)) == 2
+    lines = log_lines(table, 0)
+    return Vector(
+        "vote-amended",
+        "three seats: seat 1 stops answering at its turn; seat 2 can be reached but neither "
+        "answers nor votes. Seat 0's vote names seat 1; once its deadline passes again, its "
+        "amendment (the same step and parents, naming seats 1 and 2) names seat 2 too, and "
+        "the stop is decided with seats 1 and 2 silent",
+        ["7", "10.15", "10.16"],
+        lines,
+        2,
+        [],
+        stop_expect(node, lines),
+        "an amendment names strictly more seats than the vote it amends: not equivocation. "
+        "Without it, a seat that refuses to vote would keep the stop undecided for ever",
+    )
 
 
 def bluff_vector() -> Vector:

@@ -461,7 +461,7 @@ def test_an_empty_game_id_is_malformed_even_first_in_a_process() -> None:
 
 
 # ---------------------------------------------------------------------- votes (spec 7, 8)
-def test_a_vote_names_a_complete_step_and_is_one_per_seat() -> None:
+def test_a_vote_names_a_complete_step_and_is_one_per_seat_or_amended() -> None:
     g = build_game(3, 2)
     ids = g.identities
     # seat 1 is stuck in step 3 (a proposal and one response so far): it votes on step 2
@@ -472,10 +472,16 @@ def test_a_vote_names_a_complete_step_and_is_one_per_seat() -> None:
     assert (e.role, e.seq, e.prev) == (Role.VOTE, 2, tuple(g.log.next_prev_of(2)))
     assert g.log.add(vote).status is Status.ADDED
     assert set(g.log.votes()) == {1} and g.log.votes()[1][1].body == {"waiting": [2]}
-    # a second, different vote by the same seat is equivocation (one vote per game)
-    again = g.log.vote(ids[1], 1, "stop", {"waiting": [0, 2]})
+    # a second vote by the same seat that does not amend it is equivocation (spec 7: one
+    # vote per game; here it names other seats, not more)
+    again = g.log.vote(ids[1], 1, "stop", {"waiting": [0]})
     err = _reject(g.log, again, Reason.EQUIVOCATION, 1)
     assert isinstance(err.evidence, Equivocation) and err.evidence.role is Role.VOTE
+    # an amendment (spec 10.15: the same step and parents, strictly more seats) is taken,
+    # and is the vote that counts
+    amended = g.log.amend_vote(ids[1], 1, {"waiting": [0, 2]})
+    assert g.log.add(amended).status is Status.ADDED
+    assert g.log.votes()[1][1].body == {"waiting": [0, 2]} and len(g.log.vote_hashes(1)) == 2
     # a receiver that has not got step 2's last response asks for it
     last = g.log.responses(2)[1][0]
     fresh = Log()

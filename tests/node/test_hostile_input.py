@@ -406,3 +406,50 @@ async def test_a_seat_that_just_lost_its_link_is_not_named_at_once(tmp_path: obj
     node._deadlines(late - 1 + grace + 0.1)
     votes = node.session.log.votes()
     assert list(votes) == [1] and votes[1][1].body == {"waiting": [0]}
+
+
+async def test_a_seat_linked_but_never_voting_is_named_in_an_amendment(tmp_path: object) -> None:
+    """Spec 10.15, "Amending": seat 1 waits for a seat to which it has had no link for long,
+    and votes naming it; the third seat stays linked (so it is left to join) but never votes.
+    One deadline later the node amends its vote to name that seat too, and the stop is
+    decided; it says so. Before, it waited for the third seat's vote for ever."""
+    import time
+
+    table = LocalTable(Options(3, target=25), seed="amend-node")
+    session = table.sessions[1]
+    assert session.identity is not None
+    node = GameNode(
+        session,
+        session.identity,
+        [Address("127.0.0.1", 9), None, Address("127.0.0.1", 10)],
+        GameFiles(tmp_path / "node"),  # type: ignore[operator]
+        BotPlayer("heuristic", "t"),
+    )
+    for s in table.sessions:
+        s.start()
+    said: list[str] = []
+    node.say = said.append  # type: ignore[method-assign]
+    (gone,) = node.session.waiting().seats
+    refuser = 2 - gone  # (seats 0 and 2 besides this node's 1)
+    link = _StubLink()
+    link.closed = False  # type: ignore[attr-defined]
+    node.links[refuser] = link  # type: ignore[assignment]
+    now = time.monotonic()
+    node._lost_at[gone] = now - 1000  # its link went long ago
+    node._deadlines(now)  # (the wait for its proposal starts)
+    late = now + node._deadline(node.session.waiting().kind, True) + 1
+    node._deadlines(late)
+    votes = node.session.log.votes()
+    assert list(votes) == [1] and votes[1][1].body == {"waiting": [gone]}  # the other may join
+    assert node.session.outcome.state == "stopping"
+    node._deadlines(late + 1)  # the wait for votes starts
+    node._deadlines(late + 1 + node.timing.step_s / 2)
+    assert len(node.session.log.vote_hashes(1)) == 1  # not before the deadline
+    node._deadlines(late + 2 + node.timing.step_s)
+    votes = node.session.log.votes()
+    assert votes[1][1].body == {"waiting": [0, 2]} and len(node.session.log.vote_hashes(1)) == 2
+    o = node.session.outcome
+    assert o.state == "stopped" and o.silent == (0, 2), o
+    assert any("amended vote" in line for line in said), said
+    node._deadlines(late + 3 + 2 * node.timing.step_s)
+    assert len(node.session.log.vote_hashes(1)) == 2  # nothing more to name: no third vote

@@ -11,6 +11,7 @@ wins") decides what a void round takes away; everything else here is the protoco
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,10 +20,22 @@ from p2puno.crypto import KeyCommitment
 from p2puno.crypto._group import encrypt_one
 from p2puno.engine import Options, Phase
 from p2puno.engine.game import HAND_SIZE
-from p2puno.log import Entry, Log, Role, Status, entry_hash, make_genesis, sign_entry
+from p2puno.log import (
+    Entry,
+    Equivocation,
+    Log,
+    LogError,
+    Role,
+    Status,
+    append_entry,
+    entry_hash,
+    make_genesis,
+    sign_entry,
+)
 from p2puno.log.log import MAX_EVIDENCE_PER_AUTHOR
 from p2puno.session import Session, SessionError
 from p2puno.session.harness import LocalTable
+from p2puno.session.replay import replay
 from p2puno.session.session import shuffle_id
 from p2puno.session.simnet import NetConfig, SimNet
 from p2puno.wire import decode
@@ -449,6 +462,102 @@ def test_a_seat_that_dies_while_nobody_waits_for_it_is_named_too() -> None:
     votes = table.sessions[0].log.votes()
     assert sorted(votes) == [0]
     assert votes[0][1].body == {"waiting": [1, 2]}
+
+
+def test_a_seat_that_can_be_reached_but_never_votes_is_named_in_an_amended_vote(
+    tmp_path: Path,
+) -> None:
+    """Spec 10.15 (was its open point). Seat 1 goes silent at its turn; seat 2 stays linked
+    but neither answers nor votes (a hostile node: it owes nothing until seat 1 plays, and it
+    refuses to join the stop). Seat 0's vote names seat 1, whom it waited for; seat 2 can be
+    reached, so it is left to join. It never does: once seat 0's deadline passes again, its
+    amended vote (the same step, more seats named) names seat 2 too, and the stop is decided.
+    Before amendments the last voter waited for seat 2 for ever."""
+    options = Options(3, target=100)
+    table = LocalTable(options, seed="silent/two")
+    gone_at: list[int] = []
+
+    def silence(seat: int, raw: bytes) -> bool:
+        f = fields(raw)
+        if seat == 1 and f["kind"] == "action" and f["role"] == "proposal" and f["seq"] > 20:
+            gone_at.append(f["seq"])
+            return True
+        return False
+
+    refuser = table.sessions[2]
+    refuser._vote = lambda waiting: False  # type: ignore[method-assign]
+    config = NetConfig(**{**NET.__dict__, "deadline": 3000, "silence": silence})
+    net = SimNet(table, "silent/refuser", config)
+    net.run()
+    assert set(net.silenced) == {1} and gone_at
+    node = table.sessions[0]
+    o = node.outcome
+    assert o.state == "stopped" and o.silent == (1, 2), o
+    assert node.log.votes()[0][1].body == {"waiting": [1, 2]}
+    first, amended = (node.log.entry(h) for h in node.log.vote_hashes(0))
+    assert first.body == {"waiting": [1]}
+    assert (first.seq, first.prev) == (amended.seq, amended.prev)
+    assert not node.log.evidence and node.blame is None  # an amendment is not equivocation
+    assert refuser.outcome == o  # the refuser's node holds the same votes: the same outcome
+    path = tmp_path / "node0.log"
+    for h, _ in node.log:
+        append_entry(path, node.log.raw(h), fsync=False)
+    replayed = replay(path)  # offline, the log proves the same stop
+    assert replayed.ok and replayed.outcome == o, replayed.error
+
+
+@pytest.mark.parametrize(
+    ("second", "amendment"),
+    [
+        ({"waiting": [1, 2]}, True),  # names more: an amendment
+        ({"waiting": []}, True),  # names fewer: the first amends it (order does not matter)
+        ({"waiting": [2]}, False),  # names others: two votes
+        ({"waiting": [1], "also": 1}, False),  # the same seats, other bytes: two votes
+    ],
+)
+def test_a_second_vote_is_an_amendment_only_if_it_names_more_or_fewer_seats(
+    second: dict[str, Any], amendment: bool
+) -> None:
+    """Spec 7 and 10.15: a seat's votes must form a chain (each names strictly more seats
+    than the one before, with the same step and parents); any other second vote is
+    equivocation, whichever arrives first, and an amendment pair is refused as evidence."""
+    table = LocalTable(Options(3, target=100), seed="amend")
+    with pytest.raises(RuntimeError, match="did not end"):
+        table.run(max_entries=40)  # a few steps in
+    voter = table.sessions[0]
+    assert voter.identity is not None
+    first = voter.log.vote(voter.identity, 0, "stop", {"waiting": [1]})
+    f = fields(first)
+    variant = sign_entry(
+        voter.identity,
+        game=bytes.fromhex(f["game"]),
+        seq=f["seq"],
+        author=0,
+        role=Role.VOTE,
+        kind="stop",
+        prev=[bytes.fromhex(p) for p in f["prev"]],
+        body=second,
+    )
+    for one, two in ((first, variant), (variant, first)):
+        log = Log()
+        for h, _ in voter.log:
+            log.add(voter.log.raw(h))
+        assert log.add(one).status is Status.ADDED
+        if amendment:
+            assert log.add(two).status is Status.ADDED
+            assert not log.evidence and len(log.vote_hashes(0)) == 2
+            big = max((first, variant), key=lambda r: len(fields(r)["body"]["waiting"]))
+            assert log.votes()[0][0] == entry_hash(big)  # the one naming the most counts
+        else:
+            with pytest.raises(LogError, match="second vote"):
+                log.add(two)
+            assert len(log.evidence) == 1
+    eq = Equivocation(0, f["seq"], Role.VOTE, first, variant)
+    if amendment:
+        with pytest.raises(LogError, match="amendment"):
+            eq.verify(voter.identity.sign_pk, bytes.fromhex(f["game"]))
+    else:
+        eq.verify(voter.identity.sign_pk, bytes.fromhex(f["game"]))
 
 
 @pytest.mark.parametrize("who", ["loser", "winner"])
