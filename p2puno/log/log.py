@@ -172,14 +172,15 @@ class Equivocation:
 
 
 def vote_waiting(entry: Entry) -> frozenset[int]:
-    """The seats a vote names (the integers of its body's ``waiting`` list; anything else in
-    it is ignored, spec 10.15): what the stop rule reads, and what tells an amended vote from
-    equivocation (:func:`amends`)."""
+    """The seats a vote names (the seat numbers, 0 to MAX_PLAYERS - 1, in its body's
+    ``waiting`` list; anything else in it is ignored, spec 10.15): what the stop rule reads,
+    and what tells an amended vote from equivocation (:func:`amends`). Bounded, so a seat
+    can sign at most MAX_PLAYERS + 1 votes that amend one another."""
     body = entry.body
     waiting = body.get("waiting") if isinstance(body, dict) else None
     if not isinstance(waiting, list):
         return frozenset()
-    return frozenset(s for s in waiting if type(s) is int)
+    return frozenset(s for s in waiting if type(s) is int and 0 <= s < MAX_PLAYERS)
 
 
 def amends(a: Entry, b: Entry) -> bool:

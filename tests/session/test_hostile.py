@@ -513,6 +513,7 @@ def test_a_seat_that_can_be_reached_but_never_votes_is_named_in_an_amended_vote(
         ({"waiting": []}, True),  # names fewer: the first amends it (order does not matter)
         ({"waiting": [2]}, False),  # names others: two votes
         ({"waiting": [1], "also": 1}, False),  # the same seats, other bytes: two votes
+        ({"waiting": [1, 10]}, False),  # 10 is no seat: the same seats (a chain is bounded)
     ],
 )
 def test_a_second_vote_is_an_amendment_only_if_it_names_more_or_fewer_seats(
