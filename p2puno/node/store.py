@@ -6,6 +6,7 @@ Layout (``--data-dir``, else the platform's user data directory, e.g. ~/.local/s
     games/<first 16 hex>/log    the game's log: one signed entry a line (protocol/spec.md 9)
     games/<...>/secrets         this node's identity and shuffle secrets (mode 0600)
     games/<...>/node.json       seat, table name, addresses: what `p2puno resume` needs
+    games/<...>/lock            held (flock) by the one process playing the game, its pid in it
 
 Write before send: an entry this node signs is appended and made durable (fdatasync) before it
 leaves; entries from others are appended without waiting for the disk (they can be fetched
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,6 +85,10 @@ class DataDir:
         return GameFiles(self.root / "games" / game_id.hex()[:16])
 
 
+class GameBusy(Exception):
+    """Another process on this machine is playing this game from the same folder."""
+
+
 class GameFiles:
     """One game's files. ``append`` keeps the log open; call ``close`` when done."""
 
@@ -93,6 +99,7 @@ class GameFiles:
         self.secrets_path = folder / "secrets"
         self.meta_path = folder / "node.json"
         self._fd: int | None = None
+        self._lock_fd: int | None = None
         self._index: LogFileIndex | None = None
         self.durable_writes = 0
 
@@ -143,7 +150,48 @@ class GameFiles:
         tmp.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
         os.replace(tmp, self.meta_path)
 
+    def lock(self) -> None:
+        """Hold this game's folder for this process until :meth:`close` (or its death: the
+        lock is the kernel's, so a node killed with SIGKILL leaves none behind). Two nodes on
+        one folder would each append to the log, and a resume cuts a torn last line that may
+        be the live node's entry half written: :class:`GameBusy` names the process holding
+        it. Where the platform has no ``flock`` (Windows) nothing is held."""
+        if self._lock_fd is not None or sys.platform == "win32":
+            return
+        import fcntl
+
+        fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise GameBusy(
+                f"game {self.folder.name} is being played on this machine by another p2puno "
+                f"process (pid {holder}) from {self.folder.parent.parent}"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock_fd = fd
+
+    def busy(self) -> bool:
+        """Whether another process holds this game's folder (see :meth:`lock`)."""
+        if sys.platform == "win32" or not (self.folder / "lock").exists():
+            return False
+        try:
+            self.lock()
+        except GameBusy:
+            return True
+        self._unlock()
+        return False
+
+    def _unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # (the lock goes with it)
+            self._lock_fd = None
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        self._unlock()
