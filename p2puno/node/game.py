@@ -69,6 +69,9 @@ SYNC_RESERVE_BYTES = 2**20
 # a seat whose link was lost this recently is not named in a vote to stop: it may be redialing
 # (the backoff tops out at 3 s) and would join the stop at once
 LINK_GRACE_S = 5.0
+# what a node says when it closes its links because its game is over (a peer that has not
+# got there yet does not announce it as a seat leaving the table)
+GAME_OVER_BYE = "the game is over"
 MAX_WATCHERS = 8  # spectators one node serves
 WATCH_BACKLOG_BYTES = 2 * 2**20  # a spectator's queue while its backlog streams ...
 WATCH_BACKLOG_MESSAGES = 512  # ... in bytes and in messages
@@ -266,7 +269,9 @@ class GameNode:
                 await asyncio.sleep(0.05)
                 self._pump()
         finally:
-            await self.close("the game is over")
+            # (cancelled: its person left, or the process is stopping; the others say so)
+            over = self.session.outcome.over
+            await self.close(GAME_OVER_BYE if over else "this seat is leaving the table")
         return self.session.outcome
 
     async def close(self, reason: str) -> None:
@@ -511,7 +516,9 @@ class GameNode:
         e = link.error
         current = self.links.get(seat) is link  # (not one this node replaced)
         if e is not None and current and not self._closing and not self.done.is_set():
-            if e.code == "bye":  # it left on purpose (its person quit, or it stopped)
+            if e.code == "bye" and GAME_OVER_BYE in e.detail:
+                pass  # its game ended there first: this node gets there from what it relayed
+            elif e.code == "bye":  # it left on purpose (its person quit, or it stopped)
                 self.say(
                     f"{self._name(seat)} (seat {seat}) left the table: they may come back "
                     "with `p2puno resume` before the deadline"

@@ -326,15 +326,16 @@ async def test_the_players_are_told_when_a_seat_leaves_and_when_it_is_back(
     without a word at the others' tables, and nothing was said when it came back with
     `p2puno resume`. A dropped link was said already; both now name the player."""
     from p2puno.net.link import LinkError
+    from p2puno.node.game import GAME_OVER_BYE
 
     node, _ = _lone_node("bye", tmp_path)
     said: list[str] = []
     node.say = said.append  # type: ignore[method-assign]
 
     class _Closing(_StubLink):
-        def __init__(self, code: str) -> None:
+        def __init__(self, code: str, detail: str = "said bye: quit") -> None:
             super().__init__()
-            self.error = LinkError(code, "closed")
+            self.error = LinkError(code, detail)
 
         async def wait_closed(self) -> None:
             return None
@@ -355,6 +356,11 @@ async def test_the_players_are_told_when_a_seat_leaves_and_when_it_is_back(
     assert said[-1] == f"{name} (seat 0) is back"
     node._adopt(0, _Closing("bye"))  # type: ignore[arg-type]  # (a new link: nothing to say)
     assert said[-1] == f"{name} (seat 0) is back" and len(said) == 2
+    # a peer whose game ended there first closes its links: it did not leave the table
+    over = _Closing("bye", f"said bye: {GAME_OVER_BYE}")
+    node.links[0] = over  # type: ignore[assignment]
+    await node._watch(0, over)  # type: ignore[arg-type]
+    assert len(said) == 2, said
     for t in list(node._tasks):  # (the links' watchers it started)
         t.cancel()
 
