@@ -861,11 +861,16 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         + "  ".join(f"{names[s]} {p}" for s, p in enumerate(o.scores) if s < len(names))
     )
     audits = vi.verification.audits
+    rounds = f"{g.round_no} round{'' if g.round_no == 1 else 's'}"
+    decks = f"{audits} deck{'' if audits == 1 else 's'}"
     if o.state == "cheat":
         verdict = "the audit named the cheater"
+    elif o.state == "stopped":
+        # the deck in play is never audited: it cannot be opened without the silent seats'
+        # keys (spec 10.15), and a replay shows its hands unaudited
+        done = f"{decks} audited and verified" if audits else "no deck audited"
+        verdict = f"{done}; the deck in play was not"
     elif audits:
-        rounds = f"{g.round_no} round{'' if g.round_no == 1 else 's'}"
-        decks = f"{audits} deck{'' if audits == 1 else 's'}"
         verdict = f"every deck audited and verified ({decks}, {rounds})"
     else:
         verdict = "no deck audited"

@@ -203,3 +203,30 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
     assert " ".join(ended.split()).count("without a word") == 6  # wrapped, not cut off
     reaching = text(lobby_lines({"name": "(reaching the host...)"}, "?", False, 80, 24))
     assert "game to" not in reaching and "house rules" not in reaching and "join" not in reaching
+
+
+async def test_a_stopped_game_does_not_claim_the_deck_in_play_was_audited() -> None:
+    """Spec 10.15: a stopped game's round in play is void and its deck never audited (it
+    cannot be opened without the silent seat's keys; a replay shows its hands unaudited).
+    The end box said "every deck audited and verified" all the same (found re-reading it)."""
+    from p2puno.session.simnet import NetConfig, SimNet
+
+    table = SessionTable(Options(2, target=500), seed="stopped-end")
+    gone: list[int] = []
+
+    def silence(seat: int, raw: bytes) -> bool:
+        # at its turn in the second round (deck 1 is the draw for dealer)
+        proposal = b'"role":"proposal"' in raw and b'"kind":"action"' in raw
+        if seat == 1 and proposal and table.sessions[1].deck_no >= 3:
+            gone.append(seat)
+            return True
+        return False
+
+    SimNet(table, "stopped-end", NetConfig(delay=(0, 0), deadline=1000, silence=silence)).run()
+    s0 = table.sessions[0]
+    assert gone and s0.outcome.state == "stopped" and s0.outcome.void, s0.outcome
+    async with at(s0, 0) as (screen, ui):
+        ui.on_events(list(s0.events))
+        text = await wait_for(screen, "2 decks audited and verified; the deck in play was not")
+        assert "GAME STOPPED after step" in text and "silent past the deadline: P1" in text
+        assert "every deck audited" not in text
