@@ -65,6 +65,9 @@ RECENT_GONE: Final = 16384
 # the game with a verdict); a seat that signs version after version of its slots only grows
 # its peers' memory, log files and relaying. Further versions are SURPLUS: dropped unread.
 MAX_EVIDENCE_PER_AUTHOR: Final = 16
+# A vote's bytes at most (spec 10.15): ten seats' parents, a signature and a short body take
+# about 1.2 KB; a bigger one is padding, which every SYNC answer would carry again
+MAX_VOTE_SIZE: Final = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -617,13 +620,21 @@ class Log:
             self._install_genesis(genesis, keys, entry, h, data)
             return AddResult(Status.ADDED, h, entry)
 
-        # 3. Equivocation: this signed slot already holds a different entry (a vote: one that
-        # neither amends it nor is amended by it, spec 10.15).
-        taken = self._slot(entry)
-        if taken is not None and entry.role is Role.VOTE:
+        # 3. Equivocation: this signed slot already holds a different entry (a vote: one of
+        # its author's votes seen here that it neither amends nor is amended by, spec 10.15;
+        # those a frozen log saw count too, or whether a vote is evidence would depend on
+        # when it came).
+        if entry.role is Role.VOTE:
+            if len(data) > MAX_VOTE_SIZE:  # (a vote is small: no padding to relay again)
+                raise LogError(
+                    Reason.MALFORMED, f"a vote is at most {MAX_VOTE_SIZE} bytes", author=a
+                )
             taken = next(
-                (v for v in self._all_votes[a] if not amends(self._entries[v], entry)), None
+                (v for v in self._all_votes.get(a, ()) if not amends(self._entries[v], entry)),
+                None,
             )
+        else:
+            taken = self._slot(entry)
         if taken is not None:
             eq = Equivocation(a, entry.seq, entry.role, self.raw(taken), data)
             self._evidence.append(eq)
@@ -638,6 +649,9 @@ class Log:
 
         # 4. Slot rules that need no parents.
         if self.frozen:
+            if entry.role is Role.VOTE:  # seen, for the chain test above (not in the chain)
+                self._raw[h], self._entries[h] = data, entry
+                self._all_votes.setdefault(a, []).append(h)
             return AddResult(Status.FROZEN, h, entry)
         if callable(expected_proposer):
             expected_proposer = expected_proposer(entry)

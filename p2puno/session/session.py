@@ -910,7 +910,11 @@ class Session:
     def _on_vote(self, entry: Entry) -> None:
         body = entry.body
         waiting = body.get("waiting") if isinstance(body, dict) else None
-        what = "amends its vote" if len(self.log.vote_hashes(entry.author)) > 1 else "votes"
+        what = "votes"
+        if len(self.log.vote_hashes(entry.author)) > 1:  # (they may come in any order)
+            counted = self.log.votes().get(entry.author)
+            amended = counted is not None and counted[1] == entry
+            what = "amends its vote" if amended else "had voted (an amended vote came first)"
         self.events.append(
             SessionEvent("vote", f"seat {entry.author} {what} to stop (waiting for {waiting})")
         )

@@ -493,6 +493,46 @@ def test_a_vote_names_a_complete_step_and_is_one_per_seat_or_amended() -> None:
     assert result.status is Status.MISSING_PARENTS and result.missing == (last,)
 
 
+@pytest.mark.parametrize("frozen_after", [1, 2])
+def test_whether_a_vote_is_evidence_does_not_depend_on_when_the_log_froze(
+    frozen_after: int,
+) -> None:
+    """Spec 7 and 10.15 (found by a review): seat 1 signs V1 naming {1}, V2 naming {1, 2}
+    and V3 naming {0, 1}; V2 and V3 each amend V1, not each other. A node whose log froze
+    (the game over) after V1 dropped V2 unread and took V3 as an amendment of V1, while a
+    node that froze after V2 found V3 equivocation: two verdicts for the same entries. The
+    votes a frozen log sees count for the chain test, so both find it."""
+    g = build_game(3, 2)
+    ids = g.identities
+    votes = [g.log.vote(ids[1], 1, "stop", {"waiting": w}) for w in ([1], [1, 2], [0, 1])]
+    log = Log()
+    for raw in g.entries:
+        log.add(raw)
+    for i, raw in enumerate(votes):
+        if i == frozen_after:
+            log.freeze()
+        if i < 2:
+            assert log.add(raw).status in (Status.ADDED, Status.FROZEN)
+        else:
+            err = _reject(log, raw, Reason.EQUIVOCATION, 1)
+            assert err.evidence is not None and err.evidence.second == raw
+    assert len(log.evidence) == 1 and len(log.vote_hashes(1)) == 2
+    # the log that froze after V1 still counts V1 for the stop (V2 came too late for it)
+    assert log.votes()[1][0] == entry_hash(votes[frozen_after - 1])
+
+
+def test_a_padded_vote_is_refused_and_its_author_named() -> None:
+    """A vote's body is a short list; padding would be relayed in every SYNC answer (a
+    review found 11 amended votes of 256 KiB each overflowing a link's queue)."""
+    g = build_game(3, 2)
+    padded = g.log.vote(g.identities[1], 1, "stop", {"waiting": [2], "pad": "x" * 5000})
+    err = _reject(g.log, padded, Reason.MALFORMED, 1)
+    assert "at most" in str(err)
+    assert g.log.add(g.log.vote(g.identities[1], 1, "stop", {"waiting": [2]})).status is (
+        Status.ADDED
+    )
+
+
 def test_a_vote_must_name_its_step_exactly() -> None:
     g = build_game(3, 2)
     obj = decode(g.log.vote(g.identities[2], 2, "stop", {}))
