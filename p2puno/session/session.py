@@ -901,10 +901,11 @@ class Session:
         seats: list[JSONValue] = [*sorted(mine | unnamed)]
         body: JSONValue = {"waiting": seats}
         raw = self.log.amend_vote(self.identity, self.seat, body)
+        result = self.log.add(raw, own=True)  # (first: nothing leaves that the log refused)
+        if result.status is not Status.ADDED:
+            return False
         self.outbox.append(raw)
-        result = self.log.add(raw, own=True)
-        if result.status is Status.ADDED:
-            self._accepted(raw, result)
+        self._accepted(raw, result)
         return True
 
     def _on_vote(self, entry: Entry) -> None:
