@@ -1653,7 +1653,8 @@ class Session:
         self.audited_rounds += 1
         self.audited_deck = self.deck_no
         self._standings.append((self._done_seq, tuple(self.engine.scores)))
-        self.events.append(SessionEvent("audit", f"deck {self.deck_no} verified", -1))
+        deck = f"deck {self.deck_no}" + (" (the draw for dealer)" if self.deck_no == 1 else "")
+        self.events.append(SessionEvent("audit", f"{deck} verified", -1))
 
     def _audit_rules(self, faces_by_shuffle: list[tuple[int, ...]]) -> None:
         """Replay this deck's inputs on the full-information shadow engine."""
