@@ -435,6 +435,21 @@ def test_a_seat_that_goes_silent_at_any_kind_of_step_is_named_and_never_hangs_th
     assert all(1 in e.body["waiting"] for _, e in votes.values())  # type: ignore[index]
 
 
+def _gone_at_its_turn(seat: int, after: int) -> tuple[Callable[[int, bytes], bool], list[int]]:
+    """A SimNet silence rule: ``seat`` goes silent at its first turn after step ``after``;
+    the list gets that step."""
+    gone_at: list[int] = []
+
+    def silence(s: int, raw: bytes) -> bool:
+        f = fields(raw)
+        if s == seat and f["kind"] == "action" and f["role"] == "proposal" and f["seq"] > after:
+            gone_at.append(f["seq"])
+            return True
+        return False
+
+    return silence, gone_at
+
+
 def test_a_seat_that_dies_while_nobody_waits_for_it_is_named_too() -> None:
     """Spec 10.15. Seat 1 goes silent at its turn, and seat 2's process dies in the same wait,
     when nobody waits for it (it owes nothing until seat 1 plays): it never votes. Seat 0's
@@ -444,14 +459,12 @@ def test_a_seat_that_dies_while_nobody_waits_for_it_is_named_too() -> None:
     never votes again.)"""
     options = Options(3, target=100)
     table = LocalTable(options, seed="silent/two")
-    gone_at: list[int] = []
+    at_turn, gone_at = _gone_at_its_turn(1, after=20)
 
     def silence(seat: int, raw: bytes) -> bool:
-        f = fields(raw)
-        if seat == 1 and f["kind"] == "action" and f["role"] == "proposal" and f["seq"] > 20:
-            gone_at.append(f["seq"])
+        if at_turn(seat, raw):
             return True
-        return seat == 2 and bool(gone_at) and f["seq"] >= gone_at[0] - 1
+        return seat == 2 and bool(gone_at) and fields(raw)["seq"] >= gone_at[0] - 1
 
     config = NetConfig(**{**NET.__dict__, "deadline": 3000, "silence": silence})
     net = SimNet(table, "silent/two", config)
@@ -475,15 +488,7 @@ def test_a_seat_that_can_be_reached_but_never_votes_is_named_in_an_amended_vote(
     Before amendments the last voter waited for seat 2 for ever."""
     options = Options(3, target=100)
     table = LocalTable(options, seed="silent/two")
-    gone_at: list[int] = []
-
-    def silence(seat: int, raw: bytes) -> bool:
-        f = fields(raw)
-        if seat == 1 and f["kind"] == "action" and f["role"] == "proposal" and f["seq"] > 20:
-            gone_at.append(f["seq"])
-            return True
-        return False
-
+    silence, gone_at = _gone_at_its_turn(1, after=20)
     refuser = table.sessions[2]
     refuser._vote = lambda waiting: False  # type: ignore[method-assign]
     config = NetConfig(**{**NET.__dict__, "deadline": 3000, "silence": silence})
