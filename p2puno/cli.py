@@ -364,6 +364,7 @@ def host(
         raise typer.BadParameter("leave at least your own seat: --bots must be below --seats")
     try:
         data = DataDir(data_dir)
+        data.hold()  # (one node per data directory: see DataDir.hold)
     except DataError as e:
         typer.echo(f"p2puno: {e}", err=True)
         raise typer.Exit(2) from None
@@ -571,6 +572,7 @@ def resume(
         raise typer.Exit(1)
     try:
         data = DataDir(data_dir)
+        data.hold()  # (one node per data directory: see DataDir.hold)
     except DataError as e:
         typer.echo(f"p2puno: {e}", err=True)
         raise typer.Exit(2) from None
@@ -715,6 +717,7 @@ def _join(
         raise typer.BadParameter(str(e)) from None
     try:
         data = DataDir(data_dir)
+        data.hold()  # (one node per data directory: see DataDir.hold)
     except DataError as e:
         typer.echo(f"p2puno: {e}", err=True)
         raise typer.Exit(2) from None

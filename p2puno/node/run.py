@@ -28,7 +28,7 @@ from p2puno.node.lobby import (
     name_problem,
 )
 from p2puno.node.players import Player
-from p2puno.node.store import DataDir, DataError, GameBusy, GameFiles, resume_command
+from p2puno.node.store import DataDir, DataError, GameFiles, resume_command
 from p2puno.session import Session
 from p2puno.session.session import Outcome, SessionEvent
 from p2puno.wire import JSONValue
@@ -104,7 +104,6 @@ async def play(
             "cannot be played again"
         )
     files = data.game(game_id)
-    files.lock()  # (a new folder: nobody else holds it; a `resume` of it while this runs fails)
     files.write_secrets(identity, game_id, setup.seat, nonce)
     files.append(setup.genesis, durable=True)
     meta = {
@@ -311,13 +310,8 @@ async def resume_game(
     meta = games[0]
     files = GameFiles(Path(meta["folder"]))
     try:
-        files.lock()  # before the rebuild, which may cut what it takes for a torn last line
-    except GameBusy as e:
-        raise LobbyError(str(e)) from None
-    try:
         secrets = read_secrets(files.secrets_path)
     except (OSError, ValueError) as e:
-        files.close()
         raise LobbyError(f"the secrets file cannot be used: {e}") from None
     identity = secrets.identity
     seat = int(meta["seat"])
@@ -334,7 +328,6 @@ async def resume_game(
             prune_keep=PRUNE_KEEP,  # as it plays: its memory does not grow with the game
         )
     except ResumeError as e:
-        files.close()
         raise LobbyError(str(e)) from None
     holder.append(session)
     files.index.update()  # where each step starts, for peers that ask for pruned entries
@@ -380,7 +373,7 @@ async def _resume_bots(data: DataDir, game: str, say: Say) -> list[asyncio.subpr
         except DataError:
             continue
         mine = [m for m in unfinished_games(bot_data) if m.get("game") == game]
-        if mine and GameFiles(Path(mine[0]["folder"])).busy():
+        if mine and bot_data.busy():
             # still running (this host was killed, its bot was not): leave it be; a second
             # copy would fail to bind, and its rebuild could cut the live bot's last line
             say(f"the bot seat of {folder.name} is still running: left as it is")

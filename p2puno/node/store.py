@@ -3,10 +3,10 @@
 Layout (``--data-dir``, else the platform's user data directory, e.g. ~/.local/share/p2puno):
 
     played                      every game id this node has taken part in (one hex a line)
+    lock                        held (flock) by the one node process using the directory, its pid
     games/<first 16 hex>/log    the game's log: one signed entry a line (protocol/spec.md 9)
     games/<...>/secrets         this node's identity and shuffle secrets (mode 0600)
     games/<...>/node.json       seat, table name, addresses: what `p2puno resume` needs
-    games/<...>/lock            held (flock) by the one process playing the game, its pid in it
 
 Write before send: an entry this node signs is appended and made durable (fdatasync) before it
 leaves; entries from others are appended without waiting for the disk (they can be fetched
@@ -29,6 +29,9 @@ import platformdirs
 from p2puno.crypto import SecretReveal
 from p2puno.log import Identity, LogFileIndex, NodeSecrets, write_secrets
 from p2puno.wire import JSONValue
+
+# the data directories this process holds (DataDir.hold): resolved root -> the lock's fd
+_HELD: dict[Path, int] = {}
 
 
 def default_root() -> Path:
@@ -63,6 +66,54 @@ class DataDir:
                 f"the data directory {self.root} cannot be written: {e.strerror}"
             ) from e
 
+    def hold(self) -> None:
+        """Hold this data directory for this process until it exits (the kernel's lock goes
+        with the process, a SIGKILL included): one node plays from a data directory at a
+        time. Two seats of one game would share its game folder (named by the game id) and
+        write over each other's log and secrets; a resume while the node still runs would
+        cut its half-written last line as torn. DataError names the process holding it. On
+        a file system without locks, or where there is no ``flock`` (Windows), nothing is
+        held."""
+        key = self.root.resolve()
+        if sys.platform == "win32" or key in _HELD:
+            return  # (this process holds it already: a command run again in one process)
+        import fcntl
+
+        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise DataError(
+                f"the data directory {self.root} is in use by another p2puno process (pid "
+                f"{holder}); a second seat on this machine needs a directory of its own: "
+                "--data-dir DIR"
+            ) from None
+        except OSError:  # (no locks on this file system: hold nothing)
+            os.close(fd)
+            return
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _HELD[key] = fd  # open until the process exits
+
+    def busy(self) -> bool:
+        """Whether another process holds this data directory (see :meth:`hold`)."""
+        if sys.platform == "win32" or self.root.resolve() in _HELD:
+            return False
+        try:
+            self.hold()
+        except DataError:
+            return True
+        self.release()
+        return False
+
+    def release(self) -> None:
+        """Let go of :meth:`hold` (a process that goes on after its node, e.g. a test)."""
+        fd = _HELD.pop(self.root.resolve(), None)
+        if fd is not None:
+            os.close(fd)
+
     @property
     def played_path(self) -> Path:
         return self.root / "played"
@@ -85,10 +136,6 @@ class DataDir:
         return GameFiles(self.root / "games" / game_id.hex()[:16])
 
 
-class GameBusy(Exception):
-    """Another process on this machine is playing this game from the same folder."""
-
-
 class GameFiles:
     """One game's files. ``append`` keeps the log open; call ``close`` when done."""
 
@@ -99,7 +146,6 @@ class GameFiles:
         self.secrets_path = folder / "secrets"
         self.meta_path = folder / "node.json"
         self._fd: int | None = None
-        self._lock_fd: int | None = None
         self._index: LogFileIndex | None = None
         self.durable_writes = 0
 
@@ -150,48 +196,7 @@ class GameFiles:
         tmp.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
         os.replace(tmp, self.meta_path)
 
-    def lock(self) -> None:
-        """Hold this game's folder for this process until :meth:`close` (or its death: the
-        lock is the kernel's, so a node killed with SIGKILL leaves none behind). Two nodes on
-        one folder would each append to the log, and a resume cuts a torn last line that may
-        be the live node's entry half written: :class:`GameBusy` names the process holding
-        it. Where the platform has no ``flock`` (Windows) nothing is held."""
-        if self._lock_fd is not None or sys.platform == "win32":
-            return
-        import fcntl
-
-        fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise GameBusy(
-                f"game {self.folder.name} is being played on this machine by another p2puno "
-                f"process (pid {holder}) from {self.folder.parent.parent}"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._lock_fd = fd
-
-    def busy(self) -> bool:
-        """Whether another process holds this game's folder (see :meth:`lock`)."""
-        if sys.platform == "win32" or not (self.folder / "lock").exists():
-            return False
-        try:
-            self.lock()
-        except GameBusy:
-            return True
-        self._unlock()
-        return False
-
-    def _unlock(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # (the lock goes with it)
-            self._lock_fd = None
-
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-        self._unlock()

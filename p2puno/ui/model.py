@@ -868,8 +868,10 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
     elif o.state == "stopped":
         # the deck in play is never audited: it cannot be opened without the silent seats'
         # keys (spec 10.15), and a replay shows its hands unaudited
-        done = f"{decks} audited and verified" if audits else "no deck audited"
-        verdict = f"{done}; the deck in play was not"
+        if audits:
+            verdict = f"{decks} audited and verified; the deck in play was not"
+        else:
+            verdict = "no deck audited (the game stopped before the first audit)"
     elif audits:
         verdict = f"every deck audited and verified ({decks}, {rounds})"
     else:

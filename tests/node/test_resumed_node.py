@@ -23,7 +23,7 @@ from p2puno.node.game import Address, GameNode
 from p2puno.node.lobby import LobbyError
 from p2puno.node.players import BotPlayer
 from p2puno.node.run import event_lines, resume_game
-from p2puno.node.store import DataDir, GameBusy, GameFiles
+from p2puno.node.store import DataDir, DataError, GameFiles
 from p2puno.session.crashsim import files_of, play_with_crash
 from p2puno.session.harness import LocalTable, rebuild
 
@@ -186,65 +186,81 @@ def test_the_resume_hint_names_a_data_directory_that_is_not_the_default(tmp_path
     assert resume_command(there) == f"p2puno resume --data-dir '{there}'"
 
 
-def _holder(folder: Path) -> subprocess.Popen[str]:
-    """Another process that plays the game in ``folder``: it holds the lock, then waits."""
+def _holder(root: Path) -> subprocess.Popen[str]:
+    """Another node process on the data directory ``root``: it holds it, then waits."""
     code = (
         "import sys, time\n"
-        "from p2puno.node.store import GameFiles\n"
-        "GameFiles(__import__('pathlib').Path(sys.argv[1])).lock()\n"
+        "from p2puno.node.store import DataDir\n"
+        "DataDir(sys.argv[1]).hold()\n"
         "print('held', flush=True)\n"
         "time.sleep(60)\n"
     )
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, str(folder)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", code, str(root)], stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     return proc
 
 
-def test_one_process_at_a_time_plays_a_game_folder(tmp_path: Path) -> None:
-    """Two nodes on one game folder would both append to its log, and a resume cuts a torn
-    last line that may be the live node's entry half written (seen: a host killed with
-    SIGKILL and resumed while its bot still ran). The folder is held by a kernel lock: a
-    second holder is refused with the pid of the first, and a process killed outright
-    leaves no lock behind (the resume after a crash is not refused)."""
-    folder = tmp_path / "games" / "0123456789abcdef"
-    proc = _holder(folder)
+def test_one_node_process_at_a_time_uses_a_data_directory(tmp_path: Path) -> None:
+    """Two seats of one game in one data directory share its game folder (named by the game
+    id) and write over each other's log and secrets; a resume while the node still runs cuts
+    its half-written last line as torn (seen: a host killed with SIGKILL and resumed while its
+    bot still ran). The directory is held by a kernel lock: a second holder is refused with
+    the first one's pid, and a process killed outright leaves no lock behind (the resume
+    after a crash is not refused)."""
+    root = tmp_path / "data"
+    proc = _holder(root)
     try:
-        files = GameFiles(folder)
-        assert files.busy()
-        with pytest.raises(GameBusy, match=rf"another p2puno process \(pid {proc.pid}\)"):
-            files.lock()
+        data = DataDir(root)
+        assert data.busy()
+        with pytest.raises(DataError, match=rf"another p2puno process \(pid {proc.pid}\)"):
+            data.hold()
     finally:
         proc.kill()  # SIGKILL: no clean-up runs in it
         proc.wait(10)
-    files = GameFiles(folder)
-    assert not files.busy()
-    files.lock()  # taken at once
-    assert GameFiles(folder).busy()  # (also against another holder in this same process)
-    files.close()
-    assert not GameFiles(folder).busy()
+    data = DataDir(root)
+    assert not data.busy()
+    data.hold()  # taken at once
+    data.hold()  # (again in this process, as a command run twice in one process: no error)
+    busy = subprocess.run(
+        [sys.executable, "-c", "import sys; from p2puno.node.store import DataDir as D; "
+         "sys.exit(D(sys.argv[1]).busy())", str(root)],
+        timeout=60,
+    )  # fmt: skip
+    assert busy.returncode == 1  # held, as another process sees it
+    data.release()
+    assert not DataDir(root).busy()
 
 
-def test_a_resume_of_a_game_another_process_plays_is_refused(tmp_path: Path) -> None:
-    """`p2puno resume` of a game whose node still runs: a clear error before anything in the
-    folder is touched (no rebuild, so no torn line cut off the live log); and the host's
-    resume leaves a bot seat that still runs as it is, instead of starting a second copy."""
+def test_a_second_node_on_a_data_directory_in_use_is_refused(tmp_path: Path) -> None:
+    """`p2puno resume` (or host, join, bot, lobby) on a data directory a running node holds:
+    a clear error and exit 2 before anything in it is read or cut; and the host's resume
+    leaves a bot seat that still runs as it is, instead of starting a second copy (found: a
+    host killed with SIGKILL and resumed within the deadline started one)."""
     from p2puno.node.run import _resume_bots
 
     data = DataDir(tmp_path / "host")
-    folder = data.root / "games" / "0123456789abcdef"
-    files = GameFiles(folder)
+    files = GameFiles(data.root / "games" / "0123456789abcdef")
     files.write_meta({"game": "0123456789abcdef" * 4, "seat": 0, "over": False})
     files.log_path.write_bytes(b'{"torn')  # a last line a live node is writing
     bot = DataDir(data.root / "bots" / "1-0")
-    bot_folder = bot.root / "games" / "0123456789abcdef"
-    GameFiles(bot_folder).write_meta({"game": "0123456789abcdef" * 4, "seat": 1, "over": False})
-    GameFiles(bot_folder).log_path.write_bytes(b"")
-    procs = [_holder(folder), _holder(bot_folder)]
+    bot_files = GameFiles(bot.root / "games" / "0123456789abcdef")
+    bot_files.write_meta({"game": "0123456789abcdef" * 4, "seat": 1, "over": False})
+    bot_files.log_path.write_bytes(b"")
+    procs = [_holder(data.root), _holder(bot.root)]
     try:
-        with pytest.raises(LobbyError, match="being played on this machine"):
-            asyncio.run(resume_game(data, None, say=lambda text: None))
+        for cmd in (["resume"], ["join", "127.0.0.1:9"]):
+            done = subprocess.run(
+                [sys.executable, "-m", "p2puno", *cmd, "--data-dir", str(data.root)],
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                timeout=60,
+            )
+            assert done.returncode == 2, done
+            assert f"in use by another p2puno process (pid {procs[0].pid})" in done.stderr
+            assert "Traceback" not in done.stderr
         assert files.log_path.read_bytes() == b'{"torn'  # untouched
         said: list[str] = []
         started = asyncio.run(_resume_bots(data, "0123456789abcdef" * 4, said.append))
