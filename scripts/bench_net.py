@@ -35,6 +35,7 @@ CPU-bound: the cores-used figure says so.
 from __future__ import annotations
 
 import argparse
+import bisect
 import os
 import shutil
 import statistics
@@ -84,16 +85,24 @@ def network_game(
     rss_at: list[list[tuple[int, int]]] = []  # per node: (step, RSS kB), each second
     cpu, rss, entries = [], [], 0
     durable: list[int] = []  # per node: its fdatasyncs of log lines
+    arrived: dict[tuple[int, int], list[float]] = {}  # (node, sender) -> when entries came
+    answered: dict[int, dict[int, float]] = {}  # seq -> responder -> when its response left
+    applied_by_node: dict[tuple[int, int], float] = {}  # (node, seq) -> when it applied it
     for node, path in enumerate(sorted(trace.glob("seat*.trace"))):
         rss_at.append([])
         for line in path.read_text().splitlines():
             parts = line.split()
-            if parts[0] == "m":
+            if parts[0] == "r":
+                arrived.setdefault((node, int(parts[1])), []).append(float(parts[2]))
+            elif parts[0] == "s":
+                answered.setdefault(int(parts[1]), {})[node] = float(parts[2])
+            elif parts[0] == "m":
                 rss_at[node].append((int(parts[3]), int(parts[2])))
             if parts[0] == "p":
                 proposals[int(parts[1])] = (float(parts[2]), parts[3])
             elif parts[0] == "d":
                 applied.setdefault(int(parts[1]), []).append(float(parts[2]))
+                applied_by_node[(node, int(parts[1]))] = float(parts[2])
                 cpu_at[(node, int(parts[1]))] = float(parts[3])
             elif parts[0] == "end":
                 cpu.append(float(parts[1]))
@@ -112,6 +121,8 @@ def network_game(
         for n in range(players)
         if (n, s) in cpu_at and (n, s - 1) in cpu_at
     ]
+    done_at = {(n, s): t for (n, s), t in applied_by_node.items()}
+    hops = card_play_hops(proposals, answered, done_at, arrived, players)
     decks = []
     seqs = sorted(proposals)
     for i, s in enumerate(seqs):
@@ -138,7 +149,54 @@ def network_game(
         "rounds": rounds,
         "entries": entries,
         "verified": result.ok,
+        "hops": hops,
     }
+
+
+def card_play_hops(
+    proposals: dict[int, tuple[float, str]],
+    answered: dict[int, dict[int, float]],
+    done_at: dict[tuple[int, int], float],
+    arrived: dict[tuple[int, int], list[float]],
+    players: int,
+) -> dict[str, list[float]]:
+    """A card play hop by hop, from the nodes' traces (seconds): the proposal reaching each
+    responder, a responder from its arrival to its response sent (its ``receive``, its log
+    line made durable, the send), a response from sent to taken by each peer, and the last
+    response taken to the play applied on each node. An entry's arrival is the first one from
+    its sender's seat at or after the time it left (each seat sends its entries in order; an
+    earlier entry still in flight then counts instead, read in the same pass: close enough)."""
+    hops: dict[str, list[float]] = {"reach": [], "respond": [], "deliver": [], "apply": []}
+
+    def first(node: int, sender: int, since: float) -> float | None:
+        times = arrived.get((node, sender), [])
+        i = bisect.bisect_left(times, since)
+        return times[i] if i < len(times) else None
+
+    for seq, (t, what) in proposals.items():
+        sent = answered.get(seq, {})
+        if what != "play" or len(sent) != players - 1:
+            continue
+        if any((n, seq) not in done_at for n in range(players)):
+            continue
+        proposer = next(n for n in range(players) if n not in sent)
+        for node, left in sent.items():
+            came = first(node, proposer, t)
+            if came is not None and came <= left:
+                hops["reach"].append(came - t)
+                hops["respond"].append(left - came)
+        for node in range(players):
+            last = None
+            for other, left in sent.items():
+                if other == node:
+                    continue
+                came = first(node, other, left)
+                if came is not None:
+                    hops["deliver"].append(came - left)
+                    last = came if last is None else max(last, came)
+            if last is not None:
+                hops["apply"].append(done_at[(node, seq)] - last)
+    return hops
 
 
 def rss_curve(rss_at: object, steps: int) -> str:
@@ -295,6 +353,17 @@ def main() -> None:
                     f"{imed:.2f} ms ({imed / lmed - 1:+.0%} for waking alone), critical path on "
                     f"{ncores} cores {icores:.1f} ms; against it the network adds "
                     f"{med / icores - 1:+.0%} (median)"
+                )
+            hops = net["hops"]
+            assert isinstance(hops, dict)
+            if all(hops.values()):
+                med_ms = {k: 1000 * statistics.median(v) for k, v in hops.items()}
+                print(
+                    "  a card play hop by hop (median): the proposal reaches a responder "
+                    f"{med_ms['reach']:.2f} ms; a responder, its arrival to its response sent "
+                    f"(receive, fdatasync, send) {med_ms['respond']:.2f} ms; a response, sent to "
+                    f"taken by a peer {med_ms['deliver']:.2f} ms; the last response taken to the "
+                    f"play applied {med_ms['apply']:.2f} ms"
                 )
             if decks:
                 print(f"  new deck (shuffle + deal): median {statistics.median(decks):.0f} ms")
