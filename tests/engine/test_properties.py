@@ -107,7 +107,7 @@ def candidates(g: Game, rng: random.Random) -> list[Action]:
 
 # (fewer examples than the others: each deep-copies the game at every checked step, and it was
 # the suite's longest test; scripts/soak_session and the engine differential cover more games)
-@settings(max_examples=18, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(options_st, st.integers(0, 2**32), st.integers(1, 600))
 def test_legal_actions_are_sound_and_complete(opts: Options, seed: int, steps: int) -> None:
     def check(g: Game, chosen: Action, rng: random.Random) -> None:
