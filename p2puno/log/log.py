@@ -404,6 +404,10 @@ class Log:
         vote and its amendments, the one that names the most seats (spec 10.15)."""
         return {a: (h, self._entries[h]) for a, h in sorted(self._votes.items())}
 
+    def named_by_votes(self) -> set[int]:
+        """The seats the counted votes name (spec 10.15: who may be decided silent)."""
+        return set().union(*(vote_waiting(self._entries[h]) for h in self._votes.values()))
+
     def vote_hashes(self, author: int | None = None) -> list[bytes]:
         """Every vote held (of ``author``, if given), amended ones too, by author then
         arrival: what a peer that asks for the whole game is sent, so that every node comes

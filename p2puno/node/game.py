@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from p2puno.engine.actions import Action
-from p2puno.log import Identity, Log, Role, entry_hash, vote_waiting
+from p2puno.log import Identity, Log, Role, entry_hash
 from p2puno.net import Limits, Link, LinkError, MsgType, TransportError, open_link
 from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch, encode_sync
 from p2puno.node.players import Autopilot, Player
@@ -93,11 +93,6 @@ def _in(log_: Log, h: bytes, start: int) -> bool:
     except KeyError:  # (pruned out of order: its step is older than asked for)
         return False
     return e.seq >= start and e.role is not Role.VOTE
-
-
-def _named(s: Session) -> set[int]:
-    """The seats the votes this node holds name."""
-    return set().union(*(vote_waiting(e) for _, e in s.log.votes().values()))
 
 
 def _libc_trim() -> Callable[[], object] | None:
@@ -909,10 +904,10 @@ class GameNode:
             return  # (the vote waits that long: a voter never votes again)
         gone = list(lost)
         amending = s.voted  # (a vote already cast: the stop waits for seats nobody named)
-        named = _named(s)
+        named = s.log.named_by_votes()
         if self._guard(lambda: s.stop(gone)):
             if amending:
-                added = sorted(_named(s) - named)
+                added = sorted(s.log.named_by_votes() - named)
                 self.say(
                     f"seats {added} have neither voted nor been named by a vote: naming them "
                     "in an amended vote to stop"

@@ -893,7 +893,7 @@ class Session:
         votes = self.log.votes()
         if self._stop is not None or self.seat not in votes:
             return False
-        named = set().union(*(vote_waiting(e) for _, e in votes.values()))
+        named = self.log.named_by_votes()
         unnamed = {s for s in self._non_voters() if s not in named}
         if not unnamed:
             return False
@@ -934,7 +934,7 @@ class Session:
         votes = self.log.votes()
         if not votes or self.blame is not None or self._finished:
             return
-        named = set().union(*(vote_waiting(e) for _, e in votes.values()))
+        named = self.log.named_by_votes()
         silent = tuple(s for s in range(self.n) if s not in votes)
         if any(s not in named for s in silent):
             return  # a seat neither voted nor was named: wait
