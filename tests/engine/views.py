@@ -90,13 +90,19 @@ class MirroredTable:
         return self.full.phase is Phase.GAME_OVER
 
     def check(self) -> None:
-        d = self.full.digest()
+        # The public state, compared whole at every step; the digest (a hash of it, the
+        # slowest call here) only at the end of a game (:meth:`check_digests`).
+        public = self.full.public_state()
         for seat, v in enumerate(self.views):
-            assert v.digest() == d, f"seat {seat} disagrees after {self.steps} steps"
-            assert v.public_state() == self.full.public_state()
+            assert v.public_state() == public, f"seat {seat} disagrees after {self.steps} steps"
             # a view knows exactly the slots it was ever entitled to, never the draw pile
             known = {slot for slot, c in enumerate(v.faces) if c >= 0}
             assert known <= self.entitled[seat] | self.public
             assert not known & set(v.draw)
             # reactors() is the cheap form of polling reactions(), in a partial view too
             assert v.reactors() == [s for s in range(v.players) if v.reactions(s)]
+
+    def check_digests(self) -> None:
+        d = self.full.digest()
+        for seat, v in enumerate(self.views):
+            assert v.digest() == d, f"seat {seat}'s digest differs after {self.steps} steps"
