@@ -109,13 +109,13 @@ async def test_a_full_disk_stops_the_node_cleanly_and_it_resumes_once_there_is_s
 ) -> None:
     """The host's disk refuses a write mid-game (ENOSPC): the node stops at once with a clear
     message (nothing it sent was unwritten: write before send); `resume` then takes it back
-    into the game, which ends normally for everyone. The nodes keep 20 steps in memory (100
-    in a real node) and the write refused comes near step 70, so the resumed node's log is
+    into the game, which ends normally for everyone. The nodes keep 10 steps in memory (100
+    in a real node) and the write refused comes near step 40, so the resumed node's log is
     pruned as it is read, as in a long game (a node bug on that path, e.g. a task that
     raises, stops the node and fails this test). The game's length is not known in advance
-    (its deck comes from every seat's fresh secrets): a 3-seat game to 300 took 129 to 1,906
-    steps over 30 seeded games, so the write refused comes well before the shortest (it came
-    at write 900, about step 300, once: 2 of those 30 games ended before it)."""
+    (its deck comes from every seat's fresh secrets): a 3-seat game to 150 took 56 to 1,122
+    steps over 40 seeded games, so the write refused comes before the shortest (it came at
+    write 900, about step 300, once, in a game to 300: 2 of 30 such games ended before it)."""
     import errno
 
     from p2puno.node import game, run
@@ -123,10 +123,10 @@ async def test_a_full_disk_stops_the_node_cleanly_and_it_resumes_once_there_is_s
     from p2puno.node.run import resume_game
     from p2puno.node.store import GameFiles
 
-    keep = 20
+    keep = 10
     monkeypatch.setattr(game, "PRUNE_KEEP", keep)
     monkeypatch.setattr(run, "PRUNE_KEEP", keep)
-    FAIL_AT = 210  # the host appends about three entries a step
+    FAIL_AT = 120  # the host appends about three entries a step
     real = GameFiles.append
     writes = {"n": 0}
 
@@ -141,7 +141,7 @@ async def test_a_full_disk_stops_the_node_cleanly_and_it_resumes_once_there_is_s
     said: list[str] = []
     try:
         with pytest.raises(LobbyError, match="disk refused a write"):
-            await _table(tmp_path, BotPlayer("heuristic", "h"), Timing(30, 30, 0), target=300)
+            await _table(tmp_path, BotPlayer("heuristic", "h"), Timing(30, 30, 0), target=150)
     except BaseException:
         GameFiles.append = real  # type: ignore[method-assign]
         raise
