@@ -186,8 +186,9 @@ class Event(NamedTuple):
     """Something that happened, for the UI, the log viewer and the statistics.
 
     ``kind`` names it; ``seat`` is the main player concerned (-1 if none); ``card`` a card id
-    (-1 if none); ``value`` a number (cards drawn, points, a color code...); ``other`` a second
-    seat. ``bluff`` is set on a Wild Draw Four only where the hand was known (full information).
+    (-1 if none); ``value`` a number (cards drawn, points, a color code, the cards a seat has
+    left after a play or jump...); ``other`` a second seat. ``bluff`` is set on a Wild Draw
+    Four only where the hand was known (full information).
     """
 
     kind: str
@@ -212,15 +213,9 @@ class Event(NamedTuple):
 
 
 _EVENT: Final = Event  # Final: the compiled build reads it without a module dict lookup
-# The commonest events, built once (events are immutable): a play of each card by each seat
-# [card * MAX_SEATS + seat] (a Wild Draw Four's carries the bluff flag, so it is built when it
-# is known), the color a seat names [seat * 4 + color], and per seat: one card drawn, the drawn
-# card kept, UNO called.
-_EV_PLAY: Final = tuple(
-    _new(Event, ("play", seat, c, 0, -1, None))
-    for c in range(DECK_SIZE)
-    for seat in range(MAX_SEATS)
-)
+# The commonest events, built once (events are immutable): the color a seat names
+# [seat * 4 + color], and per seat: one card drawn, the drawn card kept, UNO called. (A play
+# is built as it happens: it carries the cards left, and a Wild Draw Four's the bluff flag.)
 _EV_COLOR: Final = tuple(
     _new(Event, ("color", seat, -1, color, -1, None))
     for seat in range(MAX_SEATS)
@@ -1057,10 +1052,8 @@ class Game:
             self.wd4_hand = tuple(hand)
             self.wd4_color = prev_color
             bluff = self._wd4_illegal()
-        if jump or bluff is not None:
-            events.append(_new(_EVENT, ("jump" if jump else "play", seat, c, 0, -1, bluff)))
-        else:
-            events.append(_EV_PLAY[c * MAX_SEATS + seat])
+        # value: the cards left, as they were then (a history caught up later shows that)
+        events.append(_new(_EVENT, ("jump" if jump else "play", seat, c, len(hand), -1, bluff)))
         if wild:
             events.append(_EV_COLOR[seat * 4 + color])
         if uno:

@@ -71,7 +71,7 @@ class Narrator:
             return None
         if k == "play":
             bluff = " - a bluff!" if e.bluff else ""
-            size = len(game.hands[e.seat])
+            size = e.value  # the cards left then
             important = CARD_TEXT[e.card].startswith("W+4") or size <= 1
             if self.verbose or important:
                 return f"  {self.who(e.seat)} plays {self.card(e.card)}{bluff} ({size} left)"

@@ -101,7 +101,7 @@ def describe_event(game: Game, names: Sequence[str], me: int | None, e: Event) -
     if k == "returned":
         return f"{text} turned up: it goes back into the deck (a new joint shuffle)"
     if k == "play":
-        left = len(game.hands[e.seat]) if 0 <= e.seat < len(game.hands) else 0
+        left = e.value  # the cards left then, not now (a history caught up at once)
         bluff = " — a bluff!" if e.bluff else ""
         return f"{Who(e.seat)} played {text}{bluff} ({left} left)"
     if k == "jump":

@@ -259,6 +259,17 @@ def test_two_players_reverse_acts_as_skip() -> None:
     assert g.turn == 1
 
 
+def test_a_play_carries_the_cards_its_seat_has_left() -> None:
+    # Not a rule: what the history prints after a play ("(2 left)"). Carried by the event, as
+    # it was at the play: a history caught up later (a resumed node, a spectator) showed the
+    # count at the time it was printed (docs/ui.md, "The history's cards left").
+    g, _ = rig(O3, [["r3", "r4", "g5"], [], []], "r7")
+    before = len(g.hands[0])
+    events = playf(g, 0, "r3")
+    play = next(e for e in events if e.kind == "play")
+    assert play.value == before - 1 == len(g.hands[0])
+
+
 # --------------------------------------------------------------------- Wild Draw Four
 WD4_HAND_LEGAL = ["W+4", "g1", "g2", "y3", "y4", "g5", "y6"]
 WD4_HAND_BLUFF = ["W+4", "r1", "g2", "y3", "y4", "g5", "y6"]

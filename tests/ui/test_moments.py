@@ -156,6 +156,28 @@ def test_a_challenge_of_your_wild_draw_four_reads_as_english() -> None:
     )
 
 
+def test_a_history_caught_up_at_once_shows_the_cards_left_at_each_play() -> None:
+    """A resumed node or a spectator takes many steps before it prints them: each play's
+    "(N left)" is the count at that play, not at the time of printing (found in the fourth
+    session's notes: "played g3 (5 left)" for a seat that held 5 cards much later)."""
+    import random
+
+    from p2puno.bots import make_bot
+    from p2puno.sim.runner import Table
+    from p2puno.ui.model import describe_event
+
+    t = Table(Options(3), [make_bot("heuristic", f"h{s}") for s in range(3)], random.Random(3))
+    names = ["Ann", "Bob", "Cee"]
+    held: list[tuple[object, int]] = []  # every play event, with its seat's count then
+    while t.game.phase.value != "game-over" and len(held) < 60:
+        _, events = t.step()
+        held.extend((e, len(t.game.hands[e.seat])) for e in events if e.kind == "play")
+    assert len(held) == 60
+    lines = [describe_event(t.game, names, None, e) for e, _ in held]  # printed now
+    assert [line.rsplit("(", 1)[1] for line in lines] == [f"{n} left)" for _, n in held]
+    assert len({n for _, n in held}) > 3  # (the counts moved: the test can tell)
+
+
 def test_leaving_says_what_stops_with_this_node() -> None:
     """Found driving the CLI: a spectator's q showed the player's warning (the others vote you
     out), and a host that ran bots was not told that its bots stop with it."""
