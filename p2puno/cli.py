@@ -275,6 +275,20 @@ def _games_left(data: object) -> set[str]:
     return {str(m.get("game")) for m in unfinished_games(data)}
 
 
+def _own_bots_only(meta: dict[str, object]) -> int:
+    """How many bots this node runs, if every other seat of the game is one of them (its
+    bots stop with it: nobody is left to vote it out), else 0. From the game's node.json."""
+    view = meta.get("view")
+    seats = view.get("seats") if isinstance(view, dict) else None
+    if meta.get("seat") != 0 or not isinstance(seats, list) or len(seats) < 2:
+        return 0
+    others = seats[1:]
+    ok = all(
+        isinstance(s, dict) and (s.get("kind"), s.get("runner")) == ("bot", "host") for s in others
+    )
+    return len(others) if ok else 0
+
+
 def _finish_table(result: object, quiet: bool, data: object, before: set[str]) -> None:
     """After the table's screen is gone (the terminal is back): the result in lines.
     ``before``: the data directory's unfinished games when the table opened."""
@@ -282,8 +296,19 @@ def _finish_table(result: object, quiet: bool, data: object, before: set[str]) -
 
     assert isinstance(data, DataDir)
     if result is None:
-        if not _games_left(data) - before:  # (left in the lobby: no game to come back to)
+        from p2puno.node.run import unfinished_games
+
+        left = [m for m in unfinished_games(data) if str(m.get("game")) not in before]
+        if not left:  # (left in the lobby: no game to come back to)
             typer.echo("you left the table before the game began")
+            raise typer.Exit(0)
+        bots = _own_bots_only(left[0])
+        if bots:
+            typer.echo(
+                f"you left the table: your node stopped, and the {bots} bot"
+                f"{'' if bots == 1 else 's'} it runs with it. Nobody else is at the table: the "
+                f"game waits for `{resume_command(data.root)}`."
+            )
             raise typer.Exit(0)
         typer.echo(
             "you left the table: your node stopped. Unless you come back in time with "

@@ -373,12 +373,18 @@ async def _resume_bots(data: DataDir, game: str, say: Say) -> list[asyncio.subpr
         except DataError:
             continue
         mine = [m for m in unfinished_games(bot_data) if m.get("game") == game]
+        who = f"the bot seat in bots/{folder.name}"
+        if mine:
+            with contextlib.suppress(KeyError, TypeError, IndexError):
+                who = (
+                    f"{mine[0]['view']['seats'][mine[0]['seat']]['name']} (seat {mine[0]['seat']})"
+                )
         if mine and bot_data.busy():
             # still running (this host was killed, its bot was not): leave it be; a second
             # copy would fail to bind, and its rebuild could cut the live bot's last line
-            say(f"the bot seat of {folder.name} is still running: left as it is")
+            say(f"{who} is still running: left as it is")
         elif mine:
-            say(f"bringing back the bot seat of {folder.name}")
+            say(f"bringing back {who}")
             cmd = ["-m", "p2puno", "resume", game[:16], "--data-dir", str(folder), "--quiet"]
             procs.append(
                 await asyncio.create_subprocess_exec(

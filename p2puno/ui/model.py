@@ -708,15 +708,22 @@ def _choices(
     if ui.mode == "quit":
         if me is None:  # a spectator, or a replay: nothing depends on it
             return ["Stop watching?"], "y: leave · n / Esc: stay"
+        # (the host is seat 0; its machine runs the bots noted "on host", which leave with it)
+        bots = sum(1 for note in vi.notes if note == "on host") if me == 0 else 0
+        s = "" if bots == 1 else "s"
+        if bots and bots == g.players - 1:  # nobody else at the table: nobody to vote
+            return [
+                f"Leave the table? Your node stops, and the {bots} bot{s} it runs with it: every",
+                "other seat is one of them, so the game waits for you. Take it up again with",
+                f"  {vi.resume_hint}",
+            ], "y: leave · n / Esc: stay"
         leave = [
             "Leave the table? Your node stops answering: unless you come back in time with",
             f"  {vi.resume_hint}",
             "the others vote you out once the table's deadline passes and the game ends for",
             "everyone (the round in play is void).",
         ]
-        bots = sum(1 for note in vi.notes if note == "on host")
-        if me == 0 and bots:  # (the host is seat 0; its machine runs these bots)
-            s = "" if bots == 1 else "s"
+        if bots:
             verb = "stops" if bots == 1 else "stop"
             leave.append(f"The {bots} bot{s} this machine runs {verb} too (back with your resume).")
         return leave, "y: leave · n / Esc: stay"

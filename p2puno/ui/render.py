@@ -194,7 +194,8 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
             ]
         )
     bottom.extend(_all_hands(view, width) if view.all_hands else _hand(view, width))
-    for c in view.choice_lines[:4]:
+    # (four lines of choices at most; leaving the table may take a fifth: what stops with it)
+    for c in view.choice_lines[: 5 if view.mode == "quit" else 4]:
         bottom.append([("class:choice", " " + c)])
     if view.mode == "type":
         bottom.append([("class:input", " : " + view.typed + "▏")])

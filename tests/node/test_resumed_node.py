@@ -246,7 +246,8 @@ def test_a_second_node_on_a_data_directory_in_use_is_refused(tmp_path: Path) -> 
     files.log_path.write_bytes(b'{"torn')  # a last line a live node is writing
     bot = DataDir(data.root / "bots" / "1-0")
     bot_files = GameFiles(bot.root / "games" / "0123456789abcdef")
-    bot_files.write_meta({"game": "0123456789abcdef" * 4, "seat": 1, "over": False})
+    view = {"seats": [{"name": "Host"}, {"name": "Bot-1"}]}  # (the lobby's last view)
+    bot_files.write_meta({"game": "0123456789abcdef" * 4, "seat": 1, "over": False, "view": view})
     bot_files.log_path.write_bytes(b"")
     procs = [_holder(data.root), _holder(bot.root)]
     try:
@@ -264,7 +265,7 @@ def test_a_second_node_on_a_data_directory_in_use_is_refused(tmp_path: Path) -> 
         assert files.log_path.read_bytes() == b'{"torn'  # untouched
         said: list[str] = []
         started = asyncio.run(_resume_bots(data, "0123456789abcdef" * 4, said.append))
-        assert started == [] and said == ["the bot seat of 1-0 is still running: left as it is"]
+        assert started == [] and said == ["Bot-1 (seat 1) is still running: left as it is"]
     finally:
         for p in procs:
             p.kill()

@@ -200,6 +200,30 @@ def test_leaving_says_what_stops_with_this_node() -> None:
     assert named[1].strip() == hint  # (the command that would find this game)
 
 
+def test_a_host_leaving_a_table_of_its_own_bots_is_told_the_game_waits() -> None:
+    """Found driving the CLI (a host and its 2 bots, q): the screen said the others would vote
+    it out, but its bots stop with it and nobody else is at the table; and the line saying its
+    bots stop was never drawn (the choices were cut at four lines)."""
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import render
+
+    table = SessionTable(Options(3), seed="leave")
+    src = table.sessions[0]
+    names = ["Ann", "Bot-1", "Bot-2"]
+    ui = UiState(mode="quit")
+
+    def screen(notes: list[str]) -> str:
+        view = table_view(src, ui, ViewInputs(names, 0, notes=notes, resume_hint="p2puno resume"))
+        return "\n".join("".join(t for _, t in line) for line in render(view, 80, 24))
+
+    alone = screen(["", "on host", "on host"])
+    assert "the 2 bots it runs with it" in alone and "the game waits for you" in alone
+    assert "vote you out" not in alone and "p2puno resume" in alone
+    mixed = screen(["", "", "on host"])
+    assert "vote you out" in mixed
+    assert "The 1 bot this machine runs stops too (back with your resume)." in mixed
+
+
 def test_the_lobby_draws_its_questions_and_its_end() -> None:
     """Found driving the CLI: in the lobby, q, Ctrl-C and ? opened a question that was never
     drawn; once the host was gone the screen still said it waited for the host; before the
