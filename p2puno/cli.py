@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -333,12 +335,22 @@ def _run_node(coro: object, verbose: bool = False, data: object = None) -> objec
     from p2puno.node.lobby import LobbyError
     from p2puno.node.store import DataError
 
+    async def main() -> object:
+        # SIGTERM (`kill`, a host stopping the bots it runs, a service manager) stops the node
+        # as Ctrl-C does: it says BYE ("this seat is leaving the table") on every link, so the
+        # others read who left rather than a connection closed without a word
+        task = asyncio.current_task()
+        assert task is not None
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+        return await coro  # type: ignore[misc]
+
     try:
-        return asyncio.run(coro)  # type: ignore[arg-type]
+        return asyncio.run(main())
     except (LobbyError, DataError) as e:
         typer.echo(f"p2puno: {e}", err=True)
         raise typer.Exit(2) from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError) as e:
         typer.echo("left the table", err=True)
         if data is not None:
             from p2puno.node.run import unfinished_games
@@ -349,7 +361,9 @@ def _run_node(coro: object, verbose: bool = False, data: object = None) -> objec
                 typer.echo(
                     f"its game goes on: come back with `{resume_command(data.root)}`", err=True
                 )
-        raise typer.Exit(130) from None
+        raise typer.Exit(
+            130 if isinstance(e, KeyboardInterrupt) else 128 + signal.SIGTERM
+        ) from None
 
 
 @app.command()

@@ -36,17 +36,22 @@ def _table(tmp: Path, joiners: int = 2, *extra: str) -> tuple[Node, list[Node]]:
     return h, js
 
 
-@pytest.mark.parametrize("how", ["SIGKILL", "SIGSTOP"])
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGSTOP", "SIGTERM"])
 def test_a_seat_that_dies_or_freezes_is_voted_out_within_the_deadline(
     tmp_path: Path, how: str
 ) -> None:
+    """SIGTERM (a `kill`, a host stopping its bots) stops a node as Ctrl-C does: it says BYE
+    first, so the others read that the seat left the table, and it exits with 128 + 15."""
     h, (j0, j1) = _table(tmp_path)
     try:
         seat = int(j1.wait_for(r"seated at seat (\d+)", 30).group(1))
         j1.wait_for(r"round 1 begins", 60)
         time.sleep(1.0)
         t0 = time.monotonic()
-        j1.signal(signal.SIGKILL if how == "SIGKILL" else signal.SIGSTOP)
+        j1.signal(getattr(signal, how))
+        if how == "SIGTERM":
+            assert j1.wait(30) == 128 + signal.SIGTERM, j1.text()
+            h.wait_for(rf"J1 \(seat {seat}\) left the table", 10)
         assert h.wait(60) == 0 and j0.wait(60) == 0, h.text() + j0.text()
         took = time.monotonic() - t0
         # the deadline is step_s (5 s) or, for a turn, turn_s + step_s (10 s), plus lingering
