@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -74,9 +75,12 @@ def test_a_seat_that_dies_or_freezes_is_voted_out_within_the_deadline(
     assert done.returncode == 0 and "VERIFIED" in done.stdout and "silent" in done.stdout
 
 
-def _attack(port: int, what: str) -> None:
-    """One hostile connection to the table's port (127.0.0.1 only), bounded in time."""
+def _attack(port: int, what: str, cut: dict[str, float]) -> None:
+    """One hostile connection to the table's port (127.0.0.1 only), bounded in time. A
+    slowloris sends a byte every 0.5 s until the node cuts it (``cut[what]``: after how many
+    seconds) or 9 s have passed."""
     s = socket.create_connection((LOOPBACK, port), timeout=5)
+    t0 = time.monotonic()
     try:
         if what == "garbage":
             s.sendall(b"\x00\x00\x00\x10" + b"not a handshake!")
@@ -84,29 +88,54 @@ def _attack(port: int, what: str) -> None:
             s.sendall(b"\xff\xff\xff\xff")
         elif what == "truncated":
             s.sendall(b"\x00\x00\x01\x00" + b"x" * 10)
-        elif what == "slowloris":
-            for _ in range(4):
-                s.sendall(b"\x00")
-                time.sleep(1)
+        elif what == "slowloris":  # a well-formed start of a 64-byte frame, a byte at a time
+            s.settimeout(0.5)
+            dribble = iter(b"\x00\x00\x00\x40" + b"x" * 64)
+            while time.monotonic() - t0 < 9:
+                s.sendall(bytes([next(dribble)]))
+                try:
+                    if s.recv(1) == b"":
+                        break  # the node closed it
+                except TimeoutError:
+                    continue
+            cut[what] = time.monotonic() - t0
         elif what == "half-open":
             s.shutdown(socket.SHUT_WR)
         time.sleep(0.5)
     except OSError:
-        pass
+        cut[what] = time.monotonic() - t0
     finally:
         s.close()
 
 
 def test_hostile_connections_are_refused_and_named_and_the_game_goes_on(tmp_path: Path) -> None:
     """Garbage, an oversize length, a truncated frame, a slowloris and a half-open socket hit
-    the host's port during the game: each is refused with a clear reason naming its address,
-    and the game ends normally."""
-    h, js = _table(tmp_path, 2)
+    the host's port: each is refused with a clear reason naming its address, and the game
+    ends normally. The slowloris starts in the lobby and is cut by the handshake's 5 s limit
+    once the game is under way; the others come at the first round's start, all at once (a
+    game's length is not known in advance: a 3-seat game to 300 can end within a few
+    seconds, and attacks one after the other once outlasted it)."""
+    h = host(
+        tmp_path / "host", "--seats", "3", "--bot", "heuristic", "--target", "300", *FAST
+    )  # fmt: skip
+    cut: dict[str, float] = {}
+    js: list[Node] = []
     try:
         port = h.port()
-        h.wait_for(r"seat 2: J", 30)
-        for what in ("garbage", "oversize", "truncated", "slowloris", "half-open"):
-            _attack(port, what)
+        slow = threading.Thread(target=_attack, args=(port, "slowloris", cut))
+        slow.start()
+        bot = ["bot", f"{LOOPBACK}:{port}", "--bind", LOOPBACK, "--think", "0.05"]
+        js = [Node([*bot, "--name", f"J{k}"], tmp_path / f"j{k}", f"j{k}") for k in range(2)]
+        h.wait_for(r"round 1 begins", 60)
+        quick = [
+            threading.Thread(target=_attack, args=(port, what, cut))
+            for what in ("garbage", "oversize", "truncated", "half-open")
+        ]
+        for t in quick:
+            t.start()
+        for t in (slow, *quick):
+            t.join(15)
+        assert 4.5 < cut.get("slowloris", 0) < 7, cut  # cut at the handshake's limit
         for n in (h, *js):
             assert n.wait(120) == 0, n.text()
     finally:
@@ -116,6 +145,7 @@ def test_hostile_connections_are_refused_and_named_and_the_game_goes_on(tmp_path
     refused = [line for line in text.splitlines() if "refused a connection" in line]
     assert len(refused) >= 4, text
     assert all("127.0.0.1" in line for line in refused)
+    assert any("handshake" in line for line in refused), refused  # the slowloris, named
     paths = logs(tmp_path)
     same_entries(paths)
     assert all(verified(p).outcome.state == "finished" for p in paths)  # type: ignore[union-attr]
