@@ -291,16 +291,23 @@ def _own_bots_only(meta: dict[str, object]) -> int:
     return len(others) if ok else 0
 
 
-def _finish_table(result: object, quiet: bool, data: object, before: set[str]) -> None:
+def _finish_table(
+    result: object, quiet: bool, data: object, before: set[str], game: str | None = None
+) -> None:
     """After the table's screen is gone (the terminal is back): the result in lines.
-    ``before``: the data directory's unfinished games when the table opened."""
+    ``before``: the data directory's unfinished games when the table opened; ``game``: the
+    id (or its start) of the game a resume took up, when one was named."""
     from p2puno.node.store import DataDir, resume_command
 
     assert isinstance(data, DataDir)
     if result is None:
         from p2puno.node.run import unfinished_games
 
-        left = [m for m in unfinished_games(data) if str(m.get("game")) not in before]
+        left = [
+            m
+            for m in unfinished_games(data)
+            if str(m.get("game")) not in before and str(m.get("game")).startswith(game or "")
+        ]
         if not left:  # (left in the lobby: no game to come back to)
             typer.echo("you left the table before the game began")
             raise typer.Exit(0)
@@ -321,7 +328,11 @@ def _finish_table(result: object, quiet: bool, data: object, before: set[str]) -
     _finish(result, quiet)  # (saved by the table already, where the end screen shows it)
 
 
-def _run_node(coro: object, verbose: bool = False, data: object = None) -> object:
+def _run_node(
+    coro: object, verbose: bool = False, data: object = None, quiet: bool = False
+) -> object:
+    """Run a node to its end. Ctrl-C (exit 130) and SIGTERM (exit 143) stop it: it says BYE
+    first; ``quiet`` (a bot a host runs, among others) then prints nothing of its own."""
     import asyncio
     import logging
 
@@ -335,14 +346,23 @@ def _run_node(coro: object, verbose: bool = False, data: object = None) -> objec
     from p2puno.node.lobby import LobbyError
     from p2puno.node.store import DataError
 
+    terminated: list[bool] = []
+
     async def main() -> object:
         # SIGTERM (`kill`, a host stopping the bots it runs, a service manager) stops the node
         # as Ctrl-C does: it says BYE ("this seat is leaving the table") on every link, so the
-        # others read who left rather than a connection closed without a word
+        # others read who left rather than a connection closed without a word. A second one
+        # changes nothing (it would cut the stop short: a host's bots left running).
         task = asyncio.current_task()
         assert task is not None
+
+        def stop() -> None:
+            if not terminated:
+                terminated.append(True)
+                task.cancel()
+
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
         return await coro  # type: ignore[misc]
 
     try:
@@ -351,6 +371,11 @@ def _run_node(coro: object, verbose: bool = False, data: object = None) -> objec
         typer.echo(f"p2puno: {e}", err=True)
         raise typer.Exit(2) from None
     except (KeyboardInterrupt, asyncio.CancelledError) as e:
+        if isinstance(e, asyncio.CancelledError) and not terminated:
+            raise  # (not a stop this process was asked for: a fault, shown as one)
+        code = 130 if isinstance(e, KeyboardInterrupt) else 128 + signal.SIGTERM
+        if quiet:
+            raise typer.Exit(code) from None
         typer.echo("left the table", err=True)
         if data is not None:
             from p2puno.node.run import unfinished_games
@@ -361,9 +386,7 @@ def _run_node(coro: object, verbose: bool = False, data: object = None) -> objec
                 typer.echo(
                     f"its game goes on: come back with `{resume_command(data.root)}`", err=True
                 )
-        raise typer.Exit(
-            130 if isinstance(e, KeyboardInterrupt) else 128 + signal.SIGTERM
-        ) from None
+        raise typer.Exit(code) from None
 
 
 @app.command()
@@ -438,7 +461,8 @@ def host(
                     interfaces=[interface] if interface else None,
                     think=think,
                     save_log=save_log,
-                )
+                ),
+                data=data,
             ),
             quiet,
             data,
@@ -464,6 +488,7 @@ def host(
             think=think,
         ),
         data=data,
+        quiet=quiet,
     )
     _finish(result, quiet, save_log)
 
@@ -626,7 +651,7 @@ def resume(
     if bot is None and _terminal() and person:
         from p2puno.ui.launch import resume_table
 
-        _finish_table(_run_node(resume_table(data, game)), quiet, data, set())
+        _finish_table(_run_node(resume_table(data, game), data=data), quiet, data, set(), game)
         return
     player = None
     if bot is not None:
@@ -642,6 +667,7 @@ def resume(
         ),
         verbose,
         data=data,
+        quiet=quiet,
     )
     _finish(result, quiet)
 
@@ -688,7 +714,8 @@ def watch_table(
         spectator.on_events = event_lines(spectator.session, say, verbose=verbose, narrate=narrate)
 
     result = _run_node(
-        watch_game(addr.host, addr.port, name=name, say=say, on_game=on_game, data=data)
+        watch_game(addr.host, addr.port, name=name, say=say, on_game=on_game, data=data),
+        quiet=quiet,
     )
     _finish_watch(result, quiet)
 
@@ -767,7 +794,10 @@ def _join(
 
         before = _games_left(data)
         _finish_table(
-            _run_node(join_table(addr.host, addr.port, name=name, data=data, bind=bind or None)),
+            _run_node(
+                join_table(addr.host, addr.port, name=name, data=data, bind=bind or None),
+                data=data,
+            ),
             quiet,
             data,
             before,
@@ -786,6 +816,7 @@ def _join(
             verbose=verbose,
         ),
         data=data,
+        quiet=quiet,
     )
     _finish(result, quiet)
 

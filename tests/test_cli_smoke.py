@@ -45,3 +45,45 @@ def test_resume_says_plainly_when_there_is_nothing_to_resume(tmp_path: object) -
     for args in ([], ["abcd"]):
         result = CliRunner().invoke(app, ["resume", *args, "--data-dir", str(empty)])
         assert result.exit_code == 1 and "no unfinished game" in result.output
+
+
+def test_sigterm_stops_a_node_as_ctrl_c_does_and_nothing_else_passes_for_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """SIGTERM (a host stopping the bots it runs, a `kill`) cancels the node, which says BYE
+    on its way out (tests/node/test_failures.py shows it at a table), and exits 143; `quiet`
+    (a host's bots run so) prints nothing of its own, or the host's terminal showed a "left
+    the table" per bot. A cancellation nobody asked for is not dressed up as a stop: it is
+    raised, as the fault it is. A second SIGTERM changes nothing."""
+    import asyncio
+    import os
+    import signal
+
+    import typer
+
+    from p2puno.cli import _run_node
+
+    stopped: list[str] = []
+
+    async def node() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.sleep(10)
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)  # (during the stop: ignored)
+            await asyncio.sleep(0.1)  # (a BYE being sent: not cut short by the second one)
+            stopped.append("cleanly")
+
+    with pytest.raises(typer.Exit) as exit_:
+        _run_node(node(), quiet=True)
+    assert exit_.value.exit_code == 128 + signal.SIGTERM and stopped == ["cleanly"]
+    assert capsys.readouterr().err == ""
+
+    async def faulty() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+        await asyncio.sleep(1)
+
+    with pytest.raises(asyncio.CancelledError):
+        _run_node(faulty())
