@@ -83,7 +83,11 @@ class GameRun:
         return self.made if self.ok else len(self.back) + self.over
 
 
-def game(seed: int, kills: int, cuts: int, root: Path, target: int) -> GameRun:
+def game(
+    seed: int, kills: int, cuts: int, root: Path, target: int, first_within: float = 3.0
+) -> GameRun:
+    """One game; the events come from the first round's start on, each 0.5 s to 3 s after
+    the one before (the first within ``first_within`` s)."""
     rnd = random.Random(f"chaos/{seed}")
     host = Proc(
         ["host", "--bind", LOOP, "--no-discovery", "--seats", "4", "--bot", "heuristic",
@@ -113,9 +117,11 @@ def game(seed: int, kills: int, cuts: int, root: Path, target: int) -> GameRun:
             )
         events = ["kill"] * kills + ["cut"] * cuts
         rnd.shuffle(events)
-        time.sleep(3.0)  # the lobby, the first shuffle
-        for what in events:
-            time.sleep(rnd.uniform(0.5, 3.0))
+        end = time.monotonic() + 60  # the lobby, the first shuffles
+        while time.monotonic() < end and not any("round 1 begins" in ln for ln in host.lines):
+            time.sleep(0.05)
+        for k, what in enumerate(events):
+            time.sleep(rnd.uniform(0.5, first_within if k == 0 else 3.0))
             if not all(n.alive() for n in nodes):
                 break  # the game is over (or a node failed)
             victim = rnd.choice(nodes)
