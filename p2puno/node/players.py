@@ -16,8 +16,8 @@ import sys
 from typing import Protocol
 
 from p2puno.bots import make_bot
-from p2puno.engine.actions import Action
-from p2puno.engine.cards import CARD_TEXT
+from p2puno.engine.actions import Action, Kind
+from p2puno.engine.cards import CARD_TEXT, COLORS, face_text
 from p2puno.session.session import Prompt
 
 
@@ -60,9 +60,47 @@ class Autopilot(BotPlayer):
         super().__init__("heuristic", seed)
 
 
+def choice_text(action: Action | None) -> str:
+    """An offered decision as a person types it at the line prompt: the card in the table's
+    notation with what goes with it (``r7``, ``W:g`` a Wild naming green, ``g7>2`` a Seven-O
+    swapping with seat 2, ``r7!`` calling UNO, ``jump g7``), or a word (``draw``, ``keep``,
+    ``take``, ``challenge``, ``uno``, ``catch 2``, ``color g``, ``pass``). Not the log's
+    notation: that one carries the seat and the card's slot in the deck (``2 r7#45``)."""
+    if action is None:
+        return "pass"
+    k = action.kind
+    if k is Kind.PLAY or k is Kind.JUMP:
+        text = face_text(action.color, action.rank)
+        if action.choose >= 0:
+            text += ":" + COLORS[action.choose]
+        if action.target >= 0:
+            text += f">{action.target}"
+        if action.uno:
+            text += "!"
+        return f"jump {text}" if k is Kind.JUMP else text
+    if k is Kind.CATCH:
+        return f"catch {action.target}"
+    if k is Kind.COLOR:
+        return f"color {COLORS[action.choose]}"
+    return str(k.value)
+
+
+def pick(line: str, options: list[Action | None]) -> Action | str | None:
+    """The option a typed line names: its number, or its :func:`choice_text` (any case, any
+    spacing; two copies of one card are one choice); else why not, in words."""
+    text = " ".join(line.split()).lower()
+    if text.isdigit() and int(text) < len(options):
+        return options[int(text)]
+    for a in options:
+        if choice_text(a).lower() == text:
+            return a
+    return f"a number from 0 to {len(options) - 1}, or one of the choices as written"
+
+
 class TextPlayer:
     """A person at a plain terminal (no full-screen table): each decision printed with its
-    choices numbered, the answer read from standard input without blocking the node."""
+    choices numbered and in the table's card notation, the answer (a number or the choice as
+    written) read from standard input without blocking the node."""
 
     kind = "person"
 
@@ -79,16 +117,18 @@ class TextPlayer:
         if prompt.kind != "turn":
             options.append(None)
         for i, a in enumerate(options):
-            print(f"  {i}: {'pass' if a is None else str(a)}")
-        print(f"your choice (0 to {len(options) - 1}, then Enter):", flush=True)
+            print(f"  {i}: {choice_text(a)}")
+        print(
+            f"your choice (0 to {len(options) - 1}, or type it as written), then Enter:", flush=True
+        )
         while True:
             line = await _read_line()
             if not line:
                 return options[0]
-            try:
-                return options[int(line.strip())]
-            except (ValueError, IndexError):
-                print(f"  a number from 0 to {len(options) - 1}, please")
+            chosen = pick(line, options)
+            if not isinstance(chosen, str):
+                return chosen
+            print(f"  {chosen}")
 
 
 _pending = bytearray()  # standard input read but not yet handed over (past a line's end)

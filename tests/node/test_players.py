@@ -154,3 +154,38 @@ async def test_a_full_disk_stops_the_node_cleanly_and_it_resumes_once_there_is_s
     assert any("back in the game" in line for line in said)
     at = int(next(re.findall(r"at step (\d+)", ln)[0] for ln in said if "resuming" in ln))
     assert at > 2 * keep, said[:3]  # the rebuild pruned as it read
+
+
+def test_the_line_prompt_speaks_the_tables_notation_and_takes_it_typed() -> None:
+    """A person without a full-screen terminal picks by number or types the choice as it is
+    written: the card's notation with what goes with it (a Wild's color, 002 · Wild; a
+    Seven-O's seat, 001 · SEVEN-O 2; UNO called with the next-to-last card, 002 · Going
+    Out), not the log's notation with its seat and deck slot ("2 r7#45")."""
+    from p2puno.engine.actions import Kind, catch, play, simple
+    from p2puno.engine.cards import COLORS
+    from p2puno.node.players import choice_text, pick
+
+    r, y, g = COLORS.index("r"), COLORS.index("y"), COLORS.index("g")
+    options = [
+        play(2, 45, r, 7),
+        play(2, 46, r, 7),  # the other r7: the same choice
+        play(2, 12, 4, 13, choose=g),  # a Wild naming green
+        play(2, 30, y, 7, target=0),  # Seven-O: swap with seat 0
+        play(2, 45, r, 7, uno=True),
+        play(2, 50, g, 7, jump=True),
+        simple(2, Kind.DRAW),
+        catch(2, 1),
+        None,
+    ]
+    texts = [choice_text(a) for a in options]
+    assert texts[0] == texts[1] == "r7" and "#" not in " ".join(texts)
+    assert texts[2].endswith(":g") and texts[3] == "y7>0" and texts[4] == "r7!"
+    assert texts[5:] == ["jump g7", "draw", "catch 1", "pass"]
+    assert pick("0", options) is options[0] and pick("8", options) is None
+    assert pick(" R7 ", options) is options[0]
+    assert pick(texts[2].upper(), options) is options[2]
+    assert pick("r7!", options) is options[4] and pick("y7>0", options) is options[3]
+    assert pick("jump  g7", options) is options[5] and pick("Draw", options) is options[6]
+    assert pick("pass", options) is None
+    for bad in ("9", "b5", "", "draw 2"):
+        assert pick(bad, options) == "a number from 0 to 8, or one of the choices as written"
