@@ -91,6 +91,7 @@ class Endpoint:
         self.watching = asyncio.Event()  # set when ``watch`` is
         self.default: bytes | None = None  # the context of one who joins by address
         self.server: asyncio.Server | None = None
+        self.closed = False  # (set by close: no more refusals said)
 
     def _resolve(self, asked: bytes | None) -> bytes | None:
         if asked is None:
@@ -116,7 +117,7 @@ class Endpoint:
                 lambda key: True,  # each context's handler checks the key
                 self._on_link,
                 limits,
-                on_error=lambda err: self.say(f"refused a connection: {err}"),
+                on_error=self._refused,
             )
         except OSError as e:
             where = f"{self.bind or '*'}:{self.port}"
@@ -125,7 +126,12 @@ class Endpoint:
         self.port = int(sock.getsockname()[1])
         return self.port
 
+    def _refused(self, err: object) -> None:
+        if not self.closed:  # (once closed, a link half-open at that moment is nobody's news)
+            self.say(f"refused a connection: {err}")
+
     def close(self) -> None:
+        self.closed = True
         if self.server is not None:
             self.server.close()
 
