@@ -73,22 +73,31 @@ class Action(NamedTuple):
     target: int = -1
     uno: bool = False
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # the log's notation: "2 r7#45", "0 W#12:g", "1 draw"
+        return f"{self.seat} {self.choice_text(True)}"
+
+    def choice_text(self, slot: bool = False) -> str:
+        """The action without its seat, as a person types it: ``r7``, ``W:g`` (a Wild naming
+        green), ``y7>0`` (a Seven-O swapping with seat 0), ``r7!`` (calling UNO), ``jump g7``,
+        ``draw``, ``catch 1``, ``color g``; ``slot``: the card's deck slot too (``r7#45``), as
+        the log writes it."""
         k = self.kind
         if k is Kind.PLAY or k is Kind.JUMP:
-            body = f"{face_text(self.color, self.rank)}#{self.slot}"
+            body = face_text(self.color, self.rank)
+            if slot:
+                body += f"#{self.slot}"
             if self.choose >= 0:
                 body += ":" + COLORS[self.choose]
             if self.target >= 0:
                 body += f">{self.target}"
             if self.uno:
                 body += "!"
-            return f"{self.seat} jump {body}" if k is Kind.JUMP else f"{self.seat} {body}"
+            return f"jump {body}" if k is Kind.JUMP else body
         if k is Kind.CATCH:
-            return f"{self.seat} catch {self.target}"
+            return f"catch {self.target}"
         if k is Kind.COLOR:
-            return f"{self.seat} color {COLORS[self.choose]}"
-        return f"{self.seat} {k.value}"
+            return f"color {COLORS[self.choose]}"
+        return str(k.value)
 
 
 def play(

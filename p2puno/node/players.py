@@ -16,8 +16,8 @@ import sys
 from typing import Protocol
 
 from p2puno.bots import make_bot
-from p2puno.engine.actions import Action, Kind
-from p2puno.engine.cards import CARD_TEXT, COLORS, face_text
+from p2puno.engine.actions import Action
+from p2puno.engine.cards import CARD_TEXT
 from p2puno.session.session import Prompt
 
 
@@ -61,28 +61,10 @@ class Autopilot(BotPlayer):
 
 
 def choice_text(action: Action | None) -> str:
-    """An offered decision as a person types it at the line prompt: the card in the table's
-    notation with what goes with it (``r7``, ``W:g`` a Wild naming green, ``g7>2`` a Seven-O
-    swapping with seat 2, ``r7!`` calling UNO, ``jump g7``), or a word (``draw``, ``keep``,
-    ``take``, ``challenge``, ``uno``, ``catch 2``, ``color g``, ``pass``). Not the log's
+    """An offered decision as a person types it at the line prompt (:meth:`Action.choice_text`:
+    ``r7``, ``W:g``, ``y7>0``, ``r7!``, ``draw``...; ``pass`` for declining). Not the log's
     notation: that one carries the seat and the card's slot in the deck (``2 r7#45``)."""
-    if action is None:
-        return "pass"
-    k = action.kind
-    if k is Kind.PLAY or k is Kind.JUMP:
-        text = face_text(action.color, action.rank)
-        if action.choose >= 0:
-            text += ":" + COLORS[action.choose]
-        if action.target >= 0:
-            text += f">{action.target}"
-        if action.uno:
-            text += "!"
-        return f"jump {text}" if k is Kind.JUMP else text
-    if k is Kind.CATCH:
-        return f"catch {action.target}"
-    if k is Kind.COLOR:
-        return f"color {COLORS[action.choose]}"
-    return str(k.value)
+    return "pass" if action is None else action.choice_text()
 
 
 def pick(line: str, options: list[Action | None]) -> Action | str | None:
