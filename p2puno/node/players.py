@@ -69,10 +69,10 @@ def choice_text(action: Action | None) -> str:
 
 def pick(line: str, options: list[Action | None]) -> Action | str | None:
     """The option a typed line names: its number, or its :func:`choice_text` (any case, any
-    spacing; two copies of one card are one choice); else why not, in words."""
+    spacing); else why not, in words."""
     text = " ".join(line.split()).lower()
-    if text.isdigit() and int(text) < len(options):
-        return options[int(text)]
+    if text.isascii() and text.isdigit() and len(text) <= 3 and int(text) < len(options):
+        return options[int(text)]  # (not "²", nor 5,000 digits: int() refuses those)
     for a in options:
         if choice_text(a).lower() == text:
             return a
@@ -95,7 +95,10 @@ class TextPlayer:
         hand = " ".join(CARD_TEXT[c] for c in view.my_cards() if c >= 0)
         top = CARD_TEXT[view.top] if view.top >= 0 else "-"
         print(f"\n[{prompt.kind}] top {top}; your hand: {hand}")
-        options: list[Action | None] = list(prompt.actions)
+        options: list[Action | None] = []
+        for action in prompt.actions:  # (two copies of one card are one choice: the first)
+            if all(choice_text(action) != choice_text(b) for b in options):
+                options.append(action)
         if prompt.kind != "turn":
             options.append(None)
         for i, a in enumerate(options):

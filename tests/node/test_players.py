@@ -187,5 +187,5 @@ def test_the_line_prompt_speaks_the_tables_notation_and_takes_it_typed() -> None
     assert pick("r7!", options) is options[4] and pick("y7>0", options) is options[3]
     assert pick("jump  g7", options) is options[5] and pick("Draw", options) is options[6]
     assert pick("pass", options) is None
-    for bad in ("9", "b5", "", "draw 2"):
+    for bad in ("9", "b5", "", "draw 2", "²", "-1", "9" * 5000):
         assert pick(bad, options) == "a number from 0 to 8, or one of the choices as written"
