@@ -95,10 +95,9 @@ class TextPlayer:
         hand = " ".join(CARD_TEXT[c] for c in view.my_cards() if c >= 0)
         top = CARD_TEXT[view.top] if view.top >= 0 else "-"
         print(f"\n[{prompt.kind}] top {top}; your hand: {hand}")
-        options: list[Action | None] = []
-        for action in prompt.actions:  # (two copies of one card are one choice: the first)
-            if all(choice_text(action) != choice_text(b) for b in options):
-                options.append(action)
+        # (two copies of one card are one choice: the first of them)
+        first = {choice_text(a): a for a in reversed(prompt.actions)}
+        options: list[Action | None] = [a for a in prompt.actions if first[choice_text(a)] is a]
         if prompt.kind != "turn":
             options.append(None)
         for i, a in enumerate(options):
