@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,12 +26,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2puno.log.entry import MAX_ENTRY_SIZE, LogError, Reason, entry_hash
 from p2puno.log.identity import Identity
-from p2puno.log.log import Log, SigCheck, Status
+from p2puno.log.log import AddResult, Log, SigCheck, Status
 from p2puno.wire import EncodingError, JSONValue, b2h, decode, encode, h2b
 
 __all__ = [
     "LogFileError",
     "LogFileIndex",
+    "LogFileReader",
     "NodeSecrets",
     "PendingSignatures",
     "VerifyReport",
@@ -89,19 +91,29 @@ def iter_log_file(
         )
 
 
+_READ_BLOCK: Final = 1 << 20  # bytes read at a time by stream_log_file
+
+
 def stream_log_file(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:
     """(index, raw entry) per line, read as it goes (a file of any length in little memory).
     A last line without ``\\n`` is an error (cut a torn tail first)."""
+    index = 0
+    rest = b""
     with open(path, "rb") as f:
-        for index, line in enumerate(f):
-            if not line.endswith(b"\n"):
-                raise LogFileError(
-                    index,
-                    LogError(
-                        Reason.ENCODING, "last line has no newline (torn write?)", detail="torn"
-                    ),
-                )
-            yield index, line[:-1]
+        while block := f.read(_READ_BLOCK):
+            lines = (rest + block).split(b"\n")
+            rest = lines.pop()  # the start of a line the next block goes on with
+            if len(rest) > _READ_BLOCK:
+                lines.append(rest)  # longer than any entry: refused as such, at its line
+                rest = b""
+            for line in lines:
+                yield index, line
+                index += 1
+    if rest:
+        raise LogFileError(
+            index,
+            LogError(Reason.ENCODING, "last line has no newline (torn write?)", detail="torn"),
+        )
 
 
 class LogFileIndex:
@@ -257,7 +269,8 @@ def _add_line(
     expected_proposer: Callable[[int], int | None] | None,
     deferred: list[SigCheck] | None,
     total: int,
-) -> None:
+) -> AddResult | None:
+    """Add one line (None: it was equivocation evidence, kept in ``log.evidence``)."""
     try:
         exp = None
         if expected_proposer is not None:
@@ -269,7 +282,7 @@ def _add_line(
             log.check_signature(raw)
     except LogError as e:
         if e.reason is Reason.EQUIVOCATION:
-            return  # evidence: kept in log.evidence
+            return None  # evidence: kept in log.evidence
         raise LogFileError(index, e) from None
     if result.status is Status.MISSING_PARENTS:
         raise LogFileError(
@@ -277,6 +290,7 @@ def _add_line(
         )
     if result.status is Status.DUPLICATE:
         raise LogFileError(index, LogError(Reason.MALFORMED, "the same entry twice"))
+    return result
 
 
 def _proposer_hint(log: Log, raw: bytes, expected: Callable[[int], int | None]) -> int | None:
@@ -364,6 +378,55 @@ def open_log_file(
     return log, len(lines), pending
 
 
+class LogFileReader:
+    """A log file read into a :class:`Log` a line at a time, each line checked as
+    :func:`open_log_file` checks it (structure at once, signatures in the background), never
+    held whole: the offline replay streams a game of any length through it and prunes as it
+    goes. Iterating yields ``(index, result)`` once line ``index`` is in the log (``result``
+    None for equivocation evidence). A structural error is raised (:class:`LogFileError`) only
+    once every signature before it has been checked, so the error is the first bad entry in
+    file order either way. :attr:`signatures` must be checked before anything is trusted."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        log: Log,
+        *,
+        workers: int | None = None,
+    ) -> None:
+        self.path = path
+        self.log = log
+        self.signatures = PendingSignatures(workers)
+        self.count = 0  # lines read so far
+
+    def __iter__(self) -> Iterator[tuple[int, AddResult | None]]:
+        deferred: list[SigCheck] = []
+        try:
+            for index, raw in stream_log_file(self.path):
+                result = _add_line(self.log, index, raw, None, deferred, 0)
+                self.count = index + 1
+                if result is not None and result.status is Status.STALE:
+                    # of a step already pruned here, not a copy of a recent line: a node
+                    # never writes one (it prunes no sooner than a reader of its file does)
+                    raise LogFileError(
+                        index,
+                        LogError(
+                            Reason.MALFORMED,
+                            f"an entry of step {result.entry.seq}, settled long before this "
+                            "line (a copy of an earlier line, or a second version of one)",
+                        ),
+                    )
+                if len(deferred) >= _CHUNK:
+                    self.signatures.submit(deferred)
+                    deferred = []
+                yield index, result
+        except LogFileError as e:
+            self.signatures.submit(deferred)
+            self.signatures.check(before=e)
+            raise
+        self.signatures.submit(deferred)
+
+
 # (entry index, raw Ed25519 public key, signature, signed bytes): picklable for a process pool
 _RawCheck = tuple[int, bytes, bytes, bytes]
 
@@ -394,9 +457,12 @@ class PendingSignatures:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers if workers is not None else os.cpu_count() or 1)
         self._pool: Executor | None = None
-        self._futures: list[Future[int | None]] = []
-        self._batches: list[list[_RawCheck]] = []  # beside each future: to take it back
+        self._bad: int | None = None  # the smallest failing index of the batches done
+        # the batches out with the workers, oldest first, each kept beside its future to be
+        # taken back; a finished one is dropped, so memory holds a few batches, not the file
+        self._live: deque[tuple[Future[int | None], list[_RawCheck]]] = deque()
         self._raw_keys: dict[int, bytes] = {}
+        self.batches = 0  # batches submitted
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -410,6 +476,11 @@ class PendingSignatures:
                 self._pool = ThreadPoolExecutor(self.workers)
         return self._pool
 
+    def start(self) -> None:
+        """Start the workers now: forked while this process runs one thread (a caller that is
+        about to start others, such as a replay's audit thread, calls this first)."""
+        self._executor()
+
     def submit(self, checks: list[SigCheck]) -> None:
         if not checks:
             return
@@ -420,14 +491,20 @@ class PendingSignatures:
             if pk is None:
                 pk = raw[id(key)] = key.public_bytes_raw()
             batch.append((index, pk, sig, msg))
-        if self._pool is None and len(batch) < _CHUNK:
-            # a small log, or the tail of one before any full batch: a pool costs more
-            done: Future[int | None] = Future()
-            done.set_result(_verify_raw(batch))
-            self._futures.append(done)
+        self.batches += 1
+        while self._live and self._live[0][0].done():
+            self._note(self._live.popleft()[0].result())
+        if (self._pool is None and len(batch) < _CHUNK) or len(self._live) > 2 * self.workers:
+            # a small log, or the tail of one before any full batch (a pool costs more), or
+            # the workers are behind: the caller checks this batch itself (so the queue, and
+            # memory, stay a few batches long however long the file)
+            self._note(_verify_raw(batch))
         else:
-            self._futures.append(self._executor().submit(_verify_raw, batch))
-        self._batches.append(batch)
+            self._live.append((self._executor().submit(_verify_raw, batch), batch))
+
+    def _note(self, bad: int | None) -> None:
+        if bad is not None and (self._bad is None or bad < self._bad):
+            self._bad = bad
 
     def first_bad(self) -> int | None:
         """Wait for every check; the smallest failing entry index, or None. Closes the pool.
@@ -437,16 +514,15 @@ class PendingSignatures:
         verdict is the same whoever checks a batch.
         """
         try:
-            taken: dict[int, int | None] = {}
-            for k in range(len(self._futures) - 1, -1, -1):
-                if not self._futures[k].cancel():
-                    break  # a worker has it (so, very likely, every batch before it)
-                taken[k] = _verify_raw(self._batches[k])
-            results = [taken[k] if k in taken else f.result() for k, f in enumerate(self._futures)]
-            bad = [i for i in results if i is not None]
+            live = list(self._live)
+            self._live.clear()
+            while live and live[-1][0].cancel():  # else a worker has it (and, very likely,
+                self._note(_verify_raw(live.pop()[1]))  # every batch before it)
+            for future, _ in live:
+                self._note(future.result())
         finally:
             self.close()
-        return min(bad) if bad else None
+        return self._bad
 
     def check(self, before: LogFileError | None = None) -> None:
         """Raise :class:`LogFileError` for the first bad signature (``before``: a structural

@@ -18,16 +18,22 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from p2puno.log import (
+    MAX_ENTRY_SIZE,
     Equivocation,
     Log,
     LogError,
     LogFileError,
     Reason,
+    Role,
     entry_hash,
     iter_log_file,
 )
-from p2puno.log.store import open_log_file
+from p2puno.log.store import LogFileReader
 from p2puno.session.session import Blame, Outcome, Session
+from p2puno.wire import EncodingError, decode
+
+PRUNE_KEEP = 100  # steps the replay keeps in memory, as a node does (p2puno.node.game)
+_POOL_FROM = 512 * 1024  # bytes of log from which worker processes pay for their start
 
 
 @dataclass
@@ -78,8 +84,17 @@ def _replay(
         if echo is not None:
             echo(text)
 
+    log = Log()
+    reader = LogFileReader(path, log, workers=max(1, (os.cpu_count() or 1) - 1))
     try:
-        log, count, signatures = open_log_file(path, workers=max(1, (os.cpu_count() or 1) - 1))
+        if os.path.getsize(path) > _POOL_FROM:
+            # the signature workers forked before the audit thread starts (an early deck's
+            # audit comes before the first batch): a process with threads gets threads
+            reader.signatures.start()
+        # a thread beside the session for each audit's EC work (GIL released), which also
+        # fills the gaps the signature workers leave
+        with ThreadPoolExecutor(1) as audit_pool:
+            result = _run(reader, say, lines, audit_pool, thorough)
     except LogFileError as e:
         failed = _fail(e.index, lines, f"{e.reason.value}: {e.message}")
         failed.author = e.author
@@ -88,17 +103,11 @@ def _replay(
         return _fail(0, lines, str(e))
     except OSError as e:
         return _fail(None, lines, f"cannot read {path}: {e.strerror}")
-    # The session runs while the signatures are checked in other processes; whichever fails
+    finally:
+        reader.signatures.close()
+    # The session ran while the signatures were checked in other processes; whichever fails
     # first in the file is the verdict, so nothing the session says stands unless they pass.
-    try:
-        # a thread beside the session for each audit's EC work (GIL released), which also
-        # fills the gaps the signature workers leave
-        with ThreadPoolExecutor(1) as audit_pool:
-            result = _run(path, log, count, say, lines, audit_pool, thorough)
-    except BaseException:
-        signatures.close()
-        raise
-    bad = signatures.first_bad()
+    bad = reader.signatures.first_bad()
     if bad is not None and (result.bad_entry is None or bad <= result.bad_entry):
         return _fail(
             bad,
@@ -111,59 +120,115 @@ def _replay(
 
 
 def _run(
-    path: str | os.PathLike[str],
-    log: Log,
-    count: int,
+    reader: LogFileReader,
     say: Callable[[str], None],
     lines: list[str],
     audit_pool: Executor,
     thorough: bool,
 ) -> ReplayResult:
-    try:
-        session = Session(log, audit_executor=audit_pool, thorough_audit=thorough)
-    except ValueError as e:
-        return _fail(0, lines, f"bad genesis: {e}")
-    say(f"game {session.game_id.hex()[:16]}: {session.options}")
+    """The file streamed through the session: each step processed once the next one's
+    proposal is read (every entry of it is in the log then: a proposal names them all), and
+    the steps processed leave memory as they do in a running node, so a replay's memory does
+    not grow with the length of the game.
+
+    The verdict is the same as if every line were read first (as this replay once did): a
+    damaged line anywhere in the file wins over what the session finds, so the rest of the
+    file is still read after the session's verdict, and a log the session froze (a verdict,
+    the game over) still takes its remaining lines, frozen again at the end. From the first
+    vote on, steps are processed only once the whole file is in (the stop is decided from
+    every vote the file holds, spec 10.15); the votes end a game, so that tail is short."""
+    log = reader.log
+    session: Session | None = None
+    verdict: ReplayResult | None = None  # the session's, reported if the file checks out
+    streaming = True
+    refreeze = False
+    head = -1  # the log's head when the steps were last processed
 
     def step_line(seq: int) -> int:
         # the last line of the step: where its outcome was decided (only on failure: this
         # reads and hashes the file again)
-        line_of = {entry_hash(raw): i for i, raw in iter_log_file(path)}
-        hashes = [h for h, e in log if e.seq == seq]
-        return max((line_of.get(h, 0) for h in hashes), default=0)
+        hashes = {h for h, e in log if e.seq == seq}
+        last = 0
+        for i, raw in iter_log_file(reader.path):
+            if hashes and entry_hash(raw) in hashes:
+                last = i
+            elif not hashes and _line_seq(raw) == seq:
+                last = i  # a step already pruned from memory: found by its seq
+        return last
 
-    while True:
-        before = session._done_seq
-        bad_seq = session.catch_up(max_steps=1)
-        # every complete step is processed, also past a stop the votes decided (a cheat in
-        # them still wins): the replay ends only when no step is left
-        ended = session.blame is not None or session._done_seq == before
-        if ended:
-            # no more complete steps: the evidence in the file counts now (the earliest
-            # verdict stands, whichever check found it)
-            for eq in log.evidence:
-                session.note_evidence(eq)
-        for ev in session.events:
-            if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over", "vote"):
-                say(f"[step {session._done_seq:>5}] {ev.text}")
-        session.events.clear()
-        if session.blame is not None:
-            seq = bad_seq if bad_seq is not None else session.blame.step
-            failed = _fail(step_line(seq), lines, str(session.blame))
-            failed.blame = session.blame
-            failed.author = session.blame.seat if session.blame.seat >= 0 else None
-            failed.outcome = session.outcome
-            return failed
-        if ended:
-            break
+    def start() -> None:
+        nonlocal session, verdict
+        try:
+            session = Session(log, audit_executor=audit_pool, thorough_audit=thorough)
+        except ValueError as e:
+            verdict = _fail(0, lines, f"bad genesis: {e}")
+        else:
+            say(f"game {session.game_id.hex()[:16]}: {session.options}")
+
+    def process(final: bool) -> ReplayResult | None:
+        """Process the steps the log holds (``final``: the file is in, so also the step in
+        progress, a dangling proposal, and the evidence); the session's verdict, if any."""
+        assert session is not None
+        while True:
+            if not final and session._done_seq >= log.head - 1:
+                return None
+            before = session._done_seq
+            bad_seq = session.catch_up(max_steps=1)
+            # every complete step is processed, also past a stop the votes decided (a cheat
+            # in them still wins): the replay ends only when no step is left
+            ended = final and (session.blame is not None or session._done_seq == before)
+            if ended:
+                # no more complete steps: the evidence in the file counts now (the earliest
+                # verdict stands, whichever check found it)
+                for eq in log.evidence:
+                    session.note_evidence(eq)
+            for ev in session.events:
+                if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over", "vote"):
+                    say(f"[step {session._done_seq:>5}] {ev.text}")
+            session.events.clear()
+            if session.blame is not None:
+                seq = bad_seq if bad_seq is not None else session.blame.step
+                failed = _fail(step_line(seq), lines, str(session.blame))
+                failed.blame = session.blame
+                failed.author = session.blame.seat if session.blame.seat >= 0 else None
+                failed.outcome = session.outcome
+                return failed
+            if ended or (not final and session._done_seq == before):
+                return None
+
+    for _index, added in reader:
+        if session is None and verdict is None:
+            start()
+        if added is not None and added.entry.role is Role.VOTE:
+            streaming = False
+        if log.head == head:
+            continue  # no new step: nothing more can be processed
+        head = log.head
+        if session is not None and verdict is None and streaming:
+            verdict = process(final=False)
+            session.prune_memory(PRUNE_KEEP)
+        elif streaming and head - log.pruned_before > 2 * PRUNE_KEEP:
+            log.prune(head - PRUNE_KEEP)  # no session reads these steps any more
+        if log.frozen:
+            # as if every line had been read before the session ran: the rest goes in too
+            log.frozen, refreeze = False, True
+    if refreeze:
+        log.freeze()
+    if verdict is None and session is None:
+        start()  # an empty file: the session says what is missing
+    if verdict is None and session is not None:
+        verdict = process(final=True)
+    if verdict is not None:
+        return verdict
+    assert session is not None
     outcome = session.outcome
     if not outcome.over:
-        failed = _fail(count - 1, lines, "the log ends before the game does")
+        failed = _fail(reader.count - 1, lines, "the log ends before the game does")
         failed.outcome = outcome
         return failed
     return ReplayResult(
         True,
-        count,
+        reader.count,
         lines,
         None,
         None,
@@ -173,6 +238,15 @@ def _run(
         session.engine.digest(),
         outcome=outcome,
     )
+
+
+def _line_seq(raw: bytes) -> int | None:
+    try:
+        obj = decode(raw, max_size=MAX_ENTRY_SIZE)
+    except EncodingError:
+        return None
+    seq = obj.get("seq") if isinstance(obj, dict) else None
+    return seq if isinstance(seq, int) else None
 
 
 def _fail(index: int | None, lines: list[str], reason: str) -> ReplayResult:

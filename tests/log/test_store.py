@@ -268,8 +268,8 @@ def test_the_caller_checks_the_batches_no_worker_has_started(
     monkeypatch.setattr(store.PendingSignatures, "_executor", executor)
     monkeypatch.setattr(store, "_verify_raw", verify)
     _log, count, pending = store.open_log_file(path, workers=1)
-    assert count == len(entries) and len(pending._batches) > 2
+    assert count == len(entries) and pending.batches > 2
     assert pending.first_bad() == last
-    last_batch = pending._batches[-1][0][0]
-    assert (threading.get_ident(), last_batch) in checked  # the caller took the last batch
-    assert sorted(b for _, b in checked) == [b[0][0] for b in pending._batches]  # each once
+    starts = sorted(b for _, b in checked)
+    assert len(starts) == pending.batches == len(set(starts))  # each batch checked once
+    assert (threading.get_ident(), starts[-1]) in checked  # the caller took the last batch

@@ -1,0 +1,249 @@
+"""``p2puno replay`` streams the log file through the session and prunes as it goes, as a
+running node does: its memory does not grow with the length of the game, and pruning changes
+nothing it says (issue "Play over the network", Memory; docs/architecture.md, "The offline
+replay streams the file").
+
+Every verdict the cheat vectors promise (protocol/spec.md 8, 10.8-10.16) is held to be the
+same, line for line, whether the replay keeps every step in memory or only the last one.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import p2puno.log.log as log_module
+import p2puno.session.replay as replay_module
+from p2puno.engine import Options
+from p2puno.log import Log, Role, entry_hash, sign_entry
+from p2puno.session.harness import LocalTable
+from p2puno.session.replay import ReplayResult, replay
+from p2puno.wire import JSONValue, decode
+
+VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
+LOGS = [*sorted((VECTORS / "cheats").glob("*.log")), VECTORS / "game-2p.log"]
+
+
+def _said(r: ReplayResult) -> tuple[object, ...]:
+    return (
+        r.ok,
+        r.entries,
+        r.error,
+        r.bad_entry,
+        r.winners,
+        r.scores,
+        r.bluffs,
+        r.digest,
+        r.blame,
+        r.author,
+        r.evidence,
+        r.outcome,
+        r.lines,
+    )
+
+
+def _replayed(path: Path, keep: int, monkeypatch: pytest.MonkeyPatch) -> ReplayResult:
+    monkeypatch.setattr(replay_module, "PRUNE_KEEP", keep)
+    return replay(path)
+
+
+@pytest.mark.parametrize("keep", [1, 3])
+@pytest.mark.parametrize("path", LOGS, ids=[p.stem for p in LOGS])
+def test_a_replay_that_prunes_says_what_one_that_keeps_every_step_says(
+    path: Path, keep: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every cheat vector (a cheat, a log-layer fault, a stopped game, evidence) and a whole
+    game: the same verdict, line, blame, outcome and narration."""
+    whole = _replayed(path, 10**9, monkeypatch)
+    pruned = _replayed(path, keep, monkeypatch)
+    assert _said(pruned) == _said(whole)
+
+
+@pytest.fixture(scope="module")
+def long_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("long")
+    table = LocalTable(
+        Options(4, True, True, True, target=150), seed="bounded", directory=str(folder)
+    )
+    table.run(prune_keep=10)
+    assert table.sessions[0].outcome.over
+    return folder / "node0.log"
+
+
+def test_a_long_replay_holds_a_window_of_steps_not_the_game(
+    long_game: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entries in memory stay under a bound set by the window while the whole game is
+    read, and the replay says what a replay that keeps everything says."""
+    keep = 10
+    peak = [0]
+    original = Log.prune
+
+    def watch(self: Log, before: int) -> int:
+        peak[0] = max(peak[0], len(self) - self.memory_start)  # held before this prune
+        return original(self, before)
+
+    monkeypatch.setattr(Log, "prune", watch)
+    pruned = _replayed(long_game, keep, monkeypatch)
+    monkeypatch.setattr(Log, "prune", original)
+    whole = _replayed(long_game, 10**9, monkeypatch)
+    assert pruned.ok and _said(pruned) == _said(whole)
+    steps = sum(1 for _ in long_game.open("rb")) // 4
+    assert steps > 40 * keep  # a long game against the window
+    # a prune comes once 2*keep steps are processed past the last one, and the step being
+    # read may be one ahead: 2*keep+3 steps of 4 entries (+ the votes, one a seat)
+    assert 0 < peak[0] <= (2 * keep + 3) * 4 + 4
+
+
+def test_a_copy_of_a_line_long_pruned_is_refused_at_its_line(
+    long_game: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node never writes a line for a step it pruned long before (spec 9: a copy is the same
+    entry twice, a second version of a settled step is kept by nobody): the replay stops at
+    that line, as the replay that keeps every step does."""
+    monkeypatch.setattr(log_module, "RECENT_GONE", 8)  # the copy is older than the ring
+    lines = long_game.read_bytes().split(b"\n")[:-1]
+    path = tmp_path / "copy.log"
+    path.write_bytes(b"\n".join([*lines, lines[5]]) + b"\n")
+    pruned = _replayed(path, 2, monkeypatch)
+    whole = _replayed(path, 10**9, monkeypatch)
+    assert not pruned.ok and not whole.ok
+    assert pruned.bad_entry == whole.bad_entry == len(lines)
+    assert pruned.error is not None and "settled long before" in pruned.error
+    assert whole.error is not None and "the same entry twice" in whole.error
+
+
+def test_a_big_log_is_checked_by_worker_processes_started_before_any_thread(
+    long_game: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signature workers are forked before the audit thread exists (an early deck's audit
+    comes before the first batch): otherwise they would be threads fighting the session for
+    the interpreter. (Linux: forking is used only there.)"""
+    import concurrent.futures
+
+    from p2puno.log import store
+
+    assert long_game.stat().st_size > replay_module._POOL_FROM
+    kinds: list[type] = []
+    real = store.PendingSignatures._executor
+
+    def spy(self: store.PendingSignatures) -> concurrent.futures.Executor:
+        pool = real(self)
+        kinds.append(type(pool))
+        return pool
+
+    monkeypatch.setattr(store.PendingSignatures, "_executor", spy)
+    assert replay(long_game).ok
+    want = (
+        concurrent.futures.ProcessPoolExecutor
+        if sys.platform == "linux"
+        else concurrent.futures.ThreadPoolExecutor
+    )
+    assert kinds and set(kinds) == {want}
+
+
+def _game_lines(
+    players: int, target: int, seed: str, folder: Path
+) -> tuple[LocalTable, list[bytes]]:
+    table = LocalTable(Options(players, target=target), seed=seed, directory=str(folder))
+    table.run()
+    return table, (folder / "node0.log").read_bytes().split(b"\n")[:-1]
+
+
+def _resigned(table: LocalTable, lines: list[bytes], at: int, body: JSONValue) -> list[bytes]:
+    """``lines`` with line ``at``'s body replaced, and it and every line after it signed
+    again by its author (the table's test keys) on the new hashes of its parents: a file
+    that is sound entry by entry, whatever the session makes of it."""
+    out, moved = lines[:at], {}
+    for i, raw in enumerate(lines[at:], at):
+        o = decode(raw)
+        assert isinstance(o, dict)
+        author = o["author"]
+        assert isinstance(author, int) and isinstance(o["prev"], list)
+        identity = table.sessions[author].identity
+        assert identity is not None
+        new = sign_entry(
+            identity,
+            game=bytes.fromhex(str(o["game"])),
+            seq=int(str(o["seq"])),
+            author=author,
+            role=Role(o["role"]),
+            kind=str(o["kind"]),
+            prev=[moved.get(p, p) for p in (bytes.fromhex(str(h)) for h in o["prev"])],
+            body=body if i == at else o["body"],
+        )
+        moved[entry_hash(raw)] = entry_hash(new)
+        out.append(new)
+    return out
+
+
+def test_a_cheat_mid_file_is_the_verdict_though_the_file_goes_on(tmp_path: Path) -> None:
+    """A seat's signed proposal that breaks the rules (spec 10.8) halfway through a file whose
+    later lines are sound (a writer that kept writing): the verdict is that cheat, at the last
+    line of its step, not a damaged line after it (the session froze its log at the cheat,
+    yet the rest of the file is read into it as if it had all been read first)."""
+    table, lines = _game_lines(2, 60, "mid-file", tmp_path)
+    actions = [
+        i
+        for i, raw in enumerate(lines)
+        if (o := decode(raw)) and isinstance(o, dict) and o["kind"] == "action"
+    ]
+    at = actions[len(actions) // 2]
+    o = decode(lines[at])
+    assert isinstance(o, dict) and isinstance(o["body"], dict)
+    body = {**o["body"], "action": f"{o['author']} nonsense"}
+    cheat = _resigned(table, lines, at, body)
+    path = tmp_path / "cheat.log"
+    path.write_bytes(b"\n".join(cheat) + b"\n")
+    r = replay(path)
+    assert not r.ok and r.blame is not None and r.blame.seat == o["author"]
+    step = [i for i, raw in enumerate(lines) if (d := decode(raw)) and d["seq"] == o["seq"]]  # type: ignore[index]
+    assert r.bad_entry == max(step) < len(lines) - 10
+    # ... and a line further on that names a parent no line holds is still found (every
+    # line is checked, as when the whole file was read before the session ran)
+    last = decode(cheat[-1])
+    assert isinstance(last, dict)
+    author = int(str(last["author"]))
+    identity = table.sessions[author].identity
+    assert identity is not None and isinstance(last["prev"], list)
+    orphan = sign_entry(
+        identity,
+        game=bytes.fromhex(str(last["game"])),
+        seq=int(str(last["seq"])),
+        author=author,
+        role=Role(last["role"]),
+        kind=str(last["kind"]),
+        prev=[bytes(32)] * len(last["prev"]),
+        body=last["body"],
+    )
+    path.write_bytes(b"\n".join([*cheat[:-1], orphan]) + b"\n")
+    r = replay(path)
+    assert not r.ok and r.bad_entry == len(cheat) - 1
+    assert r.error is not None and "parents" in r.error
+
+
+def test_votes_either_side_of_a_proposal_count_together(tmp_path: Path) -> None:
+    """spec 10.15: the stop is decided from the votes the file holds, wherever they stand.
+    Seat 0 votes naming seats 1 and 2, a proposal of the next step follows (it never
+    completes), then seat 1 votes naming seat 2: the replay says exactly what it says for
+    the same entries with both votes after the proposal (it never decides from seat 0's vote
+    alone, which would name seat 1 silent)."""
+    table, lines = _game_lines(3, 200, "votes", tmp_path)
+    log = Log()
+    proposals = [i for i, raw in enumerate(lines) if decode(raw)["role"] == "proposal"]  # type: ignore[index]
+    cut = proposals[len(proposals) // 2]  # the proposal that will never complete
+    for raw in lines[:cut]:
+        log.add(raw)
+    ids = [s.identity for s in table.sessions]
+    assert ids[0] is not None and ids[1] is not None
+    vote0 = log.vote(ids[0], 0, "stop", {"waiting": [1, 2]})
+    vote1 = log.vote(ids[1], 1, "stop", {"waiting": [2]})
+    split = tmp_path / "split.log"
+    split.write_bytes(b"\n".join([*lines[:cut], vote0, lines[cut], vote1]) + b"\n")
+    after = tmp_path / "after.log"
+    after.write_bytes(b"\n".join([*lines[:cut], lines[cut], vote0, vote1]) + b"\n")
+    a, b = replay(split), replay(after)
+    assert a.outcome is not None and a.outcome.state == "stopped" and a.outcome.silent == (2,)
+    assert _said(a) == _said(b)
