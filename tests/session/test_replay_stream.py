@@ -152,10 +152,17 @@ def _game_lines(
     return table, (folder / "node0.log").read_bytes().split(b"\n")[:-1]
 
 
-def _resigned(table: LocalTable, lines: list[bytes], at: int, body: JSONValue) -> list[bytes]:
-    """``lines`` with line ``at``'s body replaced, and it and every line after it signed
-    again by its author (the table's test keys) on the new hashes of its parents: a file
-    that is sound entry by entry, whatever the session makes of it."""
+def _resigned(
+    table: LocalTable,
+    lines: list[bytes],
+    at: int,
+    *,
+    body: JSONValue = None,
+    prev: list[bytes] | None = None,
+) -> list[bytes]:
+    """``lines`` with line ``at``'s body (or parents) replaced, and it and every line after
+    it signed again by its author (the table's test keys) on the new hashes of its parents: a
+    file that is sound entry by entry, whatever the session makes of it."""
     out, moved = lines[:at], {}
     for i, raw in enumerate(lines[at:], at):
         o = decode(raw)
@@ -164,6 +171,7 @@ def _resigned(table: LocalTable, lines: list[bytes], at: int, body: JSONValue) -
         assert isinstance(author, int) and isinstance(o["prev"], list)
         identity = table.sessions[author].identity
         assert identity is not None
+        parents = [moved.get(p, p) for p in (bytes.fromhex(str(h)) for h in o["prev"])]
         new = sign_entry(
             identity,
             game=bytes.fromhex(str(o["game"])),
@@ -171,8 +179,8 @@ def _resigned(table: LocalTable, lines: list[bytes], at: int, body: JSONValue) -
             author=author,
             role=Role(o["role"]),
             kind=str(o["kind"]),
-            prev=[moved.get(p, p) for p in (bytes.fromhex(str(h)) for h in o["prev"])],
-            body=body if i == at else o["body"],
+            prev=prev if i == at and prev is not None else parents,
+            body=body if i == at and body is not None else o["body"],
         )
         moved[entry_hash(raw)] = entry_hash(new)
         out.append(new)
@@ -194,7 +202,7 @@ def test_a_cheat_mid_file_is_the_verdict_though_the_file_goes_on(tmp_path: Path)
     o = decode(lines[at])
     assert isinstance(o, dict) and isinstance(o["body"], dict)
     body = {**o["body"], "action": f"{o['author']} nonsense"}
-    cheat = _resigned(table, lines, at, body)
+    cheat = _resigned(table, lines, at, body=body)
     path = tmp_path / "cheat.log"
     path.write_bytes(b"\n".join(cheat) + b"\n")
     r = replay(path)
@@ -204,21 +212,9 @@ def test_a_cheat_mid_file_is_the_verdict_though_the_file_goes_on(tmp_path: Path)
     # ... and a line further on that names a parent no line holds is still found (every
     # line is checked, as when the whole file was read before the session ran)
     last = decode(cheat[-1])
-    assert isinstance(last, dict)
-    author = int(str(last["author"]))
-    identity = table.sessions[author].identity
-    assert identity is not None and isinstance(last["prev"], list)
-    orphan = sign_entry(
-        identity,
-        game=bytes.fromhex(str(last["game"])),
-        seq=int(str(last["seq"])),
-        author=author,
-        role=Role(last["role"]),
-        kind=str(last["kind"]),
-        prev=[bytes(32)] * len(last["prev"]),
-        body=last["body"],
-    )
-    path.write_bytes(b"\n".join([*cheat[:-1], orphan]) + b"\n")
+    assert isinstance(last, dict) and isinstance(last["prev"], list)
+    orphan = _resigned(table, cheat, len(cheat) - 1, prev=[bytes(32)] * len(last["prev"]))
+    path.write_bytes(b"\n".join(orphan) + b"\n")
     r = replay(path)
     assert not r.ok and r.bad_entry == len(cheat) - 1
     assert r.error is not None and "parents" in r.error
