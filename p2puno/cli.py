@@ -172,7 +172,12 @@ def replay(
         assert shown is not None
         result = shown
     else:
-        result = run_replay(log, echo=None if verify else typer.echo, thorough=thorough)
+        try:
+            result = run_replay(log, echo=None if verify else typer.echo, thorough=thorough)
+        except BrokenPipeError:
+            # whoever read the lines stopped reading (`p2puno replay LOG | head`): stop too
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(141) from None
     if not result.ok:
         where = f"entry {result.bad_entry}" if result.bad_entry is not None else "the log"
         typer.echo(f"REJECTED at {where}: {result.error}", err=True)

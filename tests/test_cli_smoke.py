@@ -87,3 +87,28 @@ def test_sigterm_stops_a_node_as_ctrl_c_does_and_nothing_else_passes_for_it(
 
     with pytest.raises(asyncio.CancelledError):
         _run_node(faulty())
+
+
+def test_replay_into_a_closed_pipe_stops_quietly() -> None:
+    """Found driving the CLI: `p2puno replay LOG | head` reported "REJECTED at the log:
+    cannot read LOG: Broken pipe" once head had its lines (the echo's failure taken for the
+    file's). The replay now stops as other tools do: nothing more said, exit 141."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[1] / "protocol" / "vectors" / "game-2p.log"
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "p2puno", "replay", str(log)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141
+    assert done.stderr == b""

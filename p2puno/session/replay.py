@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -28,6 +28,7 @@ from p2puno.log import (
     entry_hash,
     iter_log_file,
 )
+from p2puno.log.log import AddResult
 from p2puno.log.store import LogFileReader
 from p2puno.session.session import Blame, Outcome, Session
 from p2puno.wire import EncodingError, decode
@@ -87,7 +88,7 @@ def _replay(
     log = Log()
     reader = LogFileReader(path, log, workers=max(1, (os.cpu_count() or 1) - 1))
     try:
-        if os.path.getsize(path) > _POOL_FROM:
+        if _size(path) > _POOL_FROM:
             # the signature workers forked before the audit thread starts (an early deck's
             # audit comes before the first batch): a process with threads gets threads
             reader.signatures.start()
@@ -101,8 +102,8 @@ def _replay(
         return failed
     except (LogError, ValueError) as e:
         return _fail(0, lines, str(e))
-    except OSError as e:
-        return _fail(None, lines, f"cannot read {path}: {e.strerror}")
+    except _Unreadable as e:
+        return _fail(None, lines, f"cannot read {path}: {e.error.strerror}")
     finally:
         reader.signatures.close()
     # The session ran while the signatures were checked in other processes; whichever fails
@@ -196,7 +197,7 @@ def _run(
             if ended or (not final and session._done_seq == before):
                 return None
 
-    for _index, added in reader:
+    for _index, added in _read(reader):
         if session is None and verdict is None:
             start()
         if added is not None and added.entry.role is Role.VOTE:
@@ -238,6 +239,34 @@ def _run(
         session.engine.digest(),
         outcome=outcome,
     )
+
+
+class _Unreadable(Exception):
+    """The log file itself could not be read (not an error of what reads it, such as the
+    echo writing to a closed pipe)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _size(path: str | os.PathLike[str]) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError as e:
+        raise _Unreadable(e) from None
+
+
+def _read(reader: LogFileReader) -> Iterator[tuple[int, AddResult | None]]:
+    lines = iter(reader)
+    while True:
+        try:
+            line = next(lines)
+        except StopIteration:
+            return
+        except OSError as e:
+            raise _Unreadable(e) from None
+        yield line
 
 
 def _line_seq(raw: bytes) -> int | None:

@@ -243,3 +243,18 @@ def test_votes_either_side_of_a_proposal_count_together(tmp_path: Path) -> None:
     a, b = replay(split), replay(after)
     assert a.outcome is not None and a.outcome.state == "stopped" and a.outcome.silent == (2,)
     assert _said(a) == _said(b)
+
+
+def test_a_reader_that_goes_away_is_not_a_log_that_cannot_be_read(tmp_path: Path) -> None:
+    """The echo's own failure (`p2puno replay LOG | head`: a closed pipe) stops the replay
+    as that failure; only the file's own (missing, unreadable) is reported as the log's."""
+    path = VECTORS / "game-2p.log"
+
+    def closed(_: str) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(BrokenPipeError):
+        replay(path, echo=closed)
+    missing = replay(tmp_path / "missing.log")
+    assert not missing.ok and missing.error is not None
+    assert missing.error.startswith("cannot read") and "No such file" in missing.error
