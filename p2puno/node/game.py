@@ -264,8 +264,13 @@ class GameNode:
         self._pump()
         try:
             await self.done.wait()
-            end = time.monotonic() + (self.linger_s if self.failed is None else 0.0)
-            while time.monotonic() < end:  # keep relaying and answering a while
+            linger = self.linger_s if self.failed is None else 0.0
+            end = time.monotonic() + linger
+            late = end + (float(self.timing.step_s) if linger else 0.0)
+            while True:  # keep relaying and answering a while
+                now = time.monotonic()
+                if now >= late or (now >= end and not self.silent_but_linked()):
+                    break
                 await asyncio.sleep(0.05)
                 self._pump()
         finally:
@@ -273,6 +278,15 @@ class GameNode:
             over = self.session.outcome.over
             await self.close(GAME_OVER_BYE if over else "this seat is leaving the table")
         return self.session.outcome
+
+    def silent_but_linked(self) -> bool:
+        """The game was stopped naming a seat silent that this node is still linked to: a
+        slow seat (far behind, its machine busy), which joins the stop with its own vote once
+        it gets there. The node lingers for it (at most a step_s more), so that it and this
+        node end holding the same votes and the same outcome (spec 10.15, races (3)); a seat
+        that left, or whose link died, is not waited for."""
+        o = self.session.outcome
+        return o.state == "stopped" and any(seat in self.links for seat in o.silent)
 
     async def close(self, reason: str) -> None:
         self._closing = True

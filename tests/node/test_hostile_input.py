@@ -459,3 +459,16 @@ async def test_a_seat_linked_but_never_voting_is_named_in_an_amendment(tmp_path:
     assert any("amended vote" in line for line in said), said
     node._deadlines(late + 3 + 2 * node.timing.step_s)
     assert len(node.session.log.vote_hashes(1)) == 2  # nothing more to name: no third vote
+    # Spec 10.15, races (3): the seat named silent is still linked (a slow seat, say): the
+    # node lingers past the game's end for its vote, so both end with the same outcome ...
+    assert node.silent_but_linked()
+    del node.links[refuser]
+    assert not node.silent_but_linked()  # ... not for a seat whose link is gone
+    node.links[refuser] = link  # type: ignore[assignment]
+    late_voter = table.sessions[refuser]
+    assert late_voter.stop()  # it gets there at last, and joins the stop
+    for raw in late_voter.outbox:
+        node.session.receive(raw)
+    o = node.session.outcome
+    assert o.state == "stopped" and o.silent == (gone,), o
+    assert not node.silent_but_linked()  # its vote came: nothing more to wait for
