@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import sys
 import threading
 import time
@@ -33,6 +34,7 @@ __all__ = [
     "LogFileError",
     "LogFileIndex",
     "LogFileReader",
+    "LogShape",
     "NodeSecrets",
     "PendingSignatures",
     "VerifyReport",
@@ -41,6 +43,7 @@ __all__ = [
     "load_log",
     "open_log_file",
     "read_secrets",
+    "scan_log_file",
     "verify_log_file",
     "write_secrets",
 ]
@@ -99,21 +102,28 @@ def stream_log_file(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]
     A last line without ``\\n`` is an error (cut a torn tail first)."""
     index = 0
     rest = b""
+    torn = LogError(Reason.ENCODING, "last line has no newline (torn write?)", detail="torn")
     with open(path, "rb") as f:
         while block := f.read(_READ_BLOCK):
             lines = (rest + block).split(b"\n")
             rest = lines.pop()  # the start of a line the next block goes on with
-            if len(rest) > _READ_BLOCK:
-                lines.append(rest)  # longer than any entry: refused as such, at its line
-                rest = b""
             for line in lines:
                 yield index, line
                 index += 1
+            if len(rest) > MAX_ENTRY_SIZE:
+                # longer than any entry: measured, not held, and refused at its line
+                size = len(rest)
+                while (block := f.read(_READ_BLOCK)) and b"\n" not in block:
+                    size += len(block)
+                if not block:
+                    raise LogFileError(index, torn)
+                size += block.index(b"\n")
+                raise LogFileError(
+                    index,
+                    LogError(Reason.ENCODING, f"{size} bytes is over the entry cap", detail="size"),
+                )
     if rest:
-        raise LogFileError(
-            index,
-            LogError(Reason.ENCODING, "last line has no newline (torn write?)", detail="torn"),
-        )
+        raise LogFileError(index, torn)
 
 
 class LogFileIndex:
@@ -235,6 +245,42 @@ def _indexed_seq(line: bytes) -> int | None:
     if end == q + 6 or end - q - 6 > 18:
         return None
     return int(line[q + 6 : end])
+
+
+@dataclass(frozen=True, slots=True)
+class LogShape:
+    """What a first quick pass over a log file finds (:func:`scan_log_file`)."""
+
+    back: int  # the most steps a line reaches back below the highest step before it
+    first_vote: int | None  # the lowest step a vote names, if the file holds a vote
+
+
+def scan_log_file(path: str | os.PathLike[str]) -> LogShape:
+    """A quick pass over a log file, each line's role and step read off its bytes (no
+    decoding, nothing checked: the real pass does that): how far back any line reaches, and
+    where the first vote is. A reader that prunes as it goes keeps that many steps, so it
+    reads the file as one that keeps every step would (a node's own file reaches back a step
+    or two; a hand-made one may reach back to the start)."""
+    top, back, first_vote = -1, 0, None
+    with open(path, "rb") as f:
+        rest = b""
+        while block := f.read(_READ_BLOCK):
+            data = rest + block
+            cut = data.rfind(b"\n") + 1  # whole lines only: a match never spans two reads
+            rest = data[cut:] if len(data) - cut <= _READ_BLOCK else b""
+            for role, number in _ROLE_SEQ.findall(data, 0, cut):
+                seq = int(number)
+                if role == b"vote":
+                    first_vote = seq if first_vote is None else min(first_vote, seq)
+                back = max(back, top - seq)
+                top = max(top, seq)
+    return LogShape(back, first_vote)
+
+
+# An entry's own role and seq: adjacent in canonical JSON (sorted keys), and never inside a
+# string, where every quote is escaped. A line that is not an entry may match or not: the
+# real pass refuses it either way, and a match only makes the reader keep more steps.
+_ROLE_SEQ: Final = re.compile(rb'"role":"(proposal|response|vote)","seq":(\d{1,18})')
 
 
 def add_log_line(log: Log, index: int, raw: bytes) -> None:

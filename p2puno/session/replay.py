@@ -24,12 +24,11 @@ from p2puno.log import (
     LogError,
     LogFileError,
     Reason,
-    Role,
     entry_hash,
     iter_log_file,
 )
 from p2puno.log.log import AddResult
-from p2puno.log.store import LogFileReader
+from p2puno.log.store import LogFileReader, LogShape, scan_log_file
 from p2puno.session.session import Blame, Outcome, Session
 from p2puno.wire import EncodingError, decode
 
@@ -94,8 +93,9 @@ def _replay(
             reader.signatures.start()
         # a thread beside the session for each audit's EC work (GIL released), which also
         # fills the gaps the signature workers leave
+        shape = _scan(path)
         with ThreadPoolExecutor(1) as audit_pool:
-            result = _run(reader, say, lines, audit_pool, thorough)
+            result = _run(reader, say, lines, audit_pool, thorough, shape)
     except LogFileError as e:
         failed = _fail(e.index, lines, f"{e.reason.value}: {e.message}")
         failed.author = e.author
@@ -126,22 +126,37 @@ def _run(
     lines: list[str],
     audit_pool: Executor,
     thorough: bool,
+    shape: LogShape,
 ) -> ReplayResult:
     """The file streamed through the session: each step processed once the next one's
     proposal is read (every entry of it is in the log then: a proposal names them all), and
     the steps processed leave memory as they do in a running node, so a replay's memory does
     not grow with the length of the game.
 
-    The verdict is the same as if every line were read first (as this replay once did): a
-    damaged line anywhere in the file wins over what the session finds, so the rest of the
-    file is still read after the session's verdict, and a log the session froze (a verdict,
-    the game over) still takes its remaining lines, frozen again at the end. From the first
-    vote on, steps are processed only once the whole file is in (the stop is decided from
-    every vote the file holds, spec 10.15); the votes end a game, so that tail is short."""
+    The verdict is the one a replay that read every line first gives (as this one once did),
+    whatever the file (``shape``, a first quick pass over it, says what it needs):
+
+    - a damaged line anywhere in the file wins over what the session finds, so the rest of
+      the file is still read after the session's verdict, and a log the session froze (a
+      verdict, the game over) still takes its remaining lines, frozen again at the end;
+    - the equivocation evidence counts once the whole file is read (the earliest verdict
+      stands, 10.16), also when the session found a cheat first;
+    - no step is pruned that a later line still reaches back to (a vote naming an old step,
+      a second version of an old entry: a node never writes these, a hand-made file may),
+      and none once the file has shown a cheat (the step of the verdict names its line);
+    - a step from the lowest one a vote names on is processed only once every vote is in
+      (the stop is decided from every vote the file holds, spec 10.15); votes end a game,
+      so that tail is short.
+
+    The narration differs in one way: a file damaged part-way shows its steps up to the
+    damage (before, nothing), then the verdict."""
     log = reader.log
+    keep = max(PRUNE_KEEP, shape.back + 2)
+    hold = shape.first_vote if shape.first_vote is not None else None
     session: Session | None = None
-    verdict: ReplayResult | None = None  # the session's, reported if the file checks out
-    streaming = True
+    bad_genesis: ReplayResult | None = None
+    blamed = False  # the session found a cheat while the file was read
+    blamed_at: int | None = None  # the step whose proposer was not the one due, if that
     refreeze = False
     head = -1  # the log's head when the steps were last processed
 
@@ -158,70 +173,84 @@ def _run(
         return last
 
     def start() -> None:
-        nonlocal session, verdict
+        nonlocal session, bad_genesis
         try:
             session = Session(log, audit_executor=audit_pool, thorough_audit=thorough)
         except ValueError as e:
-            verdict = _fail(0, lines, f"bad genesis: {e}")
+            bad_genesis = _fail(0, lines, f"bad genesis: {e}")
         else:
             say(f"game {session.game_id.hex()[:16]}: {session.options}")
 
-    def process(final: bool) -> ReplayResult | None:
-        """Process the steps the log holds (``final``: the file is in, so also the step in
-        progress, a dangling proposal, and the evidence); the session's verdict, if any."""
-        assert session is not None
-        while True:
-            if not final and session._done_seq >= log.head - 1:
-                return None
-            before = session._done_seq
-            bad_seq = session.catch_up(max_steps=1)
-            # every complete step is processed, also past a stop the votes decided (a cheat
-            # in them still wins): the replay ends only when no step is left
-            ended = final and (session.blame is not None or session._done_seq == before)
-            if ended:
-                # no more complete steps: the evidence in the file counts now (the earliest
-                # verdict stands, whichever check found it)
-                for eq in log.evidence:
-                    session.note_evidence(eq)
-            for ev in session.events:
-                if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over", "vote"):
-                    say(f"[step {session._done_seq:>5}] {ev.text}")
-            session.events.clear()
-            if session.blame is not None:
-                seq = bad_seq if bad_seq is not None else session.blame.step
-                failed = _fail(step_line(seq), lines, str(session.blame))
-                failed.blame = session.blame
-                failed.author = session.blame.seat if session.blame.seat >= 0 else None
-                failed.outcome = session.outcome
-                return failed
-            if ended or (not final and session._done_seq == before):
-                return None
+    def narrate(s: Session) -> None:
+        for ev in s.events:
+            if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over", "vote"):
+                say(f"[step {s._done_seq:>5}] {ev.text}")
+        s.events.clear()
 
-    for _index, added in _read(reader):
-        if session is None and verdict is None:
+    def blame(s: Session, bad_seq: int | None) -> ReplayResult:
+        assert s.blame is not None
+        seq = bad_seq if bad_seq is not None else s.blame.step
+        failed = _fail(step_line(seq), lines, str(s.blame))
+        failed.blame = s.blame
+        failed.author = s.blame.seat if s.blame.seat >= 0 else None
+        failed.outcome = s.outcome
+        return failed
+
+    for _index, _added in _read(reader):
+        if session is None and bad_genesis is None:
             start()
-        if added is not None and added.entry.role is Role.VOTE:
-            streaming = False
         if log.head == head:
             continue  # no new step: nothing more can be processed
         head = log.head
-        if session is not None and verdict is None and streaming:
-            verdict = process(final=False)
-            session.prune_memory(PRUNE_KEEP)
-        elif streaming and head - log.pruned_before > 2 * PRUNE_KEEP:
-            log.prune(head - PRUNE_KEEP)  # no session reads these steps any more
+        if session is not None and not blamed:
+            # the complete steps (all but the head's), short of those a vote names
+            limit = head if hold is None else min(head, hold)
+            while session._done_seq + 1 < limit:
+                before = session._done_seq
+                bad_seq = session.catch_up(max_steps=1)
+                narrate(session)
+                if session.blame is not None:
+                    blamed, blamed_at = True, bad_seq
+                    break
+                if session._done_seq == before:
+                    break  # (the game is over)
+        if blamed or log.evidence:
+            pass  # a cheat file: its verdict's step stays to be found (the line to name)
+        elif session is not None:
+            session.prune_memory(keep)
+        elif head - log.pruned_before > 2 * keep:
+            log.prune(head - keep)  # no session reads these steps
         if log.frozen:
             # as if every line had been read before the session ran: the rest goes in too
             log.frozen, refreeze = False, True
     if refreeze:
         log.freeze()
-    if verdict is None and session is None:
+    if session is None and bad_genesis is None:
         start()  # an empty file: the session says what is missing
-    if verdict is None and session is not None:
-        verdict = process(final=True)
-    if verdict is not None:
-        return verdict
+    if bad_genesis is not None:
+        return bad_genesis
     assert session is not None
+    if blamed:
+        for eq in log.evidence:
+            session.note_evidence(eq)
+        narrate(session)
+        return blame(session, blamed_at)
+    while True:
+        before = session._done_seq
+        bad_seq = session.catch_up(max_steps=1)
+        # every complete step is processed, also past a stop the votes decided (a cheat in
+        # them still wins): the replay ends only when no step is left
+        ended = session.blame is not None or session._done_seq == before
+        if ended:
+            # no more complete steps: the evidence in the file counts now (the earliest
+            # verdict stands, whichever check found it)
+            for eq in log.evidence:
+                session.note_evidence(eq)
+        narrate(session)
+        if session.blame is not None:
+            return blame(session, bad_seq)
+        if ended:
+            break
     outcome = session.outcome
     if not outcome.over:
         failed = _fail(reader.count - 1, lines, "the log ends before the game does")
@@ -253,6 +282,13 @@ class _Unreadable(Exception):
 def _size(path: str | os.PathLike[str]) -> int:
     try:
         return os.path.getsize(path)
+    except OSError as e:
+        raise _Unreadable(e) from None
+
+
+def _scan(path: str | os.PathLike[str]) -> LogShape:
+    try:
+        return scan_log_file(path)
     except OSError as e:
         raise _Unreadable(e) from None
 
