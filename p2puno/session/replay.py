@@ -1,12 +1,15 @@
 """Offline replay of a signed game log: ``p2puno replay LOG [--verify]``.
 
-First every entry's signature, encoding and place in the chain is checked (signatures in
-parallel: pyca releases the GIL). Then an observer session (no seat, no secrets) applies every
-step with the same code the players ran: it checks that each step was proposed by the seat the
+The file is streamed: each entry's encoding and place in the chain is checked as it is read,
+its signature in a worker process (pyca releases the GIL, but processes share nothing), and an
+observer session (no seat, no secrets) applies each step once the next one's proposal is read,
+with the same code the players ran: it checks that each step was proposed by the seat the
 schedule names, opens every public card, and at each deck's reveal step audits the whole deck
 with full information (every shuffle pass, every key, every face, every hidden-information
-claim such as a challenge verdict, on a full-information engine). The first thing that does not
-verify stops it, with the entry (0-based line of the file) and the reason.
+claim such as a challenge verdict, on a full-information engine). Processed steps leave
+memory as they do in a node. The first thing that does not verify stops it, with the entry
+(0-based line of the file) and the reason, exactly as if every line had been read first
+(:func:`_run` says how).
 """
 
 from __future__ import annotations
