@@ -94,9 +94,9 @@ def _replay(
             # the signature workers forked before the audit thread starts (an early deck's
             # audit comes before the first batch): a process with threads gets threads
             reader.signatures.start()
+        shape = _scan(path)
         # a thread beside the session for each audit's EC work (GIL released), which also
         # fills the gaps the signature workers leave
-        shape = _scan(path)
         with ThreadPoolExecutor(1) as audit_pool:
             result = _run(reader, say, lines, audit_pool, thorough, shape)
     except LogFileError as e:
@@ -155,7 +155,7 @@ def _run(
     damage (before, nothing), then the verdict."""
     log = reader.log
     keep = max(PRUNE_KEEP, shape.back + 2)
-    hold = shape.first_vote if shape.first_vote is not None else None
+    hold = shape.first_vote
     session: Session | None = None
     bad_genesis: ReplayResult | None = None
     blamed = False  # the session found a cheat while the file was read
