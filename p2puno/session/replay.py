@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -30,7 +30,6 @@ from p2puno.log import (
     entry_hash,
     iter_log_file,
 )
-from p2puno.log.log import AddResult
 from p2puno.log.store import LogFileReader, LogShape, scan_log_file
 from p2puno.session.session import Blame, Outcome, Session
 from p2puno.wire import EncodingError, decode
@@ -85,16 +84,19 @@ def _replay(
     def say(text: str) -> None:
         lines.append(text)
         if echo is not None:
-            echo(text)
+            try:
+                echo(text)
+            except OSError as e:  # its own failure (a closed pipe), not the file's
+                raise _EchoFailed(e) from e
 
     log = Log()
     reader = LogFileReader(path, log, workers=max(1, (os.cpu_count() or 1) - 1))
     try:
-        if _size(path) > _POOL_FROM:
+        if os.path.getsize(path) > _POOL_FROM:
             # the signature workers forked before the audit thread starts (an early deck's
             # audit comes before the first batch): a process with threads gets threads
             reader.signatures.start()
-        shape = _scan(path)
+        shape = scan_log_file(path)
         # a thread beside the session for each audit's EC work (GIL released), which also
         # fills the gaps the signature workers leave
         with ThreadPoolExecutor(1) as audit_pool:
@@ -105,8 +107,10 @@ def _replay(
         return failed
     except (LogError, ValueError) as e:
         return _fail(0, lines, str(e))
-    except _Unreadable as e:
-        return _fail(None, lines, f"cannot read {path}: {e.error.strerror}")
+    except _EchoFailed as e:
+        raise e.error from None
+    except OSError as e:
+        return _fail(None, lines, f"cannot read {path}: {e.strerror}")
     finally:
         reader.signatures.close()
     # The session ran while the signatures were checked in other processes; whichever fails
@@ -199,7 +203,7 @@ def _run(
         failed.outcome = s.outcome
         return failed
 
-    for _index, _added in _read(reader):
+    for _index, _added in reader:
         if session is None and bad_genesis is None:
             start()
         if log.head == head:
@@ -273,39 +277,13 @@ def _run(
     )
 
 
-class _Unreadable(Exception):
-    """The log file itself could not be read (not an error of what reads it, such as the
-    echo writing to a closed pipe)."""
+class _EchoFailed(Exception):
+    """The echo could not write (say, to a closed pipe): raised as itself, not reported as a
+    log that cannot be read."""
 
     def __init__(self, error: OSError) -> None:
         super().__init__(str(error))
         self.error = error
-
-
-def _size(path: str | os.PathLike[str]) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError as e:
-        raise _Unreadable(e) from None
-
-
-def _scan(path: str | os.PathLike[str]) -> LogShape:
-    try:
-        return scan_log_file(path)
-    except OSError as e:
-        raise _Unreadable(e) from None
-
-
-def _read(reader: LogFileReader) -> Iterator[tuple[int, AddResult | None]]:
-    lines = iter(reader)
-    while True:
-        try:
-            line = next(lines)
-        except StopIteration:
-            return
-        except OSError as e:
-            raise _Unreadable(e) from None
-        yield line
 
 
 def _line_seq(raw: bytes) -> int | None:
