@@ -225,14 +225,27 @@ def _name(value: str) -> str:
     return value
 
 
-def _table_name(value: str) -> str:
+def _table_name(value: str | None) -> str | None:
     from p2puno.net.discovery import AdError, check_table_name
 
+    if value is None:  # (the default: named after the host's player, see default_table)
+        return value
     try:
         check_table_name(value)
     except AdError as e:
         raise typer.BadParameter(f"{value!r}: {e}") from None
     return value
+
+
+def default_table(name: str) -> str:
+    """A table named after its host's player ("Ann's table"), cut to a table name's length
+    (40 bytes of UTF-8: a long name loses the end)."""
+    from p2puno.net.discovery import MAX_NAME_BYTES
+
+    text = f"{name}'s table"
+    while len(text.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        text = text[:-1].rstrip()
+    return text
 
 
 def _think(value: float) -> float:
@@ -396,7 +409,9 @@ def _run_node(
 
 @app.command()
 def host(
-    table: str = typer.Option("p2puno", "--table", help="the table's name", callback=_table_name),
+    table: str | None = typer.Option(
+        None, "--table", help="the table's name (default: NAME's table)", callback=_table_name
+    ),
     name: str = typer.Option("Host", "--name", help="your name at the table", callback=_name),
     seats: int = typer.Option(4, "--seats", min=2, max=10, help="seats at the table (2..10)"),
     bots: int = typer.Option(0, "--bots", min=0, max=9, help="bot seats this machine runs"),
@@ -429,6 +444,7 @@ def host(
 
     if bots >= seats:
         raise typer.BadParameter("leave at least your own seat: --bots must be below --seats")
+    table = default_table(name) if table is None else table
     try:
         data = DataDir(data_dir)
         data.hold()  # (one node per data directory: see DataDir.hold)

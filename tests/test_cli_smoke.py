@@ -112,3 +112,16 @@ def test_replay_into_a_closed_pipe_stops_quietly() -> None:
         os.close(write_end)
     assert done.returncode == 141
     assert done.stderr == b""
+
+
+def test_a_table_is_named_after_its_host_unless_named() -> None:
+    """`p2puno host --name Ann` opens "Ann's table" (what the README's `lobby --join` names);
+    a long name is cut to a table name's 40 bytes, never refused."""
+    from p2puno.cli import default_table
+    from p2puno.net.discovery import check_table_name
+
+    assert default_table("Ann") == "Ann's table"
+    for name in ("x" * 32, "é" * 32, "😀" * 32, "Ann " * 7 + "Bo"):
+        table = default_table(name)
+        check_table_name(table)
+        assert name.startswith(table.removesuffix("'s table").rstrip())
