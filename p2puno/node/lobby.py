@@ -2,16 +2,23 @@
 
 Over LOBBY messages (canonical JSON, protocol/lobby.md) on links whose context is the lobby id:
 
-    joiner -> host   {"t": "join", "v": 1, "name", "sign", "dh", "nonce", "port", "kind", "runner"}
+    joiner -> host   {"t": "join", "v": 1, "name", "sign", "dh", "nonce", "port", "kind", "runner",
+                      "confirms": true (a person will confirm the table; absent: a bot)}
     host -> joiner   {"t": "welcome", "seat"} | {"t": "refuse", "reason"}
     host -> all      {"t": "table", ...}: name, options, every seat (name, kind, who runs it, key
-                     fingerprint, connected), the address to join, whenever it changes
+                     fingerprint, connected, ready), the address to join, "confirm" (the
+                     roster is final: each person confirms it), whenever it changes
+    joiner -> host   {"t": "ready", "table": <table_digest of the table confirmed>}
     host -> all      {"t": "start", "genesis": <the signed genesis entry>, "addresses": [...]}
     joiner -> host   {"t": "leave"} (or the link closes)
 
 The host draws the lobby id; every joiner draws its own nonce (the genesis carries them all) and
-keys. A joiner checks, before it signs anything, that the genesis holds its keys and its nonce
-at its seat, and exactly the options and the roster it was shown; then it shows the table code
+keys. Once the table is full (or the host starts with the seats taken) the roster is final and
+every person at it confirms it (the options and every seat, by a digest); the host waits for
+them all, and unseats one who has not confirmed within the table's turn deadline. A joiner
+checks, before it signs anything, that the genesis holds its keys and its nonce at its seat,
+and exactly the options and the roster it confirmed (a bot: it was shown); then it shows the
+table code
 (from the game id), which every player sees, so a man in the middle of the lobby would show
 as two codes.
 """
@@ -51,6 +58,28 @@ def table_code(game_id: bytes) -> str:
     between the host and a player."""
     b32 = base64.b32encode(hashlib.sha256(CODE_DOMAIN + game_id).digest()[:5]).decode()
     return f"{b32[:4]}-{b32[4:8]}"
+
+
+def table_digest(table: dict[str, Any]) -> str:
+    """What a person confirms: the table's name, lobby, size, options and every seat's name,
+    kind, runner and key fingerprint (not who is connected or ready), as canonical JSON, hashed.
+    Hostile input: any shape gives some digest, never an error."""
+    seats = table.get("seats")
+    public = {
+        "name": table.get("name"),
+        "lobby": table.get("lobby"),
+        "size": table.get("size"),
+        "options": table.get("options"),
+        "seats": [
+            {k: s.get(k) for k in ("name", "kind", "runner", "key")}
+            for s in (seats if isinstance(seats, list) else [])
+            if isinstance(s, dict)
+        ],
+    }
+    try:
+        return hashlib.sha256(encode(public)).hexdigest()  # type: ignore[arg-type]
+    except (EncodingError, TypeError, ValueError):
+        return ""
 
 
 def send(link: Link, msg: dict[str, JSONValue]) -> None:
@@ -148,6 +177,8 @@ class Seat:
     host: str  # address as the host sees it (HERE for the host's own machine)
     port: int
     link: Link | None = None
+    confirms: bool = False  # a person who confirms the final table (the host's own seat: no)
+    ready: bool = False  # has confirmed the table as it is now
 
     def public(self) -> dict[str, JSONValue]:
         return {
@@ -156,6 +187,7 @@ class Seat:
             "runner": self.runner,
             "key": self.sign_pk.hex()[:16],
             "connected": self.link is None or not self.link.closed,
+            "ready": self.ready or not self.confirms,
         }
 
 
@@ -199,6 +231,8 @@ class HostLobby:
         self.say = say or (lambda text: None)
         self.changed = asyncio.Event()
         self.started = False
+        self.start_asked = False  # the host chose to start with the seats taken
+        self.confirm_since: float | None = None  # (loop time) the roster became final as it is
         self.spectators: list[Link] = []  # waiting for the game to start
         endpoint.handlers[self.lobby_id] = self.on_link
         endpoint.default = self.lobby_id
@@ -211,7 +245,74 @@ class HostLobby:
             "seats": [s.public() for s in self.seats],
             "size": self.size,
             "lobby": self.lobby_id.hex(),
+            "confirm": self.confirming,
         }
+
+    # ------------------------------------------------------------------ the final roster
+    @property
+    def confirming(self) -> bool:
+        """The roster is final (the table is full, or the host started with the seats taken):
+        no one else may sit, and every person seated confirms the table."""
+        return len(self.seats) >= 2 and (len(self.seats) >= self.size or self.start_asked)
+
+    def unconfirmed(self) -> list[Seat]:
+        """The seats whose person has not confirmed the table as it is now."""
+        return [s for s in self.seats if s.confirms and not s.ready]
+
+    def can_start(self) -> bool:
+        return self.confirming and not self.unconfirmed()
+
+    def ask_start(self) -> None:
+        """Start with the seats taken (2 or more), once each person at them has confirmed."""
+        if not self.start_asked:
+            self.start_asked = True
+            self._roster_changed()
+
+    def confirm_s(self) -> float:
+        """How long a person has to confirm the table: the table's turn deadline."""
+        timing = self.options.get("timing")
+        turn = timing.get("turn_s") if isinstance(timing, dict) else None
+        return float(turn) if isinstance(turn, int) and turn > 0 else 60.0
+
+    def _roster_changed(self) -> None:
+        """A seat joined or left, or the host chose to start: what was confirmed no longer
+        holds (each confirmation names the whole table), and the confirm deadline restarts."""
+        for s in self.seats:
+            s.ready = False
+        self.confirm_since = asyncio.get_running_loop().time() if self.confirming else None
+        self._broadcast()
+
+    def _ready(self, seat: Seat, digest: object) -> None:
+        """A person confirmed a table: counted if it is the table as it is now (else it
+        confirmed one that has changed since, and is asked again)."""
+        if not seat.confirms or seat.ready or not self.confirming:
+            return
+        if digest == table_digest(self.view()):
+            seat.ready = True
+            self.say(f"{seat.name} confirmed the table")
+            self._broadcast()
+
+    def unseat_late(self) -> list[str]:
+        """Unseat each person who has not confirmed within :meth:`confirm_s` of the roster
+        becoming final (the host's node calls it; a seat may not hold the table forever)."""
+        if self.confirm_since is None or not self.confirming:
+            return []
+        if asyncio.get_running_loop().time() - self.confirm_since < self.confirm_s():
+            return []
+        gone = []
+        reason = f"you did not confirm the table within {self.confirm_s():.0f} s"
+        for s in self.unconfirmed():
+            if s.link is not None and not s.link.closed:
+                with contextlib.suppress(LinkError):
+                    send(s.link, {"t": "refuse", "reason": reason})
+                s.link.close(reason)
+            if s in self.seats:
+                self.seats.remove(s)
+            gone.append(s.name)
+            self.say(f"{s.name} did not confirm the table in time: the seat is free again")
+        if gone:
+            self._roster_changed()
+        return gone
 
     def _broadcast(self) -> None:
         msg = self.view()
@@ -250,22 +351,25 @@ class HostLobby:
             host=HERE if _is_loopback(host) else host,
             port=msg["port"],
             link=link,
+            confirms=msg.get("confirms") is True,
         )
         self.seats.append(seat)
         send(link, {"t": "welcome", "seat": len(self.seats) - 1})
         self.say(f"seat {len(self.seats) - 1}: {seat.name} ({seat.kind}) joined")
-        self._broadcast()
+        self._roster_changed()
         try:
             while not self.started:
                 m = await receive(link)
                 if m.get("t") == "leave":
                     break
+                if m.get("t") == "ready":
+                    self._ready(seat, m.get("table"))
         except (LobbyError, LinkError):
             pass
         if not self.started and seat in self.seats:
             self.seats.remove(seat)
             self.say(f"{seat.name} left the table")
-            self._broadcast()
+            self._roster_changed()
 
     async def _spectator(self, link: Link, msg: dict[str, Any]) -> None:
         """One who watches: it sees the lobby until the game starts, then the game node
@@ -290,7 +394,7 @@ class HostLobby:
             self.endpoint.watch(link, msg)
 
     def _check_join(self, link: Link, msg: dict[str, Any]) -> str | None:
-        return check_join(msg, link.peer, self.seats, self.size, self.started)
+        return check_join(msg, link.peer, self.seats, self.size, self.started, self.confirming)
 
     def start(self, identity: Identity) -> GameSetup:
         """Write the genesis (seat order = the order of joining) and send it to every seat."""
@@ -334,9 +438,15 @@ def name_problem(name: object) -> str | None:
 
 
 def check_join(
-    msg: dict[str, Any], peer: bytes, seats: list[Seat], size: int, started: bool
+    msg: dict[str, Any],
+    peer: bytes,
+    seats: list[Seat],
+    size: int,
+    started: bool,
+    final: bool = False,
 ) -> str | None:
-    """Why a join message cannot have a seat (None: it can). Hostile input: any shape."""
+    """Why a join message cannot have a seat (None: it can). ``final``: the roster is being
+    confirmed. Hostile input: any shape."""
     if msg.get("t") != "join":
         return "the first message must be a join"
     if msg.get("v") != LOBBY_VERSION:
@@ -345,6 +455,8 @@ def check_join(
         return "the game has started"
     if len(seats) >= size:
         return f"the table is full ({size} seats)"
+    if final:
+        return "the table is starting with the seats taken (its players are confirming it)"
     name = msg.get("name")
     problem = name_problem(name)
     if problem is not None:
@@ -367,6 +479,8 @@ def check_join(
         return "a listening port is needed"
     if msg.get("kind") not in ("person", "bot") or msg.get("runner") not in ("self", "host"):
         return "kind must be person or bot, runner self or host"
+    if type(msg.get("confirms", False)) is not bool:
+        return "confirms must be true or false"
     return None
 
 
@@ -394,33 +508,75 @@ async def join_table(
     say: Callable[[str], None] | None = None,
     timeout: float = 3600.0,
     on_table: Callable[[dict[str, Any]], None] | None = None,
+    confirm: Callable[[dict[str, Any]], Awaitable[bool]] | None = None,
 ) -> tuple[GameSetup, Link]:
-    """Take a seat at ``host:port`` and wait for the game to start. LobbyError says why not."""
+    """Take a seat at ``host:port`` and wait for the game to start. LobbyError says why not.
+
+    ``confirm``: a person's say on the final table (True: play at it; False: leave), asked
+    each time the roster becomes final as it is; the genesis must then be that table. None
+    (a bot): no one is asked, and the genesis must be the table last shown."""
     say = say or (lambda text: None)
     try:
         link = await open_link(host, port, identity, None, limits=NODE_LIMITS)
     except LinkError as e:
         raise LobbyError(f"cannot reach a table at {host}:{port}: {e}") from None
-    send(
-        link,
-        {
-            "t": "join",
-            "v": LOBBY_VERSION,
-            "name": name,
-            "sign": identity.sign_pk.hex(),
-            "dh": identity.dh_pk.hex(),
-            "nonce": nonce.hex(),
-            "port": endpoint.port,
-            "kind": kind,
-            "runner": runner,
-        },
-    )
+    join: dict[str, JSONValue] = {
+        "t": "join",
+        "v": LOBBY_VERSION,
+        "name": name,
+        "sign": identity.sign_pk.hex(),
+        "dh": identity.dh_pk.hex(),
+        "nonce": nonce.hex(),
+        "port": endpoint.port,
+        "kind": kind,
+        "runner": runner,
+    }
+    if confirm is not None:
+        join["confirms"] = True
+    send(link, join)
     seat: Any = -1
     table: dict[str, Any] = {}
+    confirmed: dict[str, Any] | None = None  # the table the person confirmed, last
+    asking: tuple[str, asyncio.Task[None]] | None = None  # (the table's digest, the question)
+    left = False
+
+    async def ask(view: dict[str, Any], digest: str) -> None:
+        nonlocal confirmed, left
+        if await confirm(view):  # type: ignore[misc]
+            confirmed = view
+            with contextlib.suppress(LinkError):
+                send(link, {"t": "ready", "table": digest})
+        else:
+            left = True
+            with contextlib.suppress(LinkError):
+                send(link, {"t": "leave"})
+            link.close("left the table")
+
+    def asked(view: dict[str, Any]) -> None:
+        """Ask the person about this table if it is final and not what they are asked or
+        confirmed already (the host shows the table again each time a seat confirms)."""
+        nonlocal asking
+        digest = table_digest(view)
+        if asking is not None and asking[0] == digest and not asking[1].done():
+            return
+        if asking is not None:
+            asking[1].cancel()
+            asking = None
+        if confirm is None or view.get("confirm") is not True:
+            return
+        if confirmed is not None and table_digest(confirmed) == digest:
+            return
+        asking = (digest, asyncio.ensure_future(ask(view, digest)))
+
     try:
         async with asyncio.timeout(timeout):
             while True:
-                msg = await receive(link)
+                try:
+                    msg = await receive(link)
+                except LinkError:
+                    if left:
+                        raise LobbyError("you left the table") from None
+                    raise
                 t = msg.get("t")
                 if t == "refuse":
                     raise LobbyError(f"the table refused the seat: {msg.get('reason')}")
@@ -430,13 +586,24 @@ async def join_table(
                         raise LobbyError("the host sent a bad welcome")
                     say(f"seated at seat {seat}")
                 elif t == "table":
+                    if table_digest(msg) != table_digest(table):  # (not a seat's "ready")
+                        with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError):
+                            say(_describe(msg))
                     table = msg
                     if on_table is not None:
                         on_table(msg)
-                    with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError):
-                        say(_describe(msg))
+                    asked(msg)
                 elif t == "start":
-                    setup = _check_start(msg, identity, nonce, seat, table, host)
+                    if confirm is not None and confirmed is None:
+                        link.close("started before the table was confirmed")
+                        raise LobbyError(
+                            "the host started the game before you confirmed the table: "
+                            "nothing was signed"
+                        )
+                    if confirmed is not None:
+                        setup = _check_start(msg, identity, nonce, confirmed, host, True)
+                    else:
+                        setup = _check_start(msg, identity, nonce, table, host)
                     return setup, link
     except LinkError as e:
         if e.code == "bye":  # it said why
@@ -446,6 +613,29 @@ async def join_table(
     except TimeoutError:
         link.close("gave up waiting")
         raise LobbyError("the game did not start in time") from None
+    finally:
+        if asking is not None:
+            asking[1].cancel()
+
+
+def table_words(table: dict[str, Any]) -> str:
+    """The table a person confirms, in one line: the options, then every seat (hostile
+    input: members of any shape are shown as they are, never an error)."""
+    opts = table.get("options")
+    opts = opts if isinstance(opts, dict) else {}
+    house = opts.get("house")
+    rules = ", ".join(str(h) for h in house) if isinstance(house, list) and house else "none"
+    timing = opts.get("timing")
+    timing = timing if isinstance(timing, dict) else {}
+    try:
+        seats = _describe(table)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        seats = "(seats not readable)"
+    return (
+        f"game to {opts.get('target')} points, {opts.get('scoring')} scoring, house rules: "
+        f"{rules}; {timing.get('turn_s')} s to decide, claim window {timing.get('window_ms')} "
+        f"ms, {timing.get('step_s')} s for a machine; {seats}"
+    )
 
 
 def _describe(table: dict[str, Any]) -> str:
@@ -463,14 +653,18 @@ def _check_start(
     msg: dict[str, Any],
     identity: Identity,
     nonce: bytes,
-    seat: int,
     shown: dict[str, Any],
     host: str,
+    confirmed: bool = False,
 ) -> GameSetup:
-    """The genesis must hold this node's keys and nonce at its seat, and the options and
-    roster it was shown; else nothing is signed. Hostile input: any shape is a LobbyError."""
+    """The genesis must hold this node's keys and nonce at one seat (its place in the roster
+    is this node's seat: the ``welcome`` named a seat that moves down as an earlier one
+    leaves the lobby), and the options and
+    roster it was shown (``confirmed``: the table the person confirmed, whatever the start
+    message says; else the table in the start message, or the one shown last); else nothing
+    is signed. Hostile input: any shape is a LobbyError."""
     try:
-        return _check_start_fields(msg, identity, nonce, seat, shown, host)
+        return _check_start_fields(msg, identity, nonce, shown, host, confirmed)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
         if isinstance(e, LogError):
             raise LobbyError(f"the host sent a bad genesis: {e}") from None
@@ -481,9 +675,9 @@ def _check_start_fields(
     msg: dict[str, Any],
     identity: Identity,
     nonce: bytes,
-    seat: int,
     shown: dict[str, Any],
     host: str,
+    confirmed: bool,
 ) -> GameSetup:
     try:
         genesis = str(msg["genesis"]).encode()
@@ -493,15 +687,20 @@ def _check_start_fields(
         raise LobbyError(f"the host sent a bad genesis: {e}") from None
     g = log_.genesis
     assert g is not None and log_.game_id is not None
-    if not 0 <= seat < len(g.players):
+    mine = [i for i, p in enumerate(g.players) if p.sign_pk == identity.sign_pk]
+    if len(mine) != 1:
         raise LobbyError("the genesis has no seat for this node")
+    seat = mine[0]
     me = g.players[seat]
     if (me.sign_pk, me.dh_pk) != (identity.sign_pk, identity.dh_pk) or g.nonces[seat] != nonce:
         raise LobbyError("the genesis does not hold this node's keys and nonce at its seat")
-    table = msg.get("table") or shown
-    names = [s["name"] for s in table.get("seats", [])]
-    if [p.name for p in g.players] != names:
-        raise LobbyError("the genesis roster is not the table that was shown")
+    table = shown if confirmed else msg.get("table") or shown
+    seen = table.get("seats", [])
+    names = [s["name"] for s in seen]
+    keys = [s.get("key", p.sign_pk.hex()[:16]) for s, p in zip(seen, g.players, strict=False)]
+    if [p.name for p in g.players] != names or [p.sign_pk.hex()[:16] for p in g.players] != keys:
+        said = "confirmed" if confirmed else "shown"
+        raise LobbyError(f"the genesis roster is not the table that was {said}")
     try:
         options_from_obj(g.options)
     except ValueError as e:
@@ -509,7 +708,8 @@ def _check_start_fields(
     shown_opts = dict(table.get("options", {}))
     shown_opts["players"] = len(g.players)
     if shown_opts != g.options:
-        raise LobbyError("the genesis options are not the ones that were shown")
+        said = "confirmed" if confirmed else "shown"
+        raise LobbyError(f"the genesis options are not the ones that were {said}")
     raw = msg.get("addresses")
     if not isinstance(raw, list) or len(raw) != len(g.players):
         raise LobbyError("the start message must give every seat's address")

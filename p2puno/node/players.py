@@ -13,7 +13,7 @@ import contextlib
 import os
 import random
 import sys
-from typing import Protocol
+from typing import Any, Protocol
 
 from p2puno.bots import make_bot
 from p2puno.engine.actions import Action
@@ -26,6 +26,11 @@ class Player(Protocol):
     name: str
 
     async def decide(self, prompt: Prompt) -> Action | None: ...
+
+    async def confirm(self, table: dict[str, Any]) -> bool:
+        """A joiner's say on the final table (the lobby's ``table`` view: options and every
+        seat) before any card is shuffled: True to play at it, False to leave."""
+        ...
 
 
 class BotPlayer:
@@ -51,6 +56,9 @@ class BotPlayer:
         if hi > 0:
             await asyncio.sleep(self._rng.uniform(lo, hi))
         return self.choose(prompt)
+
+    async def confirm(self, table: dict[str, Any]) -> bool:
+        return True  # (a bot plays at any table)
 
 
 class Autopilot(BotPlayer):
@@ -88,6 +96,22 @@ class TextPlayer:
 
     def __init__(self, name: str) -> None:
         self.name = name
+
+    async def confirm(self, table: dict[str, Any]) -> bool:
+        """The final table in words (the options and every seat), then Enter to play at it or
+        ``q`` to leave; the end of the input plays."""
+        from p2puno.node.lobby import table_words  # (the lobby imports the node, which us)
+
+        _drop_typed_ahead()
+        print(f"\nthe table is final: {table_words(table)}")
+        print("Enter: play at this table (the cards are shuffled once everyone has) · q: leave")
+        while True:
+            line = (await _read_line()).strip().lower()
+            if line in ("", "y", "yes"):
+                return True
+            if line in ("q", "quit", "n", "no", "leave"):
+                return False
+            print("  Enter to play at this table, or q to leave", flush=True)
 
     async def decide(self, prompt: Prompt) -> Action | None:
         _drop_typed_ahead()  # (an answer typed after the last prompt timed out is not this one's)

@@ -457,16 +457,7 @@ async def host_game(
         advertiser = await _advertise(lobby, endpoint.port, interfaces, say)
     try:
         lobby._broadcast()
-        while len(lobby.seats) < seats:
-            if start is not None and start.is_set() and len(lobby.seats) >= 2:
-                break
-            lobby.changed.clear()
-            waits = [asyncio.ensure_future(lobby.changed.wait())]
-            if start is not None:
-                waits.append(asyncio.ensure_future(start.wait()))
-            _, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            for w in pending:
-                w.cancel()
+        await _seated(lobby, start)
         if advertiser is not None:
             await advertiser.stop()
             advertiser = None
@@ -503,6 +494,29 @@ async def host_game(
                 )
         endpoint.close()
         await _reap(procs, ended)  # (the host left or failed: the bots it runs leave with it)
+
+
+async def _seated(lobby: HostLobby, start: asyncio.Event | None) -> None:
+    """Until every seat is taken (or ``start`` is set, with 2 seats or more) and each person
+    at them has confirmed the table as it is; one who lets the confirm deadline pass is
+    unseated (protocol/lobby.md section 2)."""
+    loop = asyncio.get_running_loop()
+    while not lobby.can_start():
+        if start is not None and start.is_set() and len(lobby.seats) >= 2:
+            lobby.ask_start()
+            if lobby.can_start():
+                break
+        lobby.changed.clear()
+        waits = [asyncio.ensure_future(lobby.changed.wait())]
+        if start is not None and not start.is_set():
+            waits.append(asyncio.ensure_future(start.wait()))
+        wait_s = None
+        if lobby.confirm_since is not None and lobby.unconfirmed():
+            wait_s = max(0.05, lobby.confirm_since + lobby.confirm_s() - loop.time())
+        _, pending = await asyncio.wait(waits, timeout=wait_s, return_when=asyncio.FIRST_COMPLETED)
+        for w in pending:
+            w.cancel()
+        lobby.unseat_late()
 
 
 async def _spawn_bot(
@@ -596,6 +610,7 @@ async def join_game(
             runner=runner,
             say=say,
             on_table=on_table,
+            confirm=player.confirm if player.kind == "person" else None,
         )
         return await play(
             setup,

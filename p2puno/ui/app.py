@@ -34,6 +34,7 @@ from prompt_toolkit.styles import Style
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import COLORS
 from p2puno.engine.game import Phase
+from p2puno.node.lobby import table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.model import (
     Source,
@@ -158,6 +159,8 @@ class TableUI:
         self.failure: str | None = None
         self.left = False  # the person chose to leave
         self.lobby_message = ""
+        self._confirm: asyncio.Future[bool] | None = None  # the final table, asked (a joiner)
+        self.confirmed = False  # the person confirmed the table now shown
         self.spinner = 0
         self._wait_key: object = None
         self._wait_since = 0.0
@@ -183,8 +186,24 @@ class TableUI:
 
     # ------------------------------------------------------------------ node hooks
     def on_table(self, table: dict[str, Any]) -> None:
+        if self.table is not None and table_digest(self.table) != table_digest(table):
+            self.confirmed = False  # (a seat came or went: what was confirmed is not this)
         self.table = table
         self.invalidate()
+
+    async def confirm(self, table: dict[str, Any]) -> bool:
+        """The joiner's node asks: play at this final table? Enter says yes (q leaves the
+        table, which ends the node's lobby; a newer table cancels the question)."""
+        self.on_table(table)
+        fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._confirm, self.confirmed = fut, False
+        self.invalidate()
+        try:
+            return await fut
+        finally:
+            if self._confirm is fut:
+                self._confirm = None
+            self.invalidate()
 
     def on_game(self, node: GameNode) -> None:
         """The node once the game starts: draw from its session, hear its events."""
@@ -460,11 +479,19 @@ class TableUI:
             st.mode = "quit"
             return
         if self.source is None:
+            if k == "enter" and self._confirm is not None and not self._confirm.done():
+                self._confirm.set_result(True)
+                self.confirmed = True
+                self.lobby_message = ""
+                return
             if k == "s" and self.is_host:
                 seats = self.table.get("seats", []) if self.table else []
                 if isinstance(seats, list) and len(seats) >= 2:
                     self.start.set()
-                    self.lobby_message = f"starting with {len(seats)} seats"
+                    self.lobby_message = (
+                        f"starting with {len(seats)} seats once each player at them has "
+                        "confirmed the table"
+                    )
                 else:
                     self.lobby_message = "a game needs at least 2 players"
             return
@@ -774,6 +801,8 @@ class TableUI:
                 height,
                 msg,
                 starting=self.start.is_set(),
+                asked=self._confirm is not None and not self._confirm.done(),
+                confirmed=self.confirmed,
                 mode=self.state.mode,
                 closed=bool(self.result or self.failure),
                 spectator=self.spectator,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from p2puno.engine.actions import Action
 from p2puno.session.session import Prompt
 from p2puno.ui.app import TableUI
@@ -22,3 +24,7 @@ class TablePlayer:
     async def decide(self, prompt: Prompt) -> Action | None:
         self.asked += 1
         return await self.ui.ask(prompt)
+
+    async def confirm(self, table: dict[str, Any]) -> bool:
+        """The final table, on the lobby screen: Enter plays at it (q leaves the table)."""
+        return await self.ui.confirm(table)

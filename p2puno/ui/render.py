@@ -331,11 +331,15 @@ def lobby_lines(
     mode: str = "",
     closed: bool = False,
     spectator: bool = False,
+    asked: bool = False,
+    confirmed: bool = False,
 ) -> list[Line]:
     """The lobby: the table's name, options and house rules in words, every seat, the address
     others join at, and (for the host) the start key. ``mode``: the question asked ("quit",
     "help"); ``closed``: the lobby ended (the host went away, no host there): any key
-    closes. Before the host has said what its table is, no option is shown (none is known)."""
+    closes. Before the host has said what its table is, no option is shown (none is known).
+    Once the roster is final (the table's ``confirm``) every seat shows whether its player has
+    confirmed it; ``asked``: this player is asked to (Enter), ``confirmed``: they have."""
     if "options" not in table:
         table = {**table, "seats": table.get("seats", [])}
         address = ""
@@ -353,6 +357,10 @@ def lobby_lines(
     seats = table.get("seats") if isinstance(table.get("seats"), list) else []
     assert isinstance(seats, list)
     size = table.get("size", "?")
+    final = table.get("confirm") is True
+    waiting = [
+        str(s.get("name", "?")) for s in seats if isinstance(s, dict) and s.get("ready") is False
+    ]
     out: list[Line] = [[("class:header", f" p2puno lobby · table {table.get('name', '?')!r}")], []]
     scoring = opts.get("scoring", "standard")
     score_words = (
@@ -392,17 +400,18 @@ def lobby_lines(
         runner = "its own machine" if s.get("runner") == "self" else "the host's machine"
         warn = s.get("runner") == "host" and s.get("kind") == "bot"
         conn = "yes" if s.get("connected", True) else "NO"
-        out.append(
-            [
-                (
-                    "",
-                    f"    {i}  {fit(str(s.get('name', '?')), 15)} "
-                    f"{fit(str(s.get('kind', '?')), 10)} ",
-                ),
-                ("class:alert" if warn else "", fit(runner, 24)),
-                ("", f"{conn}   key {s.get('key', '')}"),
-            ]
-        )
+        row: Line = [
+            (
+                "",
+                f"    {i}  {fit(str(s.get('name', '?')), 15)} {fit(str(s.get('kind', '?')), 10)} ",
+            ),
+            ("class:alert" if warn else "", fit(runner, 24)),
+            ("", f"{conn}   key {s.get('key', '')}"),
+        ]
+        if final:
+            ready = s.get("ready") is not False
+            row.append(("" if ready else "class:dim", "  confirmed" if ready else "  deciding"))
+        out.append(row)
         if warn:
             out.append(
                 [
@@ -415,9 +424,24 @@ def lobby_lines(
     for i in range(len(seats), int(size) if isinstance(size, int) else 0):
         out.append([("class:dim", f"    {i}  (free)")])
     out.append([])
-    if address:
+    if address and not final:
         out.append([("", f" others join with:  p2puno join {address}")])
-    if starting:
+    if asked and not closed:
+        within = f" within {timing.get('turn_s')} s" if timing.get("turn_s") else ""
+        for part in textwrap.wrap(
+            "The table is final: check the options and the players above. Press Enter"
+            f"{within} to play at this table (the cards are shuffled once every player has), "
+            "or q to leave.",
+            max(20, width - 2),
+        ):
+            out.append([("class:status.you", " " + part)])
+    elif final and waiting and not closed and not spectator:
+        who = "your table" if host else "the table"
+        mine = "you confirmed; " if confirmed else ""
+        out.append(
+            [("class:status.you", f" {mine}waiting for {', '.join(waiting)} to confirm {who}")]
+        )
+    elif starting or (final and not waiting and not closed):
         out.append([("class:status.you", " starting: the genesis is being signed ...")])
     for part in textwrap.wrap(message, max(20, width - 2)):  # (an error may be long)
         out.append([("class:alert", " " + part)])
@@ -437,8 +461,12 @@ def lobby_lines(
     elif mode == "help":
         start = "s start now with the seats taken · " if host else ""
         keys = f" {start}q or Ctrl-C leave · any key: back"
-    elif host:
+    elif asked:
+        keys = " Enter play at this table · ? help · q leave"
+    elif host and not final:
         keys = " s start now (with the seats taken) · ? help · q leave"
+    elif final:
+        keys = " the players are confirming the table · ? help · q leave"
     else:
         keys = " waiting for the host to start · ? help · q leave"
     lines = [fit_line(line, width) for line in out[: height - 1]]

@@ -22,7 +22,11 @@ FAST = ["--window-ms", "0", "--step-s", "5", "--turn-s", "5"]
 class Node:
     """One ``python -m p2puno ...`` process; its output lines gathered by a thread."""
 
-    def __init__(self, args: list[str], data: Path, name: str = "node") -> None:
+    def __init__(
+        self, args: list[str], data: Path, name: str = "node", *, typed: bool = False
+    ) -> None:
+        """``typed``: its standard input is a pipe the test types into (:meth:`type`), as a
+        person at a plain terminal; else it reads nothing (its end at once)."""
         self.name = name
         self.data = data
         self.lines: list[str] = []
@@ -30,7 +34,7 @@ class Node:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "p2puno", *args, "--data-dir", str(data)],
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if typed else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -63,6 +67,14 @@ class Node:
             except queue.Empty:
                 pass
         raise AssertionError(f"{self.name}: no line like {pattern!r}:\n" + "\n".join(self.lines))
+
+    def type(self, text: str, *, end: bool = False) -> None:
+        """Type ``text`` at its standard input; ``end``: then close it (the end of input)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text)
+        self.proc.stdin.flush()
+        if end:
+            self.proc.stdin.close()
 
     def port(self) -> int:
         return int(self.wait_for(r"open on 127\.0\.0\.1:(\d+)").group(1))

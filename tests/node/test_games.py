@@ -104,3 +104,59 @@ def test_a_table_found_by_discovery_on_loopback_and_joined(tmp_path: Path) -> No
     assert len(paths) == 2
     same_entries(paths)
     assert verified(paths[0]).outcome is not None
+
+
+def test_a_person_at_a_line_prompt_confirms_the_final_table_then_plays(tmp_path: Path) -> None:
+    """`p2puno join` for a person at a plain terminal (issue 11: each joiner sees and accepts
+    the exact options and roster before any card is shuffled; protocol/lobby.md section 2):
+    the table is full once Pat sits, so Pat is shown the final table in words and asked; no
+    card is shuffled until Pat presses Enter. Then the end of Pat's input (each decision:
+    the first choice offered) plays a whole game, and both logs hold the same entries."""
+    h = host(tmp_path / "host", "--seats", "2", "--bot", "heuristic", "--target", "20", *FAST)
+    j = None
+    try:
+        port = h.port()
+        j = Node(
+            ["join", f"{LOOPBACK}:{port}", "--name", "Pat", "--bind", LOOPBACK],
+            tmp_path / "joiner", "joiner", typed=True,
+        )  # fmt: skip
+        final = j.wait_for(r"the table is final: game to 20 points.*Host \(bot\), Pat", 30)
+        assert "s to decide" in final.string
+        h.wait_for("waiting for Pat to confirm|Pat \\(person\\) joined", 10)
+        j.wait_for("Enter: play at this table", 10)
+        assert "table code" not in h.text() + j.text()  # (no genesis, no shuffle)
+        j.type("\n", end=True)
+        h.wait_for("Pat confirmed the table", 30)
+        assert j.wait(120) == 0 and h.wait(120) == 0, j.text() + h.text()
+    finally:
+        h.kill()
+        if j is not None:
+            j.kill()
+    paths = logs(tmp_path)
+    assert len(paths) == 2
+    same_entries(paths)
+    assert str(verified(paths[0]).outcome).startswith("finished")
+
+
+def test_a_person_at_a_line_prompt_who_says_q_leaves_the_full_table(tmp_path: Path) -> None:
+    """Pat is shown the final table and types q: Pat's node leaves (no game was signed), and
+    the host's table is open again for someone else."""
+    h = host(tmp_path / "host", "--seats", "2", "--bot", "heuristic", *FAST)
+    j = None
+    try:
+        port = h.port()
+        j = Node(
+            ["join", f"{LOOPBACK}:{port}", "--name", "Pat", "--bind", LOOPBACK],
+            tmp_path / "joiner", "joiner", typed=True,
+        )  # fmt: skip
+        j.wait_for("Enter: play at this table", 30)
+        j.type("q\n")
+        assert j.wait(30) != 0
+        j.wait_for("you left the table", 5)
+        h.wait_for("Pat left the table", 10)
+        assert h.proc.poll() is None  # still open
+    finally:
+        h.kill()
+        if j is not None:
+            j.kill()
+    assert logs(tmp_path) == []

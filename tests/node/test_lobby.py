@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2puno.log import Identity, make_genesis
+from p2puno.log import Identity, Player, make_genesis
 from p2puno.net import MsgType, open_link
 from p2puno.node.lobby import (
     Endpoint,
@@ -24,7 +24,10 @@ from p2puno.node.lobby import (
     make_options,
     receive,
     table_code,
+    table_digest,
+    table_words,
 )
+from p2puno.node.run import _seated
 from p2puno.session import Timing
 from p2puno.wire import encode
 
@@ -124,9 +127,11 @@ async def test_a_genesis_other_than_the_table_shown_is_refused_before_anything_i
     msg = {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1], ["@", 2]]}
     joiner_ident = Identity.generate()
     with pytest.raises(LobbyError, match="options are not the ones that were shown"):
-        _check_start(msg, _KeysOf(seat), seat.nonce, 1, shown, LOOP)  # type: ignore[arg-type]
-    with pytest.raises(LobbyError, match="keys and nonce"):
-        _check_start(msg, joiner_ident, os.urandom(32), 1, shown, LOOP)
+        _check_start(msg, _KeysOf(seat), seat.nonce, shown, LOOP)  # type: ignore[arg-type]
+    with pytest.raises(LobbyError, match="no seat for this node"):
+        _check_start(msg, joiner_ident, os.urandom(32), shown, LOOP)
+    with pytest.raises(LobbyError, match="keys and nonce"):  # (its keys, another nonce)
+        _check_start(msg, _KeysOf(seat), os.urandom(32), shown, LOOP)  # type: ignore[arg-type]
     ann.cancel()
     ep.close()
     assert len(table_code(os.urandom(32))) == 9
@@ -149,7 +154,8 @@ _json = st.recursive(
     max_leaves=12,
 )
 _FIELDS = ["t", "v", "name", "sign", "dh", "nonce", "port", "kind", "runner", "genesis",
-           "addresses", "table", "seats", "options", "seat"]  # fmt: skip
+           "addresses", "table", "seats", "options", "seat", "confirms", "confirm", "ready",
+           "size", "lobby"]  # fmt: skip
 
 
 @settings(max_examples=400, deadline=None)
@@ -166,5 +172,215 @@ def test_any_join_or_start_message_gets_a_reason_never_a_crash(
         assert reason is None or isinstance(reason, str)
     else:
         msg = {"t": "start", **msg}
-        with contextlib.suppress(LobbyError):
-            _check_start(msg, ident, os.urandom(32), 1, {"seats": []}, LOOP)  # type: ignore[arg-type]
+        for confirmed in (False, True):
+            with contextlib.suppress(LobbyError):
+                _check_start(msg, ident, os.urandom(32), {"seats": []}, LOOP, confirmed)  # type: ignore[arg-type]
+    # a table of any shape is confirmed by some digest and told in words, never an error
+    assert isinstance(table_digest(msg), str)
+    assert isinstance(table_words(msg), str)
+
+
+# ---------------------------------------------------------------------- the final roster
+# Issue 11: "each joiner sees and accepts the exact options and roster before any card is
+# shuffled"; protocol/lobby.md section 2 (the final table, confirmed by each person).
+
+
+class _Person:
+    """A person's say on the final table, answered by the test (a queue of answers; None
+    never answers): the tables it was asked about are kept."""
+
+    def __init__(self) -> None:
+        self.asked: list[dict[str, object]] = []
+        self.answers: asyncio.Queue[bool | None] = asyncio.Queue()
+
+    async def confirm(self, table: dict[str, object]) -> bool:
+        self.asked.append(table)
+        answer = await self.answers.get()
+        if answer is None:
+            await asyncio.sleep(3600)
+        return bool(answer)
+
+
+async def _join_person(port: int, name: str, person: _Person) -> asyncio.Task[object]:
+    ep, ident = await _joiner()
+    return asyncio.ensure_future(
+        join_table(
+            ep, ident, LOOP, port, name=name, nonce=os.urandom(32), kind="person",
+            timeout=20, confirm=person.confirm,
+        )
+    )  # fmt: skip
+
+
+async def _until(cond: object, timeout: float = 5.0) -> None:
+    end = asyncio.get_running_loop().time() + timeout
+    while not cond():  # type: ignore[operator]
+        assert asyncio.get_running_loop().time() < end, "timed out"
+        await asyncio.sleep(0.01)
+
+
+async def test_no_card_is_shuffled_before_each_person_confirms_the_final_table() -> None:
+    """A person seated before the table is full is not asked (the roster may still change);
+    the bot that fills it makes the roster final, the person is asked about exactly that
+    table, and the host waits for the answer before it writes the genesis; the genesis is
+    then the table confirmed."""
+    ep, lobby, ident = await _host(3)
+    person = _Person()
+    ann = await _join_person(ep.port, "Ann", person)
+    await _until(lambda: len(lobby.seats) == 2)
+    await asyncio.sleep(0.1)
+    assert person.asked == [] and not lobby.confirming
+    seated = asyncio.ensure_future(_seated(lobby, None))
+    bob = await _join(ep.port, "Bob")
+    await _until(lambda: len(person.asked) == 1)
+    final = person.asked[0]
+    assert final["confirm"] is True
+    assert [s["name"] for s in final["seats"]] == ["Host", "Ann", "Bob"]  # type: ignore[index, union-attr]
+    assert table_digest(final) == table_digest(lobby.view())
+    await asyncio.sleep(0.2)
+    assert not seated.done() and [s.name for s in lobby.unconfirmed()] == ["Ann"]
+    # a newer join is refused: the table is full and being confirmed
+    with pytest.raises(LobbyError, match="the table is full"):
+        await (await _join(ep.port, "Cid"))
+    person.answers.put_nowait(True)
+    await asyncio.wait_for(seated, 5)
+    setup = lobby.start(ident)
+    got = [await ann, await bob]
+    assert {setup.code} | {g[0].code for g in got} == {setup.code}  # type: ignore[index]
+    assert len(person.asked) == 1  # the host's table shown again as Ann confirmed: not asked
+    ep.close()
+
+
+async def test_a_seat_that_leaves_makes_the_others_confirm_again() -> None:
+    """The host starts with the seats taken (4 of 5): no one else may sit, and each person
+    confirms those seats. Ann confirms; the bot leaves before Cid does: what Ann confirmed
+    no longer holds (a confirmation names the whole table), so both are asked about the new
+    table, and the genesis is that one."""
+    ep, lobby, ident = await _host(5)
+    ann_says, cid_says = _Person(), _Person()
+    ann = await _join_person(ep.port, "Ann", ann_says)
+    await _until(lambda: len(lobby.seats) == 2)
+    bob = await _join(ep.port, "Bob")
+    await _until(lambda: len(lobby.seats) == 3)
+    cid = await _join_person(ep.port, "Cid", cid_says)
+    await _until(lambda: len(lobby.seats) == 4)
+    start = asyncio.Event()
+    start.set()
+    seated = asyncio.ensure_future(_seated(lobby, start))
+    await _until(lambda: len(ann_says.asked) == 1 and len(cid_says.asked) == 1)
+    with pytest.raises(LobbyError, match="the table is starting with the seats taken"):
+        await (await _join(ep.port, "Eve"))
+    ann_says.answers.put_nowait(True)
+    await _until(lambda: lobby.seats[1].ready)
+    bob_link = lobby.seats[2].link
+    assert bob_link is not None
+    bob_link.close("leaves")  # (Bob's link closes: he leaves the table)
+    with pytest.raises(LobbyError):
+        await asyncio.wait_for(bob, 5)
+    await _until(lambda: len(ann_says.asked) == 2 and len(cid_says.asked) == 2)
+    for said in (ann_says, cid_says):
+        assert [s["name"] for s in said.asked[1]["seats"]] == ["Host", "Ann", "Cid"]  # type: ignore[index, union-attr]
+    assert not seated.done() and not lobby.seats[1].ready
+    cid_says.answers.put_nowait(True)  # (the question about the first table was withdrawn)
+    ann_says.answers.put_nowait(True)
+    await asyncio.wait_for(seated, 5)
+    setup = lobby.start(ident)
+    got = [await ann, await cid]
+    assert {g[0].code for g in got} == {setup.code}  # type: ignore[index]
+    assert [g[0].seat for g in got] == [1, 2]  # type: ignore[index]  # (Cid moved down a seat)
+    ep.close()
+
+
+async def test_a_confirmation_of_another_table_is_not_counted() -> None:
+    """A ready naming a table other than the one now at the host (a stale or a forged one)
+    counts for nothing; the right one counts."""
+    ep, lobby, _ = await _host(2)
+    ident = Identity.generate()
+    link = await open_link(LOOP, ep.port, ident, None)
+    join = {"t": "join", "v": 1, "name": "Ann", "sign": ident.sign_pk.hex(),
+            "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9, "kind": "person",
+            "runner": "self", "confirms": True}  # fmt: skip
+    link.send(MsgType.LOBBY, encode(join))
+    await _until(lambda: lobby.confirming)
+    for stale in ("00" * 32, table_digest({**lobby.view(), "size": 3}), 7):
+        link.send(MsgType.LOBBY, encode({"t": "ready", "table": stale}))
+    await asyncio.sleep(0.2)
+    assert [s.name for s in lobby.unconfirmed()] == ["Ann"]
+    link.send(MsgType.LOBBY, encode({"t": "ready", "table": table_digest(lobby.view())}))
+    await _until(lambda: lobby.can_start())
+    ep.close()
+
+
+async def test_a_person_who_does_not_confirm_in_time_is_unseated() -> None:
+    """The table's turn deadline (1 s here) passes with no answer: the host gives the seat
+    up, says why to the person, and the table is open again."""
+    ident = Identity.generate()
+    ep = Endpoint(ident, LOOP)
+    await ep.start()
+    me = Seat("Host", ident.sign_pk, ident.dh_pk, os.urandom(32), "person", "self", "@", ep.port)
+    options = make_options(3, [], "standard", 200, Timing(5, 1, 0))
+    lobby = HostLobby(ep, table="t", me=me, options=options, seats=3)
+    person = _Person()
+    ann = await _join_person(ep.port, "Ann", person)
+    await _join(ep.port, "Bob")
+    seated = asyncio.ensure_future(_seated(lobby, None))
+    await _until(lambda: len(person.asked) == 1)
+    person.answers.put_nowait(None)  # (never answers)
+    with pytest.raises(LobbyError, match="you did not confirm the table within 1 s"):
+        await asyncio.wait_for(ann, 5)
+    await _until(lambda: len(lobby.seats) == 2)
+    assert not lobby.confirming and not seated.done()
+    seated.cancel()
+    ep.close()
+
+
+async def test_a_person_who_says_no_leaves_the_table() -> None:
+    ep, lobby, _ = await _host(2)
+    person = _Person()
+    ann = await _join_person(ep.port, "Ann", person)
+    await _until(lambda: len(person.asked) == 1)
+    person.answers.put_nowait(False)
+    with pytest.raises(LobbyError, match="you left the table"):
+        await asyncio.wait_for(ann, 5)
+    await _until(lambda: len(lobby.seats) == 1)
+    ep.close()
+
+
+async def test_a_host_that_starts_before_the_person_confirmed_gets_nothing_signed() -> None:
+    """A hostile host sends the genesis without waiting for the person: the joiner refuses
+    it (its session never signs an accept); and a genesis whose roster is not the table the
+    person confirmed is refused whatever table the start message carries."""
+    ep, lobby, ident = await _host(2)
+    person = _Person()
+    ann = await _join_person(ep.port, "Ann", person)
+    await _until(lambda: len(person.asked) == 1)
+    lobby.start(ident)  # (not waiting for Ann)
+    with pytest.raises(LobbyError, match="before you confirmed the table: nothing was signed"):
+        await asyncio.wait_for(ann, 5)
+    # the start carries a table that matches its genesis; Ann confirmed another key at seat 0
+    seat = lobby.seats[1]
+    confirmed = lobby.view()
+    seats = [dict(s) for s in confirmed["seats"]]  # type: ignore[union-attr]
+    seats[0]["key"] = "00" * 8
+    confirmed = {**confirmed, "seats": seats}
+    players = [Player(s.name, s.sign_pk, s.dh_pk) for s in lobby.seats]
+    genesis = make_genesis(ident, 0, players, lobby.options, [s.nonce for s in lobby.seats])
+    msg = {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1], ["@", 2]],
+           "table": lobby.view()}  # fmt: skip
+    with pytest.raises(LobbyError, match="not the table that was confirmed"):
+        _check_start(msg, _KeysOf(seat), seat.nonce, confirmed, LOOP, True)  # type: ignore[arg-type]
+    assert _check_start(msg, _KeysOf(seat), seat.nonce, lobby.view(), LOOP, True).seat == 1  # type: ignore[arg-type]
+    ep.close()
+
+
+def test_a_join_must_say_confirms_as_a_boolean() -> None:
+    ident = Identity.generate()
+    join = {"t": "join", "v": 1, "name": "Ann", "sign": ident.sign_pk.hex(),
+            "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9, "kind": "person",
+            "runner": "self"}  # fmt: skip
+    assert check_join(join, ident.sign_pk, [], 4, False) is None
+    assert check_join({**join, "confirms": True}, ident.sign_pk, [], 4, False) is None
+    for bad in (1, "yes", None):
+        assert check_join({**join, "confirms": bad}, ident.sign_pk, [], 4, False) == (
+            "confirms must be true or false"
+        )
+    assert "is starting" in str(check_join(join, ident.sign_pk, [], 4, False, final=True))
