@@ -230,6 +230,7 @@ class HostLobby:
         self.lobby_id = os.urandom(32)
         self.say = say or (lambda text: None)
         self.changed = asyncio.Event()
+        self.listeners: list[asyncio.Event] = []  # each set at every change (one per task)
         self.started = False
         self.start_asked = False  # the host chose to start with the seats taken
         self.confirm_since: float | None = None  # (loop time) the roster became final as it is
@@ -324,6 +325,13 @@ class HostLobby:
                 with contextlib.suppress(LinkError):
                     send(link, msg)
         self.changed.set()
+        for event in self.listeners:
+            event.set()
+
+    @property
+    def seats_offered(self) -> int:
+        """Seats taken as the LAN should see them: all of them once the roster is final."""
+        return self.size if self.confirming else len(self.seats)
 
     async def on_link(self, link: Link) -> None:
         try:

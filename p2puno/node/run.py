@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
+import logging
 import os
 import sys
 import time
@@ -453,11 +455,16 @@ async def host_game(
         procs.append(await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k, think))
     ended = False
     advertiser: Advertiser | None = None
+    follow: asyncio.Future[None] | None = None
     if discovery:
         advertiser = await _advertise(lobby, endpoint.port, interfaces, say)
+    if advertiser is not None:
+        follow = asyncio.ensure_future(_advert_follows(lobby, advertiser))
     try:
         lobby._broadcast()
         await _seated(lobby, start)
+        if follow is not None:
+            follow.cancel()
         if advertiser is not None:
             await advertiser.stop()
             advertiser = None
@@ -478,6 +485,8 @@ async def host_game(
         ended = True
         return result
     finally:
+        if follow is not None:
+            follow.cancel()
         if advertiser is not None:
             with contextlib.suppress(Exception):
                 await advertiser.stop()
@@ -517,6 +526,31 @@ async def _seated(lobby: HostLobby, start: asyncio.Event | None) -> None:
         for w in pending:
             w.cancel()
         lobby.unseat_late()
+
+
+async def _advert_follows(lobby: HostLobby, advertiser: Advertiser) -> None:
+    """The table's advert shows the seats taken as they change (a full count once the roster
+    is final): one update at a time, each about half a second of announcements, so a seat
+    that comes and goes quickly costs at most one more."""
+    changed = asyncio.Event()
+    lobby.listeners.append(changed)
+    try:
+        while (ad := advertiser.ad) is not None:
+            if ad.seats_taken != lobby.seats_offered:
+                try:
+                    await advertiser.update(
+                        dataclasses.replace(ad, seats_taken=lobby.seats_offered)
+                    )
+                except Exception as e:  # (discovery is a convenience: HOST:PORT always works)
+                    logging.getLogger("p2puno.lobby").warning(
+                        "the table's advert was not updated: %s", e
+                    )
+                    return
+                continue
+            changed.clear()
+            await changed.wait()
+    finally:
+        lobby.listeners.remove(changed)
 
 
 async def _spawn_bot(

@@ -160,3 +160,47 @@ def test_a_person_at_a_line_prompt_who_says_q_leaves_the_full_table(tmp_path: Pa
         if j is not None:
             j.kill()
     assert logs(tmp_path) == []
+
+
+async def test_the_advert_shows_the_seats_taken_as_they_fill(tmp_path: Path) -> None:
+    """`p2puno lobby` lists a table with its seats taken as they are now, not as they were
+    when the host opened it (found driving the CLI: a host with a bot of its own was listed
+    1/3 with 2 seats taken): each join updates the table's DNS-SD record (on the loopback
+    interface only here), and the table leaves the listing when its game starts."""
+    import asyncio
+    import uuid
+
+    from p2puno.net.discovery import watch
+
+    name = f"Seats {uuid.uuid4().hex[:8]}"  # (another test may advertise on loopback too)
+
+    async def seen(watcher: object, taken: int | None) -> None:
+        for _ in range(1000):  # bounded; the timeout below bounds the time
+            ads = [ad for ad in watcher.tables.values() if ad.name == name]  # type: ignore[attr-defined]
+            if (ads and ads[0].seats_taken == taken) or (taken is None and not ads):
+                return
+            await anext(watcher)  # type: ignore[call-overload]
+        raise AssertionError("too many events")
+
+    h = Node(
+        ["host", "--bind", LOOPBACK, "--interface", LOOPBACK, "--seats", "3", "--bots", "1",
+         "--bot", "heuristic", "--target", "10", "--table", name, *FAST],
+        tmp_path / "host",
+        "host",
+    )  # fmt: skip
+    j = None
+    try:
+        port = h.port()
+        async with asyncio.timeout(60), watch([LOOPBACK]) as watcher:
+            await seen(watcher, 2)  # the host and its bot
+            j = Node(
+                ["bot", f"{LOOPBACK}:{port}", "--name", "J", "--bind", LOOPBACK, "--quiet"],
+                tmp_path / "joiner",
+                "joiner",
+            )
+            await seen(watcher, None)  # full: the game starts, the advert is withdrawn
+        assert j.wait(120) == 0 and h.wait(120) == 0, h.text()
+    finally:
+        h.kill()
+        if j is not None:
+            j.kill()
