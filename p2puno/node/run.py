@@ -387,13 +387,15 @@ async def _resume_bots(data: DataDir, game: str, say: Say) -> list[asyncio.subpr
             say(f"{who} is still running: left as it is")
         elif mine:
             say(f"bringing back {who}")
-            cmd = ["-m", "p2puno", "resume", game[:16], "--data-dir", str(folder), "--quiet"]
-            procs.append(
-                await asyncio.create_subprocess_exec(
-                    sys.executable, *cmd, stdin=asyncio.subprocess.DEVNULL
-                )
-            )
+            procs.append(await _child("resume", game[:16], "--data-dir", str(folder), "--quiet"))
     return procs
+
+
+async def _child(*args: str) -> asyncio.subprocess.Process:
+    """A bot seat's own process: ``python -m p2puno ARGS``, reading nothing."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "p2puno", *args, stdin=asyncio.subprocess.DEVNULL
+    )
 
 
 async def _reap(procs: list[asyncio.subprocess.Process], ended: bool) -> None:
@@ -452,7 +454,9 @@ async def host_game(
     say(f"table {table!r} open on {where}: others join with  p2puno join {addr}:{endpoint.port}")
     procs = []
     for k in range(bots):
-        procs.append(await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k, think))
+        procs.append(
+            await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k, think, bind)
+        )
     ended = False
     advertiser: Advertiser | None = None
     follow: asyncio.Future[None] | None = None
@@ -554,32 +558,31 @@ async def _advert_follows(lobby: HostLobby, advertiser: Advertiser) -> None:
 
 
 async def _spawn_bot(
-    port: int, name: str, policy: str, data: DataDir, k: int, think: float = 0.0
+    port: int, name: str, policy: str, data: DataDir, k: int, think: float, bind: str | None
 ) -> asyncio.subprocess.Process:
     """A bot seat of the host's: its own process, keys and data directory (the host's machine
     runs it, so the host could read its hand: the table says so)."""
     folder = data.root / "bots" / f"{os.getpid()}-{k}"
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "p2puno",
-        "bot",
-        f"127.0.0.1:{port}",
-        "--name",
-        name,
-        "--policy",
-        policy,
-        "--runner",
-        "host",
-        "--bind",
-        "127.0.0.1",
-        "--data-dir",
-        str(folder),
-        "--think",
-        str(think),
+    return await _child(*bot_command(port, name, policy, bind, str(folder), think))
+
+
+def bot_command(
+    port: int, name: str, policy: str, bind: str | None, folder: str, think: float
+) -> list[str]:
+    """The arguments of a host's bot seat. It listens where its host listens: the other
+    seats dial it at the host's address (its seat's address in the start message is "@"),
+    so a bot bound to 127.0.0.1 behind a host on every interface could not be reached from
+    another machine, and its entries reached those seats only by announcement and fetch
+    through other links, a quarter of a second late or more each. It reaches its host at the
+    address the host is bound to (127.0.0.1 when that is every interface)."""
+    everywhere = not bind or bind in ("0.0.0.0", "::")
+    host = "127.0.0.1" if everywhere else str(bind)
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return [
+        "bot", where, "--name", name, "--policy", policy, "--runner", "host",
+        "--bind", "" if everywhere else host, "--data-dir", folder, "--think", str(think),
         "--quiet",
-        stdin=asyncio.subprocess.DEVNULL,
-    )
+    ]  # fmt: skip
 
 
 async def _advertise(

@@ -384,3 +384,24 @@ def test_a_join_must_say_confirms_as_a_boolean() -> None:
             "confirms must be true or false"
         )
     assert "is starting" in str(check_join(join, ident.sign_pk, [], 4, False, final=True))
+
+
+def test_a_hosts_bot_listens_where_its_host_listens() -> None:
+    """The other seats dial a host's bot at the host's address (its seat's address is "@"):
+    a host on every interface runs bots on every interface (they reach it on 127.0.0.1);
+    a host bound to one address runs them on that one, and they reach it there. Before,
+    every bot listened on 127.0.0.1 only and dialled 127.0.0.1, so no other machine could
+    reach it, and a host bound to a LAN address was never reached by its own bots. (Only
+    the arguments are built here: nothing is sent to any address.)"""
+    from p2puno.node.run import bot_command
+
+    def where(bind: str | None) -> tuple[str, str]:
+        args = bot_command(4000, "Bot-1", "heuristic", bind, "/d", 0.0)
+        return args[1], args[args.index("--bind") + 1]
+
+    assert where(None) == ("127.0.0.1:4000", "")  # (--bind "": every interface)
+    assert where("0.0.0.0") == ("127.0.0.1:4000", "")
+    assert where("::") == ("127.0.0.1:4000", "")
+    assert where("127.0.0.1") == ("127.0.0.1:4000", "127.0.0.1")
+    assert where("192.0.2.7") == ("192.0.2.7:4000", "192.0.2.7")  # (a documentation address)
+    assert where("fe80::1") == ("[fe80::1]:4000", "fe80::1")
