@@ -178,17 +178,21 @@ class Seat:
     port: int
     link: Link | None = None
     confirms: bool = False  # a person who confirms the final table (the host's own seat: no)
-    ready: bool = False  # has confirmed the table as it is now
+    confirmed: set[str] = field(default_factory=set)  # digests of the tables its person confirmed
 
-    def public(self) -> dict[str, JSONValue]:
-        return {
+    def public(self, digest: str | None = None) -> dict[str, JSONValue]:
+        """As every player sees it; ``digest``: the table's as it is now, to say whether this
+        seat's person has confirmed it (a seat with no one to confirm has no ``ready``)."""
+        out: dict[str, JSONValue] = {
             "name": self.name,
             "kind": self.kind,
             "runner": self.runner,
             "key": self.sign_pk.hex()[:16],
             "connected": self.link is None or not self.link.closed,
-            "ready": self.ready or not self.confirms,
         }
+        if self.confirms and digest is not None:
+            out["ready"] = digest in self.confirmed
+        return out
 
 
 @dataclass
@@ -234,20 +238,37 @@ class HostLobby:
         self.started = False
         self.start_asked = False  # the host chose to start with the seats taken
         self.confirm_since: float | None = None  # (loop time) the roster became final as it is
+        self._final = ""  # the digest of the final table that confirm_since is for
+        # who left a table being confirmed, by address: they may not sit again for a while
+        # (else one could hold the table by leaving and coming back before each deadline)
+        self.held_off: dict[str, float] = {}
         self.spectators: list[Link] = []  # waiting for the game to start
         endpoint.handlers[self.lobby_id] = self.on_link
         endpoint.default = self.lobby_id
 
     def view(self) -> dict[str, JSONValue]:
+        digest = self.digest()
         return {
             "t": "table",
             "name": self.table,
             "options": self.options,
-            "seats": [s.public() for s in self.seats],
+            "seats": [s.public(digest) for s in self.seats],
             "size": self.size,
             "lobby": self.lobby_id.hex(),
             "confirm": self.confirming,
         }
+
+    def digest(self) -> str:
+        """What a person confirms (:func:`table_digest`) of the table as it is now."""
+        return table_digest(
+            {
+                "name": self.table,
+                "options": self.options,
+                "seats": [s.public() for s in self.seats],
+                "size": self.size,
+                "lobby": self.lobby_id.hex(),
+            }
+        )
 
     # ------------------------------------------------------------------ the final roster
     @property
@@ -258,7 +279,8 @@ class HostLobby:
 
     def unconfirmed(self) -> list[Seat]:
         """The seats whose person has not confirmed the table as it is now."""
-        return [s for s in self.seats if s.confirms and not s.ready]
+        digest = self.digest()
+        return [s for s in self.seats if s.confirms and digest not in s.confirmed]
 
     def can_start(self) -> bool:
         return self.confirming and not self.unconfirmed()
@@ -276,26 +298,44 @@ class HostLobby:
         return float(turn) if isinstance(turn, int) and turn > 0 else 60.0
 
     def _roster_changed(self) -> None:
-        """A seat joined or left, or the host chose to start: what was confirmed no longer
-        holds (each confirmation names the whole table), and the confirm deadline restarts."""
-        for s in self.seats:
-            s.ready = False
-        self.confirm_since = asyncio.get_running_loop().time() if self.confirming else None
+        """A seat joined or left, or the host chose to start. A confirmation names the whole
+        table (its digest), so one of a table that is no longer the one at the host counts for
+        nothing; the confirm deadline runs from the moment the final table became what it is."""
+        final = self.digest() if self.confirming else ""
+        if final != self._final:
+            self._final = final
+            self.confirm_since = asyncio.get_running_loop().time() if final else None
         self._broadcast()
 
     def _ready(self, seat: Seat, digest: object) -> None:
-        """A person confirmed a table: counted if it is the table as it is now (else it
+        """A person confirmed a table: counted while it is the table at the host (else it
         confirmed one that has changed since, and is asked again)."""
-        if not seat.confirms or seat.ready or not self.confirming:
+        if not seat.confirms or not self.confirming or not isinstance(digest, str):
             return
-        if digest == table_digest(self.view()):
-            seat.ready = True
+        if digest == self.digest() and digest not in seat.confirmed:
+            if len(seat.confirmed) >= 64:  # (each a person's key press; bounded all the same)
+                seat.confirmed.clear()
+            seat.confirmed.add(digest)
             self.say(f"{seat.name} confirmed the table")
             self._broadcast()
+
+    def held_s(self, address: str) -> float:
+        """How long ``address`` must still wait to sit again (0: it may)."""
+        now = asyncio.get_running_loop().time()
+        for a in [a for a, until in self.held_off.items() if until <= now]:
+            del self.held_off[a]
+        return max(0.0, self.held_off.get(address, now) - now)
+
+    def _hold_off(self, address: str) -> None:
+        if len(self.held_off) >= 256:  # (bounded: the oldest hold goes)
+            del self.held_off[min(self.held_off, key=self.held_off.__getitem__)]
+        self.held_off[address] = asyncio.get_running_loop().time() + self.confirm_s()
 
     def unseat_late(self) -> list[str]:
         """Unseat each person who has not confirmed within :meth:`confirm_s` of the roster
         becoming final (the host's node calls it; a seat may not hold the table forever)."""
+        if self.confirming and self.confirm_since is None:  # (never so; but never forever)
+            self._roster_changed()
         if self.confirm_since is None or not self.confirming:
             return []
         if asyncio.get_running_loop().time() - self.confirm_since < self.confirm_s():
@@ -342,13 +382,20 @@ class HostLobby:
         if msg.get("t") == "watch":
             await self._spectator(link, msg)
             return
+        host = link.address.rsplit(":", 1)[0].strip("[]")
         reason = self._check_join(link, msg)
+        wait_s = self.held_s(host)
+        if reason is None and wait_s > 0:
+            reason = (
+                "you left this table while its players were confirming it: you may sit "
+                f"again in {wait_s:.0f} s"
+            )
         if reason is not None:
-            send(link, {"t": "refuse", "reason": reason})
+            with contextlib.suppress(LinkError):
+                send(link, {"t": "refuse", "reason": reason})
             self.say(f"refused {link.address}: {reason}")
             link.close(reason)
             return
-        host = link.address.rsplit(":", 1)[0].strip("[]")
         seat = Seat(
             name=msg["name"],
             sign_pk=bytes.fromhex(msg["sign"]),
@@ -362,10 +409,10 @@ class HostLobby:
             confirms=msg.get("confirms") is True,
         )
         self.seats.append(seat)
-        send(link, {"t": "welcome", "seat": len(self.seats) - 1})
-        self.say(f"seat {len(self.seats) - 1}: {seat.name} ({seat.kind}) joined")
-        self._roster_changed()
         try:
+            send(link, {"t": "welcome", "seat": len(self.seats) - 1})
+            self.say(f"seat {len(self.seats) - 1}: {seat.name} ({seat.kind}) joined")
+            self._roster_changed()
             while not self.started:
                 m = await receive(link)
                 if m.get("t") == "leave":
@@ -374,10 +421,13 @@ class HostLobby:
                     self._ready(seat, m.get("table"))
         except (LobbyError, LinkError):
             pass
-        if not self.started and seat in self.seats:
-            self.seats.remove(seat)
-            self.say(f"{seat.name} left the table")
-            self._roster_changed()
+        finally:  # (however it ends, even a link gone before its welcome: no seat stays)
+            if not self.started and seat in self.seats:
+                if self.confirming and seat.runner != "host":
+                    self._hold_off(host)
+                self.seats.remove(seat)
+                self.say(f"{seat.name} left the table")
+                self._roster_changed()
 
     async def _spectator(self, link: Link, msg: dict[str, Any]) -> None:
         """One who watches: it sees the lobby until the game starts, then the game node
@@ -521,8 +571,10 @@ async def join_table(
     """Take a seat at ``host:port`` and wait for the game to start. LobbyError says why not.
 
     ``confirm``: a person's say on the final table (True: play at it; False: leave), asked
-    each time the roster becomes final as it is; the genesis must then be that table. None
-    (a bot): no one is asked, and the genesis must be the table last shown."""
+    each time the roster becomes final as it is; the genesis must then be the table the host
+    showed last, and the person must have confirmed that one. None (a bot): no one is asked,
+    and the genesis must be the table last shown. An older host, which never marks a table
+    final, gets the person asked when its start comes."""
     say = say or (lambda text: None)
     try:
         link = await open_link(host, port, identity, None, limits=NODE_LIMITS)
@@ -544,21 +596,24 @@ async def join_table(
     send(link, join)
     seat: Any = -1
     table: dict[str, Any] = {}
-    confirmed: dict[str, Any] | None = None  # the table the person confirmed, last
-    asking: tuple[str, asyncio.Task[None]] | None = None  # (the table's digest, the question)
+    confirmed: set[str] = set()  # the digests of the tables the person confirmed
+    asking: tuple[str, asyncio.Task[bool]] | None = None  # (the table's digest, the question)
     left = False
 
-    async def ask(view: dict[str, Any], digest: str) -> None:
-        nonlocal confirmed, left
+    async def ask(view: dict[str, Any], digest: str) -> bool:
+        nonlocal left
         if await confirm(view):  # type: ignore[misc]
-            confirmed = view
+            if len(confirmed) >= 64:  # (each a person's key press; bounded all the same, as
+                confirmed.clear()  # the host bounds its record of them: HostLobby._ready)
+            confirmed.add(digest)
             with contextlib.suppress(LinkError):
                 send(link, {"t": "ready", "table": digest})
-        else:
-            left = True
-            with contextlib.suppress(LinkError):
-                send(link, {"t": "leave"})
-            link.close("left the table")
+            return True
+        left = True
+        with contextlib.suppress(LinkError):
+            send(link, {"t": "leave"})
+        link.close("left the table")
+        return False
 
     def asked(view: dict[str, Any]) -> None:
         """Ask the person about this table if it is final and not what they are asked or
@@ -570,11 +625,29 @@ async def join_table(
         if asking is not None:
             asking[1].cancel()
             asking = None
-        if confirm is None or view.get("confirm") is not True:
-            return
-        if confirmed is not None and table_digest(confirmed) == digest:
+        if confirm is None or view.get("confirm") is not True or digest in confirmed:
             return
         asking = (digest, asyncio.ensure_future(ask(view, digest)))
+
+    async def _started(msg: dict[str, Any], shown: dict[str, Any]) -> GameSetup:
+        """The genesis, checked against the table last shown (and confirmed, with a person)."""
+        if confirm is None:
+            return _check_start(msg, identity, nonce, shown, host)
+        digest = table_digest(shown)
+        if digest not in confirmed and "confirm" not in shown:  # (an older host)
+            started = msg.get("table")
+            shown = started if isinstance(started, dict) else shown
+            digest = table_digest(shown)
+            if on_table is not None:
+                on_table(shown)
+            if not await ask({**shown, "confirm": True}, digest):
+                raise LobbyError("you left the table")
+        if digest not in confirmed:
+            link.close("started before the table was confirmed")
+            raise LobbyError(
+                "the host started the game before you confirmed the table: nothing was signed"
+            )
+        return _check_start(msg, identity, nonce, shown, host, True)
 
     try:
         async with asyncio.timeout(timeout):
@@ -602,16 +675,7 @@ async def join_table(
                         on_table(msg)
                     asked(msg)
                 elif t == "start":
-                    if confirm is not None and confirmed is None:
-                        link.close("started before the table was confirmed")
-                        raise LobbyError(
-                            "the host started the game before you confirmed the table: "
-                            "nothing was signed"
-                        )
-                    if confirmed is not None:
-                        setup = _check_start(msg, identity, nonce, confirmed, host, True)
-                    else:
-                        setup = _check_start(msg, identity, nonce, table, host)
+                    setup = await _started(msg, table)
                     return setup, link
     except LinkError as e:
         if e.code == "bye":  # it said why
@@ -705,7 +769,7 @@ def _check_start_fields(
     table = shown if confirmed else msg.get("table") or shown
     seen = table.get("seats", [])
     names = [s["name"] for s in seen]
-    keys = [s.get("key", p.sign_pk.hex()[:16]) for s, p in zip(seen, g.players, strict=False)]
+    keys = [s["key"] for s in seen]  # (every seat shows its key: none may be left out)
     if [p.name for p in g.players] != names or [p.sign_pk.hex()[:16] for p in g.players] != keys:
         said = "confirmed" if confirmed else "shown"
         raise LobbyError(f"the genesis roster is not the table that was {said}")

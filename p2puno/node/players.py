@@ -105,13 +105,18 @@ class TextPlayer:
         _drop_typed_ahead()
         print(f"\nthe table is final: {table_words(table)}")
         print("Enter: play at this table (the cards are shuffled once everyone has) · q: leave")
-        while True:
-            line = (await _read_line()).strip().lower()
-            if line in ("", "y", "yes"):
-                return True
-            if line in ("q", "quit", "n", "no", "leave"):
-                return False
-            print("  Enter to play at this table, or q to leave", flush=True)
+        try:
+            while True:
+                line = (await _read_line()).strip().lower()
+                if line in ("", "y", "yes"):
+                    print("confirmed: the cards are shuffled once every player has", flush=True)
+                    return True
+                if line in ("q", "quit", "n", "no", "leave"):
+                    return False
+                print("  Enter to play at this table, or q to leave", flush=True)
+        except asyncio.CancelledError:  # (a newer table: the host asks again if it is final)
+            print("the table changed before you answered: that question is withdrawn", flush=True)
+            raise
 
     async def decide(self, prompt: Prompt) -> Action | None:
         _drop_typed_ahead()  # (an answer typed after the last prompt timed out is not this one's)

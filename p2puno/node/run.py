@@ -467,12 +467,12 @@ async def host_game(
     try:
         lobby._broadcast()
         await _seated(lobby, start)
+        setup = lobby.start(identity)  # (at once: a seat that came or went since is not in it)
         if follow is not None:
             follow.cancel()
         if advertiser is not None:
             await advertiser.stop()
             advertiser = None
-        setup = lobby.start(identity)
         result = await play(
             setup,
             identity,

@@ -487,11 +487,8 @@ class TableUI:
             if k == "s" and self.is_host:
                 seats = self.table.get("seats", []) if self.table else []
                 if isinstance(seats, list) and len(seats) >= 2:
-                    self.start.set()
-                    self.lobby_message = (
-                        f"starting with {len(seats)} seats once each player at them has "
-                        "confirmed the table"
-                    )
+                    self.start.set()  # (the screen says what it waits for, if anything)
+                    self.lobby_message = ""
                 else:
                     self.lobby_message = "a game needs at least 2 players"
             return

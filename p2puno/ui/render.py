@@ -368,10 +368,22 @@ def lobby_lines(
         if scoring == "standard"
         else "each player adds the points left in their own hand; the lowest total wins"
     )
+    # (a full table of 10 must fit 24 rows: then the house rules take one line)
+    compact = len(seats) + len(house) + 16 > height
     if opts:
         out.append([("", f" game to {opts.get('target', 500)} points: {score_words}")])
-        out.append([("", " house rules: " + ("none (the official rules)" if not house else ""))])
-    for h in house:
+        named = ", ".join(rules.get(str(h), str(h)).split(" (")[0] for h in house)
+        listed = named if compact else ""
+        out.append(
+            [
+                (
+                    "",
+                    " house rules: "
+                    + (listed or ("none (the official rules)" if not house else "")),
+                )
+            ]
+        )
+    for h in [] if compact else house:
         out.append([("", f"   · {rules.get(str(h), str(h))}")])
     if timing:
         out.append(
@@ -385,66 +397,62 @@ def lobby_lines(
             ]
         )
     out.append([])
-    out.append(
-        [
-            (
-                "class:dim",
-                f"    #  seat {len(seats)}/{size}      who        runs on"
-                "                 connected",
-            )
-        ]
-    )
+    head = f"{'#':>4}  {f'seat {len(seats)}/{size}':16} {'who':6} {'runs on':16} link key"
+    out.append([("class:dim", head + ("               confirmed" if final else ""))])
+    warned = False
     for i, s in enumerate(seats):
         if not isinstance(s, dict):
             continue
-        runner = "its own machine" if s.get("runner") == "self" else "the host's machine"
         warn = s.get("runner") == "host" and s.get("kind") == "bot"
-        conn = "yes" if s.get("connected", True) else "NO"
+        warned = warned or warn
+        runner = "its own machine" if s.get("runner") == "self" else "host's machine *"
+        conn = "up" if s.get("connected", True) else "DOWN"
         row: Line = [
             (
                 "",
-                f"    {i}  {fit(str(s.get('name', '?')), 15)} {fit(str(s.get('kind', '?')), 10)} ",
+                f"  {i:>2}  {fit(str(s.get('name', '?')), 16)} {fit(str(s.get('kind', '?')), 6)} ",
             ),
-            ("class:alert" if warn else "", fit(runner, 24)),
-            ("", f"{conn}   key {s.get('key', '')}"),
+            ("class:alert" if warn else "", fit(runner, 16)),
+            ("", f" {fit(conn, 4)} {fit(str(s.get('key', '')), 16)}"),
         ]
-        if final:
-            ready = s.get("ready") is not False
-            row.append(("" if ready else "class:dim", "  confirmed" if ready else "  deciding"))
+        if final and "ready" in s:  # (a seat with a person to confirm it)
+            ready = s.get("ready") is True
+            row.append(("" if ready else "class:dim", "  yes" if ready else "  deciding"))
+        elif final:
+            row.append(("class:dim", "  -"))
         out.append(row)
-        if warn:
-            out.append(
-                [
-                    (
-                        "class:dim",
-                        "       (a bot run by the host's machine: the host could see its hand)",
-                    )
-                ]
-            )
     for i in range(len(seats), int(size) if isinstance(size, int) else 0):
-        out.append([("class:dim", f"    {i}  (free)")])
-    out.append([])
+        out.append([("class:dim", f"  {i:>2}  (free)")])
+    if warned:
+        out.append(
+            [("class:dim", " * a bot run by the host's machine: the host could see its hand")]
+        )
     if address and not final:
+        out.append([])
         out.append([("", f" others join with:  p2puno join {address}")])
+    # what is asked or awaited, and the last word, go first: a long table may not fit
+    top: list[Line] = []
     if asked and not closed:
         within = f" within {timing.get('turn_s')} s" if timing.get("turn_s") else ""
         for part in textwrap.wrap(
-            "The table is final: check the options and the players above. Press Enter"
-            f"{within} to play at this table (the cards are shuffled once every player has), "
-            "or q to leave.",
+            f"The table is final: check the options and the players below. Press Enter{within} "
+            "to play at this table (the cards are shuffled once every player has), or q to "
+            "leave; else your seat is given up.",
             max(20, width - 2),
         ):
-            out.append([("class:status.you", " " + part)])
+            top.append([("class:status.you", " " + part)])
     elif final and waiting and not closed and not spectator:
         who = "your table" if host else "the table"
         mine = "you confirmed; " if confirmed else ""
-        out.append(
+        top.append(
             [("class:status.you", f" {mine}waiting for {', '.join(waiting)} to confirm {who}")]
         )
     elif starting or (final and not waiting and not closed):
-        out.append([("class:status.you", " starting: the genesis is being signed ...")])
+        top.append([("class:status.you", " starting: the genesis is being signed ...")])
     for part in textwrap.wrap(message, max(20, width - 2)):  # (an error may be long)
-        out.append([("class:alert", " " + part)])
+        top.append([("class:alert", " " + part)])
+    if top:
+        out[1:1] = top
     if closed:
         keys = " q: close"
     elif spectator:

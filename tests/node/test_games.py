@@ -6,6 +6,7 @@ offline. House rules across the runs cover every combination of the three of
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -122,11 +123,14 @@ def test_a_person_at_a_line_prompt_confirms_the_final_table_then_plays(tmp_path:
         )  # fmt: skip
         final = j.wait_for(r"the table is final: game to 20 points.*Host \(bot\), Pat", 30)
         assert "s to decide" in final.string
-        h.wait_for("waiting for Pat to confirm|Pat \\(person\\) joined", 10)
+        h.wait_for(r"seat 1: Pat \(person\) joined", 10)
         j.wait_for("Enter: play at this table", 10)
+        time.sleep(0.5)
         assert "table code" not in h.text() + j.text()  # (no genesis, no shuffle)
-        j.type("\n", end=True)
+        j.type("\n")  # Enter (the end of the input would say yes too: not yet)
         h.wait_for("Pat confirmed the table", 30)
+        j.wait_for("confirmed: the cards are shuffled once every player has", 10)
+        j.type("", end=True)  # (each decision of the game: the first choice offered)
         assert j.wait(120) == 0 and h.wait(120) == 0, j.text() + h.text()
     finally:
         h.kill()

@@ -23,6 +23,7 @@ from p2puno.node.lobby import (
     join_table,
     make_options,
     receive,
+    send,
     table_code,
     table_digest,
     table_words,
@@ -270,7 +271,7 @@ async def test_a_seat_that_leaves_makes_the_others_confirm_again() -> None:
     with pytest.raises(LobbyError, match="the table is starting with the seats taken"):
         await (await _join(ep.port, "Eve"))
     ann_says.answers.put_nowait(True)
-    await _until(lambda: lobby.seats[1].ready)
+    await _until(lambda: lobby.seats[1] not in lobby.unconfirmed())
     bob_link = lobby.seats[2].link
     assert bob_link is not None
     bob_link.close("leaves")  # (Bob's link closes: he leaves the table)
@@ -279,7 +280,7 @@ async def test_a_seat_that_leaves_makes_the_others_confirm_again() -> None:
     await _until(lambda: len(ann_says.asked) == 2 and len(cid_says.asked) == 2)
     for said in (ann_says, cid_says):
         assert [s["name"] for s in said.asked[1]["seats"]] == ["Host", "Ann", "Cid"]  # type: ignore[index, union-attr]
-    assert not seated.done() and not lobby.seats[1].ready
+    assert not seated.done() and lobby.seats[1] in lobby.unconfirmed()
     cid_says.answers.put_nowait(True)  # (the question about the first table was withdrawn)
     ann_says.answers.put_nowait(True)
     await asyncio.wait_for(seated, 5)
@@ -405,3 +406,250 @@ def test_a_hosts_bot_listens_where_its_host_listens() -> None:
     assert where("127.0.0.1") == ("127.0.0.1:4000", "127.0.0.1")
     assert where("192.0.2.7") == ("192.0.2.7:4000", "192.0.2.7")  # (a documentation address)
     assert where("fe80::1") == ("[fe80::1]:4000", "fe80::1")
+
+
+# ---------------------------------------------------------------------- from a review's attacks
+
+
+async def test_starting_with_the_seats_taken_keeps_the_confirmations_made() -> None:
+    """The host presses s on a full table being confirmed: nothing changed, so Ann's
+    confirmation still counts and she is not asked again (a review found her unseated at the
+    deadline: the flags were cleared, her node saw the same table and did not answer)."""
+    ep, lobby, ident = await _host(3)
+    ann_says, pat_says = _Person(), _Person()
+    ann = await _join_person(ep.port, "Ann", ann_says)
+    await _until(lambda: len(lobby.seats) == 2)
+    pat = await _join_person(ep.port, "Pat", pat_says)
+    await _until(lambda: len(ann_says.asked) == 1 and len(pat_says.asked) == 1)
+    since = lobby.confirm_since
+    ann_says.answers.put_nowait(True)
+    await _until(lambda: [s.name for s in lobby.unconfirmed()] == ["Pat"])
+    lobby.ask_start()
+    assert [s.name for s in lobby.unconfirmed()] == ["Pat"] and lobby.confirm_since == since
+    pat_says.answers.put_nowait(True)
+    await _until(lobby.can_start)
+    setup = lobby.start(ident)
+    assert {(await ann)[0].code, (await pat)[0].code} == {setup.code}  # type: ignore[index]
+    assert len(ann_says.asked) == len(pat_says.asked) == 1
+    ep.close()
+
+
+async def test_a_link_gone_before_its_welcome_leaves_no_seat_behind() -> None:
+    """A join then at once a BYE, ten times: no seat stays with a closed link (one did, and
+    a full table of them was never confirmed, never started and refused everyone)."""
+    ep, lobby, _ = await _host(3)
+    for k in range(10):
+        ident = Identity.generate()
+        link = await open_link(LOOP, ep.port, ident, None)
+        join = {"t": "join", "v": 1, "name": f"Z{k}", "sign": ident.sign_pk.hex(),
+                "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
+                "kind": "bot", "runner": "self"}  # fmt: skip
+        link.send(MsgType.LOBBY, encode(join))
+        await link.aclose("gone")
+    await _until(lambda: len(lobby.seats) == 1)
+    await asyncio.sleep(0.2)
+    assert [s.name for s in lobby.seats] == ["Host"] and not lobby.held_off
+    ep.close()
+
+
+async def test_one_who_leaves_a_table_being_confirmed_may_not_sit_again_at_once() -> None:
+    """Leaving and coming back (with fresh keys) before each confirm deadline would hold a
+    table forever, each change asking everyone again: the address that left waits one
+    deadline (the table's turn_s, 5 s here) before it may sit again."""
+    ep, lobby, ident = await _host(3)
+    ann_says = _Person()
+    ann = await _join_person(ep.port, "Ann", ann_says)
+    await _until(lambda: len(lobby.seats) == 2)
+    await _join(ep.port, "Bob")
+    await _until(lambda: len(ann_says.asked) == 1)
+    bob_link = lobby.seats[2].link
+    assert bob_link is not None
+    bob_link.close("leaves")
+    await _until(lambda: len(lobby.seats) == 2)
+    with pytest.raises(
+        LobbyError, match=r"while its players were confirming it: .* again in [45] s"
+    ):
+        await (await _join(ep.port, "Bob"))
+    lobby.held_off.clear()  # (as if the deadline had passed)
+    await _join(ep.port, "Bob")
+    await _until(lambda: len(ann_says.asked) == 2)
+    ann_says.answers.put_nowait(True)
+    await _until(lobby.can_start)
+    setup = lobby.start(ident)
+    assert (await ann)[0].code == setup.code  # type: ignore[index]
+    ep.close()
+
+
+async def test_a_table_confirmed_before_is_not_started_while_a_newer_one_is_asked() -> None:
+    """A hostile host: Ann confirmed [Host, Ann, Bob]; Bob left and Cid sat, so Ann is asked
+    about [Host, Ann, Cid]; the host then starts the first table. Ann's node refuses it: the
+    genesis must be the table shown last, and that one she has not confirmed."""
+    ep, lobby, ident = await _host(3)
+    ann_says = _Person()
+    ann = await _join_person(ep.port, "Ann", ann_says)
+    await _until(lambda: len(lobby.seats) == 2)
+    await _join(ep.port, "Bob")
+    await _until(lambda: len(ann_says.asked) == 1)
+    ann_says.answers.put_nowait(True)
+    await _until(lobby.can_start)
+    first = list(lobby.seats)
+    bob_link = first[2].link
+    assert bob_link is not None
+    bob_link.close("leaves")
+    await _until(lambda: len(lobby.seats) == 2)
+    lobby.held_off.clear()
+    await _join(ep.port, "Cid")
+    await _until(lambda: len(ann_says.asked) == 2)
+    players = [Player(s.name, s.sign_pk, s.dh_pk) for s in first]
+    genesis = make_genesis(ident, 0, players, {**lobby.options, "players": 3},
+                           [s.nonce for s in first])  # fmt: skip
+    ann_link = lobby.seats[1].link
+    assert ann_link is not None
+    send(ann_link, {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1]] * 3})
+    with pytest.raises(LobbyError, match="before you confirmed the table: nothing was signed"):
+        await asyncio.wait_for(ann, 5)
+    ep.close()
+
+
+async def test_at_an_older_host_the_person_is_asked_when_its_start_comes() -> None:
+    """An older host never marks a table final (no `confirm` member) and starts once full:
+    the person is asked then, about the table its start carries, and plays if they say yes
+    (before, the new node refused every start of such a host)."""
+    ep, lobby, ident = await _host(2)
+    view = lobby.view
+
+    def older() -> dict[str, object]:
+        v = dict(view())
+        v.pop("confirm")
+        v["seats"] = [{k: x for k, x in s.items() if k != "ready"} for s in v["seats"]]  # type: ignore[attr-defined, union-attr]
+        return v
+
+    lobby.view = older  # type: ignore[method-assign, assignment]
+    ann_says = _Person()
+    ann = await _join_person(ep.port, "Ann", ann_says)
+    await _until(lambda: len(lobby.seats) == 2)
+    await asyncio.sleep(0.2)
+    assert ann_says.asked == []
+    ann_says.answers.put_nowait(True)
+    setup = lobby.start(ident)
+    got = await asyncio.wait_for(ann, 5)
+    assert got[0].code == setup.code and len(ann_says.asked) == 1  # type: ignore[index]
+    assert [s["name"] for s in ann_says.asked[0]["seats"]] == ["Host", "Ann"]  # type: ignore[index, union-attr]
+    ep.close()
+
+
+async def test_the_host_writes_the_genesis_before_it_withdraws_its_advert() -> None:
+    """Withdrawing the advert takes a moment (goodbye packets): the genesis is written first,
+    so no seat can come or go between the last confirmation and the genesis (a review found a
+    seat that left in that moment written into a genesis nobody had confirmed)."""
+    import p2puno.node.run as run
+    from p2puno.node.players import BotPlayer
+    from p2puno.node.run import host_game
+    from p2puno.node.store import DataDir
+
+    started_at_stop: list[bool] = []
+    lobbies: list[HostLobby] = []
+
+    class SlowAdvert:
+        ad = None
+
+        async def stop(self) -> None:
+            started_at_stop.append(lobbies[0].started)
+            await asyncio.sleep(0.3)
+
+    async def advertise(lobby: HostLobby, *args: object) -> SlowAdvert:
+        lobbies.append(lobby)
+        return SlowAdvert()
+
+    import tempfile
+    from pathlib import Path
+
+    said: list[str] = []
+    saved = run._advertise
+    run._advertise = advertise  # type: ignore[assignment]
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            options = make_options(2, [], "standard", 10, Timing(2, 5, 0))
+            host = asyncio.ensure_future(
+                host_game(
+                    table="t", name="Host", seats=2, options=options,
+                    player=BotPlayer("heuristic", "h"), data=DataDir(Path(d) / "h"), bind=LOOP,
+                    port=0, discovery=True, say=said.append, linger_s=0.2,
+                )
+            )  # fmt: skip
+            await _until(lambda: any("open on" in line for line in said))
+            port = int(next(line for line in said if "open on" in line).rsplit(":", 1)[1])
+            ann_says = _Person()
+            ann = await _join_person(port, "Ann", ann_says)
+            ann_says.answers.put_nowait(True)
+            await _until(lambda: bool(started_at_stop), 10)
+            assert started_at_stop == [True]
+            await asyncio.wait_for(ann, 10)
+            host.cancel()
+            await asyncio.gather(host, return_exceptions=True)
+    finally:
+        run._advertise = saved
+
+
+def test_a_confirmed_table_must_show_every_seats_key() -> None:
+    """A table with a seat's key left out is no table a person could check: any start
+    against it is refused (a review found a missing key accepted whatever the genesis held)."""
+    ident = Identity.generate()
+    other = Identity.generate()
+    nonces = [os.urandom(32), os.urandom(32)]
+    players = [
+        Player("Host", other.sign_pk, other.dh_pk),
+        Player("Ann", ident.sign_pk, ident.dh_pk),
+    ]
+    options = {**make_options(2, [], "standard", 200, Timing(5, 5, 0)), "players": 2}
+    genesis = make_genesis(other, 0, players, options, nonces)
+    seats = [{"name": p.name, "key": p.sign_pk.hex()[:16]} for p in players]
+    table = {"seats": seats, "options": options}
+    msg = {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1], ["@", 2]]}
+    assert _check_start(msg, ident, nonces[1], table, LOOP, True).seat == 1
+    del seats[0]["key"]
+    with pytest.raises(LobbyError, match="malformed start message"):
+        _check_start(msg, ident, nonces[1], table, LOOP, True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["name", "key", "order", "drop", "target", "house", "none"]),
+    st.integers(0, 2),
+)
+def test_a_genesis_is_accepted_only_for_exactly_the_table_confirmed(change: str, at: int) -> None:
+    """Property: one genesis for 3 seats; the table a person confirmed differs from it in one
+    way (a name, a key, the seat order, a seat fewer, the target, the house rules) or not at
+    all: the start is accepted only when it does not differ."""
+    ident, a, b = Identity.generate(), Identity.generate(), Identity.generate()
+    ids = [a, ident, b]
+    players = [
+        Player(n, i.sign_pk, i.dh_pk) for n, i in zip(["Host", "Ann", "Bob"], ids, strict=True)
+    ]
+    nonces = [os.urandom(32) for _ in ids]
+    options = make_options(3, ["jump-in"], "standard", 200, Timing(5, 5, 0))
+    genesis = make_genesis(a, 0, players, {**options, "players": 3}, nonces)
+    seats = [{"name": p.name, "kind": "bot", "runner": "self", "key": p.sign_pk.hex()[:16]}
+             for p in players]  # fmt: skip
+    opts = dict(options)
+    if change == "name":
+        seats[at]["name"] += "x"
+    elif change == "key":
+        seats[at]["key"] = Identity.generate().sign_pk.hex()[:16]
+    elif change == "order":
+        seats[at], seats[(at + 1) % 3] = seats[(at + 1) % 3], seats[at]
+    elif change == "drop":
+        del seats[at]
+    elif change == "target":
+        opts["target"] = 201
+    elif change == "house":
+        opts["house"] = []
+    table = {"seats": seats, "options": opts, "confirm": True}
+    msg = {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1]] * 3,
+           "table": {"seats": [], "options": {}}}  # fmt: skip
+    try:
+        setup = _check_start(msg, ident, nonces[1], table, LOOP, True)
+    except LobbyError:
+        assert change != "none"
+        return
+    assert change == "none" and setup.seat == 1

@@ -155,22 +155,38 @@ async def _play(
     return await asyncio.wait_for(host, 30)
 
 
+class _Later(BotPlayer):
+    """A person at another node, who confirms the table when the test says so (then plays
+    like a bot)."""
+
+    kind = "person"
+
+    def __init__(self) -> None:
+        super().__init__("heuristic", "later")
+        self.go = asyncio.Event()
+
+    async def confirm(self, table: dict[str, object]) -> bool:
+        await self.go.wait()
+        return True
+
+
 async def test_a_person_joining_confirms_the_final_table_by_a_key(tmp_path: Path) -> None:
     """`p2puno join` at a terminal (issue 11: each joiner sees and accepts the exact options
-    and roster before any card is shuffled; protocol/lobby.md section 2): the person fills
-    the table, so its roster is final; the lobby screen shows the options and every seat,
-    asks for Enter, and marks who has confirmed; no card is dealt until the key is pressed.
-    Then the person leaves (q, y): the host's game ends, not hangs."""
+    and roster before any card is shuffled; protocol/lobby.md section 2): Pat, then Quinn at
+    another node, fill the table, so its roster is final; Pat's lobby screen shows the
+    options and every seat and asks for Enter; after it, it says Pat confirmed and whom the
+    table waits for; no card is dealt until Quinn confirms too. Then Pat leaves (q, y): the
+    game ends for the others, it does not hang."""
     from p2puno.node.run import host_game
     from p2puno.ui.launch import join_table
 
     screen = Screen(100, 30)
     timing = Timing(step_s=1, turn_s=20, window_ms=0)
-    options = make_options(2, ["seven-o"], "standard", 25, timing)
+    options = make_options(3, ["seven-o"], "standard", 25, timing)
     said: list[str] = []
     host = asyncio.ensure_future(
         host_game(
-            table="Ann's", name="Ann", seats=2, options=options,
+            table="Ann's", name="Ann", seats=3, options=options,
             player=BotPlayer("heuristic", "h"), data=DataDir(tmp_path / "h"), bind=LOOP,
             port=0, discovery=False, say=said.append, linger_s=0.5,
         )
@@ -178,19 +194,30 @@ async def test_a_person_joining_confirms_the_final_table_by_a_key(tmp_path: Path
     while not any("open on" in line for line in said):
         await asyncio.sleep(0.02)
     port = int(next(line for line in said if "open on" in line).rsplit(":", 1)[1])
+    quinn_says = _Later()
     with create_pipe_input() as pipe:
         ui = TableUI(name="Pat", address=f"{LOOP}:{port}", input=pipe, output=screen.output)
         pat = asyncio.ensure_future(
             join_table(LOOP, port, name="Pat", ui=ui, data=DataDir(tmp_path / "p"), bind=LOOP)
         )
-        text = await wait_for(screen, "Press Enter within 20 s to play at", 20)
+        await wait_for(screen, "seat 2/3", 20)
+        quinn = asyncio.ensure_future(
+            join_game(
+                LOOP, port, name="Quinn", player=quinn_says, data=DataDir(tmp_path / "q"),
+                bind=LOOP, say=lambda text: None, linger_s=0.5,
+            )
+        )  # fmt: skip
+        text = await wait_for(screen, "Press Enter within 20 s", 20)
         assert "Seven-O" in text and "game to 25 points" in text
-        assert "Pat" in text and "deciding" in text and "Enter play at this table" in text
+        assert "Pat" in text and "Quinn" in text and "deciding" in text
+        assert "Enter play at this table" in text
         assert "others join with" not in text  # (the roster is final)
+        await press(pipe, ENTER)
+        text = await wait_for(screen, "you confirmed; waiting for Quinn to confirm the table", 10)
         await asyncio.sleep(0.5)
         assert ui.source is None and not any("table code" in line for line in said)
-        await press(pipe, ENTER)
-        await wait_for(screen, "your hand", 30)  # the deal, once Pat confirmed
+        quinn_says.go.set()
+        await wait_for(screen, "your hand", 30)  # the deal, once both confirmed
         assert any("Pat confirmed the table" in line for line in said)
         await press(pipe, "q")
         await wait_for(screen, "y: leave", 5)
@@ -198,3 +225,4 @@ async def test_a_person_joining_confirms_the_final_table_by_a_key(tmp_path: Path
         assert await asyncio.wait_for(pat, 30) is None  # (the person left)
     result = await asyncio.wait_for(host, 60)
     assert result.outcome is not None and result.outcome.state != "finished"
+    assert (await asyncio.wait_for(quinn, 30)).outcome == result.outcome
