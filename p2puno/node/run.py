@@ -8,9 +8,10 @@ import dataclasses
 import json
 import logging
 import os
+import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,22 +62,27 @@ class Result:
         return None
 
 
-def describe_event(ev: SessionEvent) -> str | None:
+def describe_event(ev: SessionEvent, names: Sequence[str] = ()) -> str | None:
+    """The line a terminal without the table shows for an event (None: none): verdicts and
+    audits, and who deals, each round's start and end and the game's. The engine's own text
+    says "P2"; a player is told by name ("Bob deals")."""
     if ev.kind in ("blame", "dispute", "vote", "evidence", "over", "audit", "bluff"):
         return f"[{ev.kind}] {ev.text}"
     if (
         ev.kind == "engine"
         and ev.event is not None
-        and ev.event.kind
-        in (
-            "round-over",
-            "game-over",
-            "dealer",
-            "round",
-        )
+        and ev.event.kind in ("round-over", "game-over", "dealer", "round")
     ):
-        return f"  {ev.text}"
+        return "  " + _SEAT.sub(lambda m: _named(m, names), ev.text)
     return None
+
+
+_SEAT = re.compile(r"\bP(\d+)\b")  # a seat in the engine's event text
+
+
+def _named(m: re.Match[str], names: Sequence[str]) -> str:
+    seat = int(m.group(1))
+    return names[seat] if seat < len(names) else m.group(0)
 
 
 async def play(
@@ -137,10 +143,10 @@ def event_lines(
     """The game in lines for a terminal without the table: every move in words
     (``narrate``), each event (``verbose``), or the rounds, audits and verdicts only."""
     narrator = None
+    names = [p.name for p in session.log.players]
     if narrate:
         from p2puno.sim.narrate import Narrator
 
-        names = [p.name for p in session.log.players]
         narrator = Narrator(names, 0.0, verbose, color=sys.stdout.isatty())
 
     def on_events(events: list[SessionEvent]) -> None:
@@ -156,7 +162,7 @@ def event_lines(
             if narrator is not None and ev.event is not None and later_rounds <= 0:
                 line = narrator.describe(session.engine, ev.event)
             else:
-                line = describe_event(ev) if not verbose else f"[{ev.kind}] {ev.text}"
+                line = describe_event(ev, names) if not verbose else f"[{ev.kind}] {ev.text}"
             if line:
                 say(line)
 

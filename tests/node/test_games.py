@@ -6,6 +6,7 @@ offline. House rules across the runs cover every combination of the three of
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -140,6 +141,7 @@ def test_a_person_at_a_line_prompt_confirms_the_final_table_then_plays(tmp_path:
     assert len(paths) == 2
     same_entries(paths)
     assert str(verified(paths[0]).outcome).startswith("finished")
+    assert re.search(r"game over: (Host|Pat) wins", h.text()), h.text()  # (by name)
 
 
 def test_a_person_at_a_line_prompt_who_says_q_leaves_the_full_table(tmp_path: Path) -> None:

@@ -189,3 +189,32 @@ def test_the_line_prompt_speaks_the_tables_notation_and_takes_it_typed() -> None
     assert pick("pass", options) is None
     for bad in ("9", "b5", "", "draw 2", "²", "-1", "9" * 5000):
         assert pick(bad, options) == "a number from 0 to 8, or one of the choices as written"
+
+
+def test_a_terminal_without_the_table_tells_players_by_name() -> None:
+    """`p2puno host --bot ...` and a person at the line prompt saw "P2 deals", "game over: P0
+    wins": the engine's seat numbers, which no player is shown anywhere else. They are told
+    by name now; a seat the roster does not have stays as it was."""
+    from p2puno.engine.game import Event
+    from p2puno.node.run import describe_event
+    from p2puno.session.session import SessionEvent
+
+    names = ["Ann", "Bob", "Pat"]
+    said = [
+        describe_event(SessionEvent("engine", text, event=Event(kind, seat=s)), names)
+        for kind, s, text in (
+            ("dealer", 2, "P2 deals"),
+            ("round", 1, "round 3 begins, P1 deals"),
+            ("round-over", 0, "round over: P0 scores 35"),
+            ("game-over", 2, "game over: P2 wins"),
+            ("game-over", 7, "game over: P7 wins"),
+        )
+    ]
+    assert said == [
+        "  Pat deals",
+        "  round 3 begins, Bob deals",
+        "  round over: Ann scores 35",
+        "  game over: Pat wins",
+        "  game over: P7 wins",
+    ]
+    assert describe_event(SessionEvent("engine", "P1 plays r7", event=Event("play", 1))) is None
