@@ -73,6 +73,26 @@ LINK_GRACE_S = 5.0
 # got there yet does not announce it as a seat leaving the table)
 GAME_OVER_BYE = "the game is over"
 MAX_WATCHERS = 8  # spectators one node serves
+MAX_WATCHERS_PER_ADDRESS = 4  # of them from one address: one machine cannot take every slot
+
+
+def host_of(link: Link) -> str:
+    """The address part of a link's peer address ("[::1]:5" -> "::1")."""
+    return link.address.rsplit(":", 1)[0].strip("[]")
+
+
+def watch_refusal(watching: list[Link], link: Link) -> str | None:
+    """Why ``link`` may not watch beside ``watching`` (None: it may): at most MAX_WATCHERS
+    spectators at a node, and at most MAX_WATCHERS_PER_ADDRESS from any one address, so that
+    one machine holding idle links cannot keep everyone else from watching through it."""
+    if len(watching) >= MAX_WATCHERS:
+        return "too many spectators"
+    mine = host_of(link)
+    if sum(1 for w in watching if host_of(w) == mine) >= MAX_WATCHERS_PER_ADDRESS:
+        return f"too many spectators from your address (at most {MAX_WATCHERS_PER_ADDRESS})"
+    return None
+
+
 WATCH_BACKLOG_BYTES = 2 * 2**20  # a spectator's queue while its backlog streams ...
 WATCH_BACKLOG_MESSAGES = 512  # ... in bytes and in messages
 
@@ -352,10 +372,11 @@ class GameNode:
         name = msg.get("name")
         if not isinstance(name, str) or not 0 < len(name) <= 32 or not name.isprintable():
             name = "a spectator"
-        if len(self.watchers) >= MAX_WATCHERS:
+        refusal = watch_refusal([w.link for w in self.watchers], link)
+        if refusal is not None:
             with contextlib.suppress(LinkError):
-                link.send(MsgType.LOBBY, encode({"t": "refuse", "reason": "too many spectators"}))
-            link.close("too many spectators")
+                link.send(MsgType.LOBBY, encode({"t": "refuse", "reason": refusal}))
+            link.close(refusal)
             return
         log_ = self.session.log
         hello: dict[str, JSONValue] = {

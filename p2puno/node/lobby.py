@@ -37,7 +37,7 @@ from typing import Any
 
 from p2puno.log import Identity, Log, LogError, Player, make_genesis
 from p2puno.net import Limits, Link, LinkError, MsgType, open_link, serve_links
-from p2puno.node.game import NODE_LIMITS, Address
+from p2puno.node.game import NODE_LIMITS, Address, watch_refusal
 from p2puno.session.session import Timing, options_from_obj, options_to_obj
 from p2puno.wire import EncodingError, JSONValue, decode, encode
 
@@ -432,9 +432,11 @@ class HostLobby:
     async def _spectator(self, link: Link, msg: dict[str, Any]) -> None:
         """One who watches: it sees the lobby until the game starts, then the game node
         serves it (GameNode.add_watcher)."""
-        if len(self.spectators) >= 8:
-            send(link, {"t": "refuse", "reason": "too many spectators"})
-            link.close("too many spectators")
+        refusal = watch_refusal(self.spectators, link)
+        if refusal is not None:
+            with contextlib.suppress(LinkError):
+                send(link, {"t": "refuse", "reason": refusal})
+            link.close(refusal)
             return
         self.spectators.append(link)
         try:

@@ -190,3 +190,23 @@ def test_a_watching_message_of_any_shape_is_a_lobby_error_never_a_crash(msg: obj
     except LobbyError:
         return
     raise AssertionError("a made-up genesis was taken")
+
+
+def test_one_address_cannot_take_every_spectators_slot() -> None:
+    """Idle spectator links from one machine could hold all 8 of a node's slots (noted in an
+    earlier session): one address may hold at most 4; 8 in all, as before."""
+    from types import SimpleNamespace
+
+    from p2puno.node.game import MAX_WATCHERS, MAX_WATCHERS_PER_ADDRESS, watch_refusal
+
+    def at(address: str) -> object:
+        return SimpleNamespace(address=address)
+
+    watching = [at(f"10.0.0.9:{4000 + k}") for k in range(MAX_WATCHERS_PER_ADDRESS)]
+    assert "from your address (at most 4)" in str(watch_refusal(watching, at("10.0.0.9:5000")))  # type: ignore[arg-type]
+    assert watch_refusal(watching, at("10.0.0.10:5000")) is None  # type: ignore[arg-type]
+    assert watch_refusal(watching, at("[fe80::1]:5000")) is None  # type: ignore[arg-type]
+    ipv6 = [at(f"[fe80::1]:{4000 + k}") for k in range(MAX_WATCHERS_PER_ADDRESS)]
+    assert watch_refusal(ipv6, at("[fe80::1]:5000")) is not None  # type: ignore[arg-type]
+    full = [at(f"10.0.1.{k}:4000") for k in range(MAX_WATCHERS)]
+    assert watch_refusal(full, at("10.0.2.1:4000")) == "too many spectators"  # type: ignore[arg-type]
