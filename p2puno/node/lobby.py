@@ -37,7 +37,7 @@ from typing import Any
 
 from p2puno.log import Identity, Log, LogError, Player, make_genesis
 from p2puno.net import Limits, Link, LinkError, MsgType, open_link, serve_links
-from p2puno.node.game import NODE_LIMITS, Address, watch_refusal
+from p2puno.node.game import NODE_LIMITS, Address, host_of, watch_refusal
 from p2puno.session.session import Timing, options_from_obj, options_to_obj
 from p2puno.wire import EncodingError, JSONValue, decode, encode
 
@@ -242,6 +242,7 @@ class HostLobby:
         # who left a table being confirmed, by address: they may not sit again for a while
         # (else one could hold the table by leaving and coming back before each deadline)
         self.held_off: dict[str, float] = {}
+        self._leaves: dict[str, int] = {}  # per address: how often it left, or was unseated
         self.spectators: list[Link] = []  # waiting for the game to start
         endpoint.handlers[self.lobby_id] = self.on_link
         endpoint.default = self.lobby_id
@@ -327,9 +328,16 @@ class HostLobby:
         return max(0.0, self.held_off.get(address, now) - now)
 
     def _hold_off(self, address: str) -> None:
-        if len(self.held_off) >= 256:  # (bounded: the oldest hold goes)
-            del self.held_off[min(self.held_off, key=self.held_off.__getitem__)]
-        self.held_off[address] = asyncio.get_running_loop().time() + self.confirm_s()
+        """``address`` left a table being confirmed, or was unseated from it: no seat from it
+        for one confirm deadline, doubled at each time again (at most an hour). A seat that
+        comes and goes restarts everyone's deadline; one held off as long as that deadline
+        can keep a free seat no longer than an honest joiner would wait for it."""
+        for book in (self.held_off, self._leaves):
+            if address not in book and len(book) >= 256:  # (bounded: the oldest goes)
+                del book[next(iter(book))]
+        n = self._leaves[address] = self._leaves.get(address, 0) + 1
+        hold = min(3600.0, self.confirm_s() * 2 ** min(n - 1, 12))
+        self.held_off[address] = asyncio.get_running_loop().time() + hold
 
     def unseat_late(self) -> list[str]:
         """Unseat each person who has not confirmed within :meth:`confirm_s` of the roster
@@ -343,10 +351,12 @@ class HostLobby:
         gone = []
         reason = f"you did not confirm the table within {self.confirm_s():.0f} s"
         for s in self.unconfirmed():
-            if s.link is not None and not s.link.closed:
-                with contextlib.suppress(LinkError):
-                    send(s.link, {"t": "refuse", "reason": reason})
-                s.link.close(reason)
+            if s.link is not None:
+                self._hold_off(host_of(s.link))  # (else it could sit again at once)
+                if not s.link.closed:
+                    with contextlib.suppress(LinkError):
+                        send(s.link, {"t": "refuse", "reason": reason})
+                    s.link.close(reason)
             if s in self.seats:
                 self.seats.remove(s)
             gone.append(s.name)
@@ -382,13 +392,13 @@ class HostLobby:
         if msg.get("t") == "watch":
             await self._spectator(link, msg)
             return
-        host = link.address.rsplit(":", 1)[0].strip("[]")
+        host = host_of(link)
         reason = self._check_join(link, msg)
         wait_s = self.held_s(host)
         if reason is None and wait_s > 0:
             reason = (
-                "you left this table while its players were confirming it: you may sit "
-                f"again in {wait_s:.0f} s"
+                "a seat from your address was given up while this table's players were "
+                f"confirming it: seats from that address are open again in {wait_s:.0f} s"
             )
         if reason is not None:
             with contextlib.suppress(LinkError):
@@ -423,7 +433,7 @@ class HostLobby:
             pass
         finally:  # (however it ends, even a link gone before its welcome: no seat stays)
             if not self.started and seat in self.seats:
-                if self.confirming and seat.runner != "host":
+                if self.confirming:  # (whoever it says runs it: a joiner's claim is its own)
                     self._hold_off(host)
                 self.seats.remove(seat)
                 self.say(f"{seat.name} left the table")
@@ -600,13 +610,14 @@ async def join_table(
     table: dict[str, Any] = {}
     confirmed: set[str] = set()  # the digests of the tables the person confirmed
     asking: tuple[str, asyncio.Task[bool]] | None = None  # (the table's digest, the question)
+    final_tables = False  # the host marks a table final (a host older than that never does)
     left = False
 
     async def ask(view: dict[str, Any], digest: str) -> bool:
         nonlocal left
         if await confirm(view):  # type: ignore[misc]
-            if len(confirmed) >= 64:  # (each a person's key press; bounded all the same, as
-                confirmed.clear()  # the host bounds its record of them: HostLobby._ready)
+            if len(confirmed) >= 4096:  # (bounded: a person's answers; past the host's 64,
+                confirmed.clear()  # which it forgets first: then this node says ready again)
             confirmed.add(digest)
             with contextlib.suppress(LinkError):
                 send(link, {"t": "ready", "table": digest})
@@ -620,14 +631,20 @@ async def join_table(
     def asked(view: dict[str, Any]) -> None:
         """Ask the person about this table if it is final and not what they are asked or
         confirmed already (the host shows the table again each time a seat confirms)."""
-        nonlocal asking
+        nonlocal asking, final_tables
         digest = table_digest(view)
+        final_tables = final_tables or "confirm" in view
         if asking is not None and asking[0] == digest and not asking[1].done():
             return
         if asking is not None:
             asking[1].cancel()
             asking = None
-        if confirm is None or view.get("confirm") is not True or digest in confirmed:
+        if confirm is None or view.get("confirm") is not True:
+            return
+        if digest in confirmed:
+            if _my_seat(view, identity).get("ready") is False:  # (the host lost or forgot it:
+                with contextlib.suppress(LinkError):  # the person confirmed this very table)
+                    send(link, {"t": "ready", "table": digest})
             return
         asking = (digest, asyncio.ensure_future(ask(view, digest)))
 
@@ -636,7 +653,7 @@ async def join_table(
         if confirm is None:
             return _check_start(msg, identity, nonce, shown, host)
         digest = table_digest(shown)
-        if digest not in confirmed and "confirm" not in shown:  # (an older host)
+        if digest not in confirmed and not final_tables:  # (an older host)
             started = msg.get("table")
             shown = started if isinstance(started, dict) else shown
             digest = table_digest(shown)
@@ -669,7 +686,8 @@ async def join_table(
                         raise LobbyError("the host sent a bad welcome")
                     say(f"seated at seat {seat}")
                 elif t == "table":
-                    if table_digest(msg) != table_digest(table):  # (not a seat's "ready")
+                    if on_table is None and table_digest(msg) != table_digest(table):
+                        # (in words where no table shows it; not again for a seat's "ready")
                         with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError):
                             say(_describe(msg))
                     table = msg
@@ -690,6 +708,16 @@ async def join_table(
     finally:
         if asking is not None:
             asking[1].cancel()
+
+
+def _my_seat(table: dict[str, Any], identity: Identity) -> dict[str, Any]:
+    """This node's seat in a table view (by its key fingerprint), or {} (any shape)."""
+    key = identity.sign_pk.hex()[:16]
+    seats = table.get("seats")
+    for s in seats if isinstance(seats, list) else []:
+        if isinstance(s, dict) and s.get("key") == key:
+            return s
+    return {}
 
 
 def table_words(table: dict[str, Any]) -> str:

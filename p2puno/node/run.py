@@ -466,6 +466,7 @@ async def host_game(
     ended = False
     advertiser: Advertiser | None = None
     follow: asyncio.Future[None] | None = None
+    stopping: asyncio.Future[None] | None = None
     if discovery:
         advertiser = await _advertise(lobby, endpoint.port, interfaces, say)
     if advertiser is not None:
@@ -476,8 +477,8 @@ async def host_game(
         setup = lobby.start(identity)  # (at once: a seat that came or went since is not in it)
         if follow is not None:
             follow.cancel()
-        if advertiser is not None:
-            await advertiser.stop()
+        if advertiser is not None:  # (withdrawn meanwhile: the game's links come at once)
+            stopping = asyncio.ensure_future(_withdraw(advertiser))
             advertiser = None
         result = await play(
             setup,
@@ -498,8 +499,9 @@ async def host_game(
         if follow is not None:
             follow.cancel()
         if advertiser is not None:
-            with contextlib.suppress(Exception):
-                await advertiser.stop()
+            await _withdraw(advertiser)
+        if stopping is not None:
+            await stopping
         seated = [  # (the host's own bots are stopped, not told)
             s.link
             for s in lobby.seats
@@ -515,12 +517,24 @@ async def host_game(
         await _reap(procs, ended)  # (the host left or failed: the bots it runs leave with it)
 
 
+async def _withdraw(advertiser: Advertiser) -> None:
+    """Withdraw the table's advert (goodbye packets), in at most 3 s; a failure is no one's
+    business but the log's: HOST:PORT always worked, and the game goes on."""
+    try:
+        await asyncio.wait_for(advertiser.stop(), 3.0)
+    except Exception as e:
+        logging.getLogger("p2puno.lobby").warning("the table's advert was not withdrawn: %s", e)
+
+
 async def _seated(lobby: HostLobby, start: asyncio.Event | None) -> None:
     """Until every seat is taken (or ``start`` is set, with 2 seats or more) and each person
     at them has confirmed the table as it is; one who lets the confirm deadline pass is
     unseated (protocol/lobby.md section 2)."""
     loop = asyncio.get_running_loop()
     while not lobby.can_start():
+        if start is not None and start.is_set() and len(lobby.seats) < 2:
+            start.clear()  # (everyone left after it was asked: the next joiner finds it open)
+            lobby.start_asked = False
         if start is not None and start.is_set() and len(lobby.seats) >= 2:
             lobby.ask_start()
             if lobby.can_start():

@@ -797,7 +797,6 @@ class TableUI:
                 width,
                 height,
                 msg,
-                starting=self.start.is_set(),
                 asked=self._confirm is not None and not self._confirm.done(),
                 confirmed=self.confirmed,
                 mode=self.state.mode,

@@ -327,7 +327,6 @@ def lobby_lines(
     width: int,
     height: int,
     message: str = "",
-    starting: bool = False,
     mode: str = "",
     closed: bool = False,
     spectator: bool = False,
@@ -361,98 +360,103 @@ def lobby_lines(
     waiting = [
         str(s.get("name", "?")) for s in seats if isinstance(s, dict) and s.get("ready") is False
     ]
-    out: list[Line] = [[("class:header", f" p2puno lobby · table {table.get('name', '?')!r}")], []]
+    wrap = max(20, width - 2)
+
+    def words(style: str, text: str, most: int = 99) -> list[Line]:
+        parts = textwrap.wrap(text, wrap) or [""]
+        if len(parts) > most:  # (cut, and said to be)
+            parts = [*parts[: most - 1], parts[most - 1][: wrap - 3] + "..."]
+        return [[(style, " " + part)] for part in parts]
+
+    # what is asked or awaited, and the last word, go first: a long table may not fit
+    top: list[Line] = []
+    if asked and not closed:
+        within = f" within {timing.get('turn_s')} s" if timing.get("turn_s") else ""
+        top += words(
+            "class:status.you",
+            f"The table is final: press Enter{within} to play at it (the cards are shuffled "
+            "once every player has), or q to leave; else your seat is given up.",
+        )
+    elif final and waiting and not closed and not spectator:
+        who = "your table" if host else "the table"
+        mine = "you confirmed; " if confirmed else ""
+        top += words("class:status.you", f"{mine}waiting for {', '.join(waiting)} to confirm {who}")
+    elif final and not closed:
+        top.append([("class:status.you", " starting: the genesis is being signed ...")])
+    # (the lobby's end says why in full; a passing word takes two lines at most)
+    top += words("class:alert", message, 99 if closed else 2) if message else []
     scoring = opts.get("scoring", "standard")
     score_words = (
         "the winner of a round scores the cards left in the others' hands"
         if scoring == "standard"
         else "each player adds the points left in their own hand; the lowest total wins"
     )
-    # (a full table of 10 must fit 24 rows: then the house rules take one line)
-    compact = len(seats) + len(house) + 16 > height
-    if opts:
-        out.append([("", f" game to {opts.get('target', 500)} points: {score_words}")])
-        named = ", ".join(rules.get(str(h), str(h)).split(" (")[0] for h in house)
-        listed = named if compact else ""
-        out.append(
-            [
-                (
-                    "",
-                    " house rules: "
-                    + (listed or ("none (the official rules)" if not house else "")),
-                )
-            ]
-        )
-    for h in [] if compact else house:
-        out.append([("", f"   · {rules.get(str(h), str(h))}")])
-    if timing:
-        out.append(
-            [
-                (
-                    "",
-                    f" deadlines: {timing.get('turn_s')} s to decide (then your own node's bot "
-                    f"plays), claim window {int(str(timing.get('window_ms', 0))) / 1000:.1f} s, "
-                    f"{timing.get('step_s')} s for a machine",
-                )
-            ]
-        )
-    out.append([])
-    head = f"{'#':>4}  {f'seat {len(seats)}/{size}':16} {'who':6} {'runs on':16} link key"
-    out.append([("class:dim", head + ("               confirmed" if final else ""))])
-    warned = False
-    for i, s in enumerate(seats):
-        if not isinstance(s, dict):
-            continue
-        warn = s.get("runner") == "host" and s.get("kind") == "bot"
-        warned = warned or warn
-        runner = "its own machine" if s.get("runner") == "self" else "host's machine *"
-        conn = "up" if s.get("connected", True) else "DOWN"
-        row: Line = [
-            (
+    window_s = int(str(timing.get("window_ms", 0))) / 1000 if timing else 0.0
+
+    def build(compact: bool) -> list[Line]:
+        """Every part; ``compact``: the house rules named on one line, no blank lines, so a
+        full table of 10 fits 80 x 24."""
+        out: list[Line] = [[("class:header", f" p2puno lobby · table {table.get('name', '?')!r}")]]
+        out += top
+        gap: list[Line] = [] if compact else [[]]
+        out += gap
+        if opts:
+            out += words("", f"game to {opts.get('target', 500)} points: {score_words}")
+            named = ", ".join(rules.get(str(h), str(h)).split(" (")[0] for h in house)
+            none = "none (the official rules)"
+            out.append(
+                [
+                    (
+                        "",
+                        " house rules: "
+                        + ((named if compact else "") or (none if not house else "")),
+                    )
+                ]
+            )
+            for h in [] if compact else house:
+                out.append([("", f"   · {rules.get(str(h), str(h))}")])
+        if timing:
+            out += words(
                 "",
-                f"  {i:>2}  {fit(str(s.get('name', '?')), 16)} {fit(str(s.get('kind', '?')), 6)} ",
-            ),
-            ("class:alert" if warn else "", fit(runner, 16)),
-            ("", f" {fit(conn, 4)} {fit(str(s.get('key', '')), 16)}"),
-        ]
-        if final and "ready" in s:  # (a seat with a person to confirm it)
-            ready = s.get("ready") is True
-            row.append(("" if ready else "class:dim", "  yes" if ready else "  deciding"))
-        elif final:
-            row.append(("class:dim", "  -"))
-        out.append(row)
-    for i in range(len(seats), int(size) if isinstance(size, int) else 0):
-        out.append([("class:dim", f"  {i:>2}  (free)")])
-    if warned:
-        out.append(
-            [("class:dim", " * a bot run by the host's machine: the host could see its hand")]
-        )
-    if address and not final:
-        out.append([])
-        out.append([("", f" others join with:  p2puno join {address}")])
-    # what is asked or awaited, and the last word, go first: a long table may not fit
-    top: list[Line] = []
-    if asked and not closed:
-        within = f" within {timing.get('turn_s')} s" if timing.get("turn_s") else ""
-        for part in textwrap.wrap(
-            f"The table is final: check the options and the players below. Press Enter{within} "
-            "to play at this table (the cards are shuffled once every player has), or q to "
-            "leave; else your seat is given up.",
-            max(20, width - 2),
-        ):
-            top.append([("class:status.you", " " + part)])
-    elif final and waiting and not closed and not spectator:
-        who = "your table" if host else "the table"
-        mine = "you confirmed; " if confirmed else ""
-        top.append(
-            [("class:status.you", f" {mine}waiting for {', '.join(waiting)} to confirm {who}")]
-        )
-    elif starting or (final and not waiting and not closed):
-        top.append([("class:status.you", " starting: the genesis is being signed ...")])
-    for part in textwrap.wrap(message, max(20, width - 2)):  # (an error may be long)
-        top.append([("class:alert", " " + part)])
-    if top:
-        out[1:1] = top
+                f"deadlines: {timing.get('turn_s')} s to decide (then your own node's bot "
+                f"plays), claim window {window_s:.1f} s, {timing.get('step_s')} s for a machine",
+            )
+        out += gap
+        head = f"{'#':>4}  {f'seat {len(seats)}/{size}':16} {'who':6} {'runs on':16} link key"
+        out.append([("class:dim", head + ("               confirmed" if final else ""))])
+        warned = False
+        for i, s in enumerate(seats):
+            if not isinstance(s, dict):
+                continue
+            warn = s.get("runner") == "host" and s.get("kind") == "bot"
+            warned = warned or warn
+            runner = "its own machine" if s.get("runner") == "self" else "host's machine *"
+            conn = "up" if s.get("connected", True) else "DOWN"
+            name, kind = fit(str(s.get("name", "?")), 16), fit(str(s.get("kind", "?")), 6)
+            row: Line = [
+                ("", f"  {i:>2}  {name} {kind} "),
+                ("class:alert" if warn else "", fit(runner, 16)),
+                ("", f" {fit(conn, 4)} {fit(str(s.get('key', '')), 16)}"),
+            ]
+            if final and "ready" in s:  # (a seat with a person to confirm it)
+                ready = s.get("ready") is True
+                row.append(("" if ready else "class:dim", "  yes" if ready else "  deciding"))
+            elif final:
+                row.append(("class:dim", "  -"))
+            out.append(row)
+        for i in range(len(seats), int(size) if isinstance(size, int) else 0):
+            out.append([("class:dim", f"  {i:>2}  (free)")])
+        if warned:
+            note = " * a bot run by the host's machine: the host could see its hand"
+            out.append([("class:dim", note)])
+        if address and not final:
+            out += gap
+            out.append([("", f" others join with:  p2puno join {address}")])
+        return out
+
+    out = build(False)
+    if len(out) > height - 1:
+        out = build(True)
     if closed:
         keys = " q: close"
     elif spectator:

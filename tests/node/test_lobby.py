@@ -466,9 +466,7 @@ async def test_one_who_leaves_a_table_being_confirmed_may_not_sit_again_at_once(
     assert bob_link is not None
     bob_link.close("leaves")
     await _until(lambda: len(lobby.seats) == 2)
-    with pytest.raises(
-        LobbyError, match=r"while its players were confirming it: .* again in [45] s"
-    ):
+    with pytest.raises(LobbyError, match=r"players were confirming it: .* open again in [45] s"):
         await (await _join(ep.port, "Bob"))
     lobby.held_off.clear()  # (as if the deadline had passed)
     await _join(ep.port, "Bob")
@@ -505,7 +503,10 @@ async def test_a_table_confirmed_before_is_not_started_while_a_newer_one_is_aske
                            [s.nonce for s in first])  # fmt: skip
     ann_link = lobby.seats[1].link
     assert ann_link is not None
-    send(ann_link, {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1]] * 3})
+    # (its own table matches its genesis: what counts is the table shown last)
+    shown_then = {**lobby.view(), "seats": [x.public() for x in first], "confirm": True}
+    start = {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1]] * 3}
+    send(ann_link, {**start, "table": shown_then})
     with pytest.raises(LobbyError, match="before you confirmed the table: nothing was signed"):
         await asyncio.wait_for(ann, 5)
     ep.close()
@@ -526,15 +527,24 @@ async def test_at_an_older_host_the_person_is_asked_when_its_start_comes() -> No
 
     lobby.view = older  # type: ignore[method-assign, assignment]
     ann_says = _Person()
-    ann = await _join_person(ep.port, "Ann", ann_says)
+    shown: list[dict[str, object]] = []
+    j_ep, j_ident = await _joiner()
+    ann = asyncio.ensure_future(
+        join_table(
+            j_ep, j_ident, LOOP, ep.port, name="Ann", nonce=os.urandom(32), kind="person",
+            timeout=20, confirm=ann_says.confirm, on_table=shown.append,
+        )
+    )  # fmt: skip
     await _until(lambda: len(lobby.seats) == 2)
     await asyncio.sleep(0.2)
     assert ann_says.asked == []
     ann_says.answers.put_nowait(True)
+    lobby.table = "renamed at the start"  # (the start's table is the one asked about)
     setup = lobby.start(ident)
     got = await asyncio.wait_for(ann, 5)
     assert got[0].code == setup.code and len(ann_says.asked) == 1  # type: ignore[index]
     assert [s["name"] for s in ann_says.asked[0]["seats"]] == ["Host", "Ann"]  # type: ignore[index, union-attr]
+    assert ann_says.asked[0]["name"] == "renamed at the start" == shown[-1]["name"]
     ep.close()
 
 
@@ -653,3 +663,119 @@ def test_a_genesis_is_accepted_only_for_exactly_the_table_confirmed(change: str,
         assert change != "none"
         return
     assert change == "none" and setup.seat == 1
+
+
+async def test_one_unseated_at_the_deadline_is_held_off_like_one_who_left() -> None:
+    """A second review: a seat that never confirms is unseated at the deadline and could sit
+    again at once, with fresh keys, holding the table forever; and a joiner that says its
+    host runs it was never held off. Both are held off now, longer each time."""
+    ident = Identity.generate()
+    ep = Endpoint(ident, LOOP)
+    await ep.start()
+    me = Seat("Host", ident.sign_pk, ident.dh_pk, os.urandom(32), "person", "self", "@", ep.port)
+    options = make_options(2, [], "standard", 200, Timing(5, 1, 0))
+    lobby = HostLobby(ep, table="t", me=me, options=options, seats=2)
+    eve_says = _Person()
+    eve = await _join_person(ep.port, "Eve", eve_says)
+    seated = asyncio.ensure_future(_seated(lobby, None))
+    await _until(lambda: len(eve_says.asked) == 1)
+    eve_says.answers.put_nowait(None)  # (never answers)
+    with pytest.raises(LobbyError, match="did not confirm the table within 1 s"):
+        await asyncio.wait_for(eve, 5)
+    first = lobby.held_s(LOOP)
+    assert 0.5 < first <= 1.0
+    with pytest.raises(LobbyError, match="open again in 1 s"):
+        await (await _join_person(ep.port, "Eve", _Person()))
+    # one that claims the host runs it leaves a final table: held off too, twice as long
+    lobby.held_off.clear()
+    bot_ident = Identity.generate()
+    link = await open_link(LOOP, ep.port, bot_ident, None)
+    join = {"t": "join", "v": 1, "name": "Mal", "sign": bot_ident.sign_pk.hex(),
+            "dh": bot_ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
+            "kind": "bot", "runner": "host"}  # fmt: skip
+    link.send(MsgType.LOBBY, encode(join))
+    await _until(lambda: lobby.confirming)
+    await link.aclose("leaves")
+    await _until(lambda: len(lobby.seats) == 1)
+    assert 1.5 < lobby.held_s(LOOP) <= 2.0
+    seated.cancel()
+    ep.close()
+
+
+async def test_a_confirmation_the_host_lost_is_said_again_not_asked_again() -> None:
+    """The host and the joiner keep the tables a person confirmed; if the host has lost one
+    (it forgets past 64, or a ready crossed a change), its table shows the seat not ready:
+    the joiner says ready again without asking the person, who confirmed that very table."""
+    ep, lobby, ident = await _host(2)
+    ann_says = _Person()
+    ann = await _join_person(ep.port, "Ann", ann_says)
+    await _until(lambda: len(ann_says.asked) == 1)
+    ann_says.answers.put_nowait(True)
+    await _until(lobby.can_start)
+    lobby.seats[1].confirmed.clear()  # (lost)
+    lobby._broadcast()
+    assert not lobby.can_start()
+    await _until(lobby.can_start)
+    assert len(ann_says.asked) == 1
+    setup = lobby.start(ident)
+    assert (await ann)[0].code == setup.code  # type: ignore[index]
+    ep.close()
+
+
+async def test_a_table_that_comes_back_as_it_was_confirmed_needs_no_new_answer() -> None:
+    """Ann confirms [Host, Ann, Bob]; Bob's link drops and Bob sits again with the same keys
+    (from an address not held off): the table is the very one Ann confirmed, so she is not
+    asked again and the host counts her confirmation."""
+    ep, lobby, ident = await _host(3)
+    ann_says = _Person()
+    ann = await _join_person(ep.port, "Ann", ann_says)
+    await _until(lambda: len(lobby.seats) == 2)
+    bob_ep, bob_ident = await _joiner()
+    nonce = os.urandom(32)
+
+    def bob() -> asyncio.Task[object]:
+        return asyncio.ensure_future(
+            join_table(
+                bob_ep, bob_ident, LOOP, ep.port, name="Bob", nonce=nonce, kind="bot", timeout=10
+            )
+        )
+
+    first = bob()
+    await _until(lambda: len(ann_says.asked) == 1)
+    ann_says.answers.put_nowait(True)
+    await _until(lobby.can_start)
+    bob_link = lobby.seats[2].link
+    assert bob_link is not None
+    bob_link.close("drops")
+    with pytest.raises(LobbyError):
+        await first
+    await _until(lambda: len(lobby.seats) == 2)
+    lobby.held_off.clear()
+    again = bob()
+    await _until(lobby.can_start)
+    assert len(ann_says.asked) == 1
+    setup = lobby.start(ident)
+    assert {(await ann)[0].code, (await again)[0].code} == {setup.code}  # type: ignore[index]
+    ep.close()
+
+
+async def test_the_line_prompt_says_a_question_was_withdrawn(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At a plain terminal, a question the table withdrew (a seat left) is said to be, so a
+    later Enter is not taken for an answer that was never counted."""
+    import p2puno.node.players as players
+
+    async def never() -> str:
+        await asyncio.sleep(3600)
+        return ""
+
+    monkeypatch.setattr(players, "_read_line", never)
+    monkeypatch.setattr(players, "_drop_typed_ahead", lambda: None)
+    ask = asyncio.ensure_future(players.TextPlayer("Pat").confirm({"seats": []}))
+    await asyncio.sleep(0.05)
+    assert "the table is final" in capsys.readouterr().out
+    ask.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await ask
+    assert "that question is withdrawn" in capsys.readouterr().out

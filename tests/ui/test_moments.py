@@ -276,3 +276,85 @@ async def test_a_stopped_game_does_not_claim_the_deck_in_play_was_audited() -> N
         text = await wait_for(screen, "2 decks audited and verified; the deck in play was not")
         assert "GAME STOPPED after step" in text and "silent past the deadline: P1" in text
         assert "every deck audited" not in text
+
+
+def test_the_lobby_fits_a_full_table_of_ten_at_80_by_24() -> None:
+    """protocol/lobby.md section 2: a person confirms every seat, so every seat must be on
+    the screen. 2 to 10 seats, host-run bots or not, asked / confirmed / waiting / spectator /
+    host, with the longest message the table shows (cut to two lines): at 80 x 24 every seat
+    row, the question and the keys line are there."""
+    from p2puno.node.lobby import make_options
+    from p2puno.session import Timing
+    from p2puno.ui.render import lobby_lines
+
+    def text(lines: list[list[tuple[str, str]]]) -> str:
+        return "\n".join("".join(t for _, t in line) for line in lines)
+
+    message = "the table refused the seat: " + "a long reason, " * 20
+    for size in range(2, 11):
+        house = ["progressive", "seven-o", "jump-in"] if size % 2 else []
+        opts = make_options(size, house, "standard", 500, Timing(20, 60, 2500))
+        for bots in (0, size - 2):
+            seats: list[dict[str, object]] = [
+                {"name": f"Person{k}", "kind": "person", "runner": "self",
+                 "key": f"{k:016x}", "connected": True, "ready": k % 2 == 0}
+                for k in range(size - bots)
+            ] + [
+                {"name": f"Bot-{k}", "kind": "bot", "runner": "host", "key": f"{k:016x}",
+                 "connected": True}
+                for k in range(bots)
+            ]  # fmt: skip
+            table = {"name": "Ann's table", "options": opts, "seats": seats, "size": size,
+                     "confirm": True}  # fmt: skip
+            for how in ("asked", "confirmed", "host", "spectator"):
+                screen = text(
+                    lobby_lines(
+                        table, "127.0.0.1:9", how == "host", 80, 24, message,
+                        asked=how == "asked", confirmed=how == "confirmed",
+                        spectator=how == "spectator",
+                    )
+                )  # fmt: skip
+                lines = screen.splitlines()
+                assert len(lines) == 24, (size, bots, how)
+                for s in seats:
+                    assert f" {s['name']} " in screen, (size, bots, how, s["name"], screen)
+                if bots:
+                    assert "the host could see its hand" in screen, (size, bots, how)
+                if how == "asked":
+                    assert "press Enter within 60 s" in screen and "Enter play" in lines[-1]
+                if how == "confirmed":
+                    assert "you confirmed; waiting for" in screen
+                assert "a long reason" in screen and screen.count("a long reason") < 10
+
+
+async def test_the_hosts_start_key_starts_with_two_seats_or_more_and_is_forgotten_alone() -> None:
+    """`s` in the host's lobby asks the node to start with the seats taken (2 or more); if
+    every other seat then leaves, the ask is forgotten, so the next joiner finds the table
+    open rather than final (a second review: it landed on a final table)."""
+    import os
+
+    from p2puno.log import Identity
+    from p2puno.node.lobby import Endpoint, HostLobby, Seat, make_options
+    from p2puno.node.run import _seated
+    from p2puno.session import Timing
+
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", host=True, input=pipe, output=Screen().output)
+        ui.on_table({"seats": [{"name": "Ann"}], "size": 3})
+        ui.key("s")
+        assert not ui.start.is_set() and "at least 2 players" in ui.lobby_message
+        ui.on_table({"seats": [{"name": "Ann"}, {"name": "Bob"}], "size": 3})
+        ui.key("s")
+        assert ui.start.is_set() and ui.lobby_message == ""
+
+    ident = Identity.generate()
+    ep = Endpoint(ident, "127.0.0.1")
+    await ep.start()
+    me = Seat("Ann", ident.sign_pk, ident.dh_pk, os.urandom(32), "person", "self", "@", ep.port)
+    options = make_options(3, [], "standard", 200, Timing(5, 5, 0))
+    lobby = HostLobby(ep, table="t", me=me, options=options, seats=3)
+    seated = asyncio.ensure_future(_seated(lobby, ui.start))
+    await asyncio.sleep(0.1)
+    assert not ui.start.is_set() and not lobby.start_asked and not lobby.confirming
+    seated.cancel()
+    ep.close()

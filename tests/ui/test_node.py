@@ -207,7 +207,7 @@ async def test_a_person_joining_confirms_the_final_table_by_a_key(tmp_path: Path
                 bind=LOOP, say=lambda text: None, linger_s=0.5,
             )
         )  # fmt: skip
-        text = await wait_for(screen, "Press Enter within 20 s", 20)
+        text = await wait_for(screen, "press Enter within 20 s", 20)
         assert "Seven-O" in text and "game to 25 points" in text
         assert "Pat" in text and "Quinn" in text and "deciding" in text
         assert "Enter play at this table" in text
