@@ -63,6 +63,32 @@ def _game(tmp: Path, seats: int, rules: str, target: int, *, joiners: int = 0) -
     return entries
 
 
+def _pat(tmp: Path, port: int) -> Node:
+    """A person, Pat, at a plain terminal (`p2puno join`) whose keys the test types."""
+    args = ["join", f"{LOOPBACK}:{port}", "--name", "Pat", "--bind", LOOPBACK]
+    return Node(args, tmp / "joiner", "joiner", typed=True)
+
+
+def _played_out(h: Node, j: Node, tmp: Path) -> list[Path]:
+    """Both nodes ended well; their two logs, holding the same entries."""
+    assert j.wait(120) == 0 and h.wait(120) == 0, j.text() + h.text()
+    return _two_logs(tmp)
+
+
+def _kill(*nodes: Node | None) -> None:
+    for n in nodes:
+        if n is not None:
+            n.kill()
+
+
+def _two_logs(tmp: Path) -> list[Path]:
+    """The two nodes' logs under ``tmp``, holding the same entries."""
+    paths = logs(tmp)
+    assert len(paths) == 2
+    same_entries(paths)
+    return paths
+
+
 @pytest.mark.parametrize("rules", ["", "p", "s", "psj"])
 def test_two_nodes_one_joining_by_address(tmp_path: Path, rules: str) -> None:
     _game(tmp_path, 2, rules, 40, joiners=1)
@@ -97,14 +123,9 @@ def test_a_table_found_by_discovery_on_loopback_and_joined(tmp_path: Path) -> No
             "joiner",
         )  # fmt: skip
         j.wait_for(r"\d\. Loopy  1/2 seats", 30)
-        assert j.wait(120) == 0 and h.wait(120) == 0, j.text() + h.text()
+        paths = _played_out(h, j, tmp_path)
     finally:
-        h.kill()
-        if j is not None:
-            j.kill()
-    paths = logs(tmp_path)
-    assert len(paths) == 2
-    same_entries(paths)
+        _kill(h, j)
     assert verified(paths[0]).outcome is not None
 
 
@@ -118,10 +139,7 @@ def test_a_person_at_a_line_prompt_confirms_the_final_table_then_plays(tmp_path:
     j = None
     try:
         port = h.port()
-        j = Node(
-            ["join", f"{LOOPBACK}:{port}", "--name", "Pat", "--bind", LOOPBACK],
-            tmp_path / "joiner", "joiner", typed=True,
-        )  # fmt: skip
+        j = _pat(tmp_path, port)
         final = j.wait_for(r"the table is final: game to 20 points.*Host \(bot\), Pat", 30)
         assert "s to decide" in final.string
         h.wait_for(r"seat 1: Pat \(person\) joined", 10)
@@ -132,14 +150,9 @@ def test_a_person_at_a_line_prompt_confirms_the_final_table_then_plays(tmp_path:
         h.wait_for("Pat confirmed the table", 30)
         j.wait_for("confirmed: the cards are shuffled once every player has", 10)
         j.type("", end=True)  # (each decision of the game: the first choice offered)
-        assert j.wait(120) == 0 and h.wait(120) == 0, j.text() + h.text()
+        paths = _played_out(h, j, tmp_path)
     finally:
-        h.kill()
-        if j is not None:
-            j.kill()
-    paths = logs(tmp_path)
-    assert len(paths) == 2
-    same_entries(paths)
+        _kill(h, j)
     assert str(verified(paths[0]).outcome).startswith("finished")
     assert re.search(r"game over: (Host|Pat) wins", h.text()), h.text()  # (by name)
 
@@ -151,10 +164,7 @@ def test_a_person_at_a_line_prompt_who_says_q_leaves_the_full_table(tmp_path: Pa
     j = None
     try:
         port = h.port()
-        j = Node(
-            ["join", f"{LOOPBACK}:{port}", "--name", "Pat", "--bind", LOOPBACK],
-            tmp_path / "joiner", "joiner", typed=True,
-        )  # fmt: skip
+        j = _pat(tmp_path, port)
         j.wait_for("Enter: play at this table", 30)
         j.type("q\n")
         assert j.wait(30) != 0

@@ -35,12 +35,13 @@ from p2puno.wire import encode
 LOOP = "127.0.0.1"
 
 
-async def _host(size: int) -> tuple[Endpoint, HostLobby, Identity]:
+async def _host(size: int, turn_s: int = 5) -> tuple[Endpoint, HostLobby, Identity]:
+    """A host's lobby on 127.0.0.1; ``turn_s``: the table's turn deadline (the confirm's)."""
     ident = Identity.generate()
     ep = Endpoint(ident, LOOP)
     await ep.start()
     me = Seat("Host", ident.sign_pk, ident.dh_pk, os.urandom(32), "person", "self", "@", ep.port)
-    options = make_options(size, ["jump-in"], "standard", 200, Timing(5, 5, 0))
+    options = make_options(size, ["jump-in"], "standard", 200, Timing(5, turn_s, 0))
     return ep, HostLobby(ep, table="t", me=me, options=options, seats=size), ident
 
 
@@ -212,6 +213,18 @@ async def _join_person(port: int, name: str, person: _Person) -> asyncio.Task[ob
     )  # fmt: skip
 
 
+async def _ann_then_bob() -> tuple[Endpoint, HostLobby, Identity, _Person, asyncio.Task[object]]:
+    """A 3-seat table: Ann (a person, answers as the test says) sits, then Bob (a bot) fills
+    it; returns once Ann is asked about the final table."""
+    ep, lobby, ident = await _host(3)
+    ann_says = _Person()
+    ann = await _join_person(ep.port, "Ann", ann_says)
+    await _until(lambda: len(lobby.seats) == 2)
+    await _join(ep.port, "Bob")
+    await _until(lambda: len(ann_says.asked) == 1)
+    return ep, lobby, ident, ann_says, ann
+
+
 async def _until(cond: object, timeout: float = 5.0) -> None:
     end = asyncio.get_running_loop().time() + timeout
     while not cond():  # type: ignore[operator]
@@ -314,12 +327,7 @@ async def test_a_confirmation_of_another_table_is_not_counted() -> None:
 async def test_a_person_who_does_not_confirm_in_time_is_unseated() -> None:
     """The table's turn deadline (1 s here) passes with no answer: the host gives the seat
     up, says why to the person, and the table is open again."""
-    ident = Identity.generate()
-    ep = Endpoint(ident, LOOP)
-    await ep.start()
-    me = Seat("Host", ident.sign_pk, ident.dh_pk, os.urandom(32), "person", "self", "@", ep.port)
-    options = make_options(3, [], "standard", 200, Timing(5, 1, 0))
-    lobby = HostLobby(ep, table="t", me=me, options=options, seats=3)
+    ep, lobby, _ = await _host(3, turn_s=1)
     person = _Person()
     ann = await _join_person(ep.port, "Ann", person)
     await _join(ep.port, "Bob")
@@ -456,12 +464,7 @@ async def test_one_who_leaves_a_table_being_confirmed_may_not_sit_again_at_once(
     """Leaving and coming back (with fresh keys) before each confirm deadline would hold a
     table forever, each change asking everyone again: the address that left waits one
     deadline (the table's turn_s, 5 s here) before it may sit again."""
-    ep, lobby, ident = await _host(3)
-    ann_says = _Person()
-    ann = await _join_person(ep.port, "Ann", ann_says)
-    await _until(lambda: len(lobby.seats) == 2)
-    await _join(ep.port, "Bob")
-    await _until(lambda: len(ann_says.asked) == 1)
+    ep, lobby, ident, ann_says, ann = await _ann_then_bob()
     bob_link = lobby.seats[2].link
     assert bob_link is not None
     bob_link.close("leaves")
@@ -482,12 +485,7 @@ async def test_a_table_confirmed_before_is_not_started_while_a_newer_one_is_aske
     """A hostile host: Ann confirmed [Host, Ann, Bob]; Bob left and Cid sat, so Ann is asked
     about [Host, Ann, Cid]; the host then starts the first table. Ann's node refuses it: the
     genesis must be the table shown last, and that one she has not confirmed."""
-    ep, lobby, ident = await _host(3)
-    ann_says = _Person()
-    ann = await _join_person(ep.port, "Ann", ann_says)
-    await _until(lambda: len(lobby.seats) == 2)
-    await _join(ep.port, "Bob")
-    await _until(lambda: len(ann_says.asked) == 1)
+    ep, lobby, ident, ann_says, ann = await _ann_then_bob()
     ann_says.answers.put_nowait(True)
     await _until(lobby.can_start)
     first = list(lobby.seats)
@@ -669,12 +667,7 @@ async def test_one_unseated_at_the_deadline_is_held_off_like_one_who_left() -> N
     """A second review: a seat that never confirms is unseated at the deadline and could sit
     again at once, with fresh keys, holding the table forever; and a joiner that says its
     host runs it was never held off. Both are held off now, longer each time."""
-    ident = Identity.generate()
-    ep = Endpoint(ident, LOOP)
-    await ep.start()
-    me = Seat("Host", ident.sign_pk, ident.dh_pk, os.urandom(32), "person", "self", "@", ep.port)
-    options = make_options(2, [], "standard", 200, Timing(5, 1, 0))
-    lobby = HostLobby(ep, table="t", me=me, options=options, seats=2)
+    ep, lobby, _ = await _host(2, turn_s=1)
     eve_says = _Person()
     eve = await _join_person(ep.port, "Eve", eve_says)
     seated = asyncio.ensure_future(_seated(lobby, None))
