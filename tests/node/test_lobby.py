@@ -716,9 +716,11 @@ async def test_a_confirmation_the_host_lost_is_said_again_not_asked_again() -> N
 
 
 async def test_a_table_that_comes_back_as_it_was_confirmed_needs_no_new_answer() -> None:
-    """Ann confirms [Host, Ann, Bob]; Bob's link drops and Bob sits again with the same keys
-    (from an address not held off): the table is the very one Ann confirmed, so she is not
-    asked again and the host counts her confirmation."""
+    """Ann confirms [Host, Ann, Bob]; Bob's link drops and Cid sits, and Ann confirms [Host,
+    Ann, Cid]; Cid leaves and Bob sits again with the same keys (from an address not held
+    off): the table is again the very one Ann confirmed first, so she is not asked again and
+    the host counts her confirmation (each side keeps every table she confirmed, not only
+    the last)."""
     ep, lobby, ident = await _host(3)
     ann_says = _Person()
     ann = await _join_person(ep.port, "Ann", ann_says)
@@ -733,22 +735,56 @@ async def test_a_table_that_comes_back_as_it_was_confirmed_needs_no_new_answer()
             )
         )
 
+    async def third_leaves() -> None:
+        link = lobby.seats[2].link
+        assert link is not None
+        link.close("drops")
+        await _until(lambda: len(lobby.seats) == 2)
+        lobby.held_off.clear()
+
     first = bob()
     await _until(lambda: len(ann_says.asked) == 1)
     ann_says.answers.put_nowait(True)
     await _until(lobby.can_start)
-    bob_link = lobby.seats[2].link
-    assert bob_link is not None
-    bob_link.close("drops")
+    await third_leaves()
     with pytest.raises(LobbyError):
         await first
-    await _until(lambda: len(lobby.seats) == 2)
-    lobby.held_off.clear()
+    cid = await _join(ep.port, "Cid")
+    await _until(lambda: len(ann_says.asked) == 2)
+    ann_says.answers.put_nowait(True)
+    await _until(lobby.can_start)
+    await third_leaves()
+    with pytest.raises(LobbyError):
+        await cid
     again = bob()
     await _until(lobby.can_start)
-    assert len(ann_says.asked) == 1
+    await asyncio.sleep(0.2)
+    assert len(ann_says.asked) == 2  # (not asked about the first table again)
     setup = lobby.start(ident)
     assert {(await ann)[0].code, (await again)[0].code} == {setup.code}  # type: ignore[index]
+    ep.close()
+
+
+async def test_a_start_is_checked_against_the_table_confirmed_not_its_own() -> None:
+    """Ann confirmed [Host, Ann, Bob]; a hostile host starts a genesis with another third
+    seat, carrying a table that matches it but was never shown: refused (the start's own
+    table counts for nothing once a person confirmed)."""
+    ep, lobby, ident, ann_says, ann = await _ann_then_bob()
+    ann_says.answers.put_nowait(True)
+    await _until(lobby.can_start)
+    mal = Identity.generate()
+    seats = list(lobby.seats)
+    seats[2] = Seat("Bob", mal.sign_pk, mal.dh_pk, os.urandom(32), "bot", "self", "@", 9)
+    players = [Player(x.name, x.sign_pk, x.dh_pk) for x in seats]
+    genesis = make_genesis(ident, 0, players, {**lobby.options, "players": 3},
+                           [x.nonce for x in seats])  # fmt: skip
+    own = {**lobby.view(), "seats": [x.public() for x in seats]}
+    ann_link = lobby.seats[1].link
+    assert ann_link is not None
+    send(ann_link, {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1]] * 3,
+                    "table": own})  # fmt: skip
+    with pytest.raises(LobbyError, match="not the table that was confirmed"):
+        await asyncio.wait_for(ann, 5)
     ep.close()
 
 
