@@ -742,20 +742,16 @@ async def test_a_table_that_comes_back_as_it_was_confirmed_needs_no_new_answer()
         await _until(lambda: len(lobby.seats) == 2)
         lobby.held_off.clear()
 
-    first = bob()
-    await _until(lambda: len(ann_says.asked) == 1)
-    ann_says.answers.put_nowait(True)
-    await _until(lobby.can_start)
-    await third_leaves()
-    with pytest.raises(LobbyError):
-        await first
-    cid = await _join(ep.port, "Cid")
-    await _until(lambda: len(ann_says.asked) == 2)
-    ann_says.answers.put_nowait(True)
-    await _until(lobby.can_start)
-    await third_leaves()
-    with pytest.raises(LobbyError):
-        await cid
+    async def confirmed_then_third_leaves(third: asyncio.Task[object], asked: int) -> None:
+        await _until(lambda: len(ann_says.asked) == asked)
+        ann_says.answers.put_nowait(True)
+        await _until(lobby.can_start)
+        await third_leaves()
+        with pytest.raises(LobbyError):
+            await third
+
+    await confirmed_then_third_leaves(bob(), 1)
+    await confirmed_then_third_leaves(await _join(ep.port, "Cid"), 2)
     again = bob()
     await _until(lobby.can_start)
     await asyncio.sleep(0.2)
