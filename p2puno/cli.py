@@ -21,7 +21,11 @@ from p2puno.engine.options import Options, parse_house
 if TYPE_CHECKING:
     from p2puno.net.discovery import TableAd
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="UNO, peer to peer.")
+# plain help (click's layout): typer's rich panels print a type beside every flag, even
+# `--help <bool>`, as though flags took a value (docs/ui.md, "The help screens are plain")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, rich_markup_mode=None, help="UNO, peer to peer."
+)
 
 
 @app.callback()
@@ -55,14 +59,20 @@ def _lineup(bots: str) -> list[str]:
 
 @app.command()
 def simulate(
-    players: int = typer.Option(4, "--players", "-p", help="players per game, 2..10"),
-    games: int = typer.Option(100, "--games", "-g", min=1, max=10_000_000, help="games to play"),
-    seed: int = typer.Option(0, "--seed", "-s", help="seed: same seed, same output"),
-    house: str = typer.Option("", help="house rules: progressive,seven-o,jump-in"),
-    scoring: str = typer.Option("standard", help="standard | lowest"),
-    target: int = typer.Option(500, help="points that end the game"),
+    players: int = typer.Option(4, "--players", "-p", metavar="N", help="players per game, 2..10"),
+    games: int = typer.Option(
+        100, "--games", "-g", metavar="N", min=1, max=10_000_000, help="games to play"
+    ),
+    seed: int = typer.Option(0, "--seed", "-s", metavar="N", help="seed: same seed, same output"),
+    house: str = typer.Option(
+        "", metavar="RULES", help="house rules, any of: progressive,seven-o,jump-in"
+    ),
+    scoring: str = typer.Option("standard", metavar="standard|lowest", help="how a round scores"),
+    target: int = typer.Option(500, metavar="POINTS", help="points that end the game"),
     bots: str = typer.Option(
-        "heuristic,random", help="bots by seat, repeated; the lineup rotates one seat per game"
+        "heuristic,random",
+        metavar="BOTS",
+        help="bots by seat, repeated; the lineup rotates one seat per game",
     ),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
@@ -96,12 +106,18 @@ def simulate(
 
 @app.command()
 def demo(
-    players: int = typer.Option(4, "--players", "-p", help="players, 2..10"),
-    seed: int = typer.Option(2026, "--seed", "-s"),
-    house: str = typer.Option("", help="house rules: progressive,seven-o,jump-in"),
-    scoring: str = typer.Option("standard", help="standard | lowest"),
-    target: int = typer.Option(500, help="points that end the game"),
-    delay: float = typer.Option(0.0, help="seconds to pause after each shown line"),
+    players: int = typer.Option(4, "--players", "-p", metavar="N", help="players, 2..10"),
+    seed: int = typer.Option(
+        2026, "--seed", "-s", metavar="N", help="seed of the engine-only game"
+    ),
+    house: str = typer.Option(
+        "", metavar="RULES", help="house rules, any of: progressive,seven-o,jump-in"
+    ),
+    scoring: str = typer.Option("standard", metavar="standard|lowest", help="how a round scores"),
+    target: int = typer.Option(500, metavar="POINTS", help="points that end the game"),
+    delay: float = typer.Option(
+        0.0, metavar="SECONDS", help="seconds to pause after each shown line"
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="show every action"),
     trustless: bool = typer.Option(
         True,
@@ -110,8 +126,12 @@ def demo(
         "and audits (default), or the bare rules engine with full information (fast, "
         "reproducible with --seed)",
     ),
-    log: str = typer.Option("p2puno-demo.log", help="where the host's log is copied"),
-    data_dir: str | None = typer.Option(None, "--data-dir", help="keep every node's files here"),
+    log: str = typer.Option(
+        "p2puno-demo.log", metavar="FILE", help="where the host's log is copied"
+    ),
+    data_dir: str | None = typer.Option(
+        None, "--data-dir", metavar="DIR", help="keep every node's files here"
+    ),
     bots_only: bool = typer.Option(
         False, "--bots-only", help="at a terminal too: bots in every seat, the host's narrated"
     ),
@@ -410,29 +430,62 @@ def _run_node(
 @app.command()
 def host(
     table: str | None = typer.Option(
-        None, "--table", help="the table's name (default: NAME's table)", callback=_table_name
+        None,
+        "--table",
+        metavar="NAME",
+        help="the table's name (default: the host's name + \"'s table\")",
+        callback=_table_name,
     ),
-    name: str = typer.Option("Host", "--name", help="your name at the table", callback=_name),
-    seats: int = typer.Option(4, "--seats", min=2, max=10, help="seats at the table (2..10)"),
-    bots: int = typer.Option(0, "--bots", min=0, max=9, help="bot seats this machine runs"),
-    house: str = typer.Option("", help="house rules: progressive,seven-o,jump-in"),
-    scoring: str = typer.Option("standard", help="standard | lowest"),
-    target: int = typer.Option(500, help="points that end the game"),
-    step_s: int = typer.Option(20, help="seconds a seat's node may take to answer a step"),
-    turn_s: int = typer.Option(60, help="seconds a person may take to decide"),
-    window_ms: int = typer.Option(2500, help="claim window (UNO catch, jump-in), milliseconds"),
-    bind: str = typer.Option("", help="address to listen on (default: every interface)"),
-    port: int = typer.Option(0, min=0, max=65535, help="port to listen on (default: any free one)"),
-    interface: str = typer.Option("", help="the interface address to advertise the table on"),
+    name: str = typer.Option(
+        "Host", "--name", metavar="NAME", help="your name at the table", callback=_name
+    ),
+    seats: int = typer.Option(
+        4, "--seats", metavar="N", min=2, max=10, help="seats at the table (2..10)"
+    ),
+    bots: int = typer.Option(
+        0, "--bots", metavar="K", min=0, max=9, help="bot seats this machine runs"
+    ),
+    house: str = typer.Option(
+        "", metavar="RULES", help="house rules, any of: progressive,seven-o,jump-in"
+    ),
+    scoring: str = typer.Option("standard", metavar="standard|lowest", help="how a round scores"),
+    target: int = typer.Option(500, metavar="POINTS", help="points that end the game"),
+    step_s: int = typer.Option(
+        20, metavar="SECONDS", help="seconds a seat's node may take to answer a step"
+    ),
+    turn_s: int = typer.Option(60, metavar="SECONDS", help="seconds a person may take to decide"),
+    window_ms: int = typer.Option(
+        2500, metavar="MS", help="claim window (UNO catch, jump-in), milliseconds"
+    ),
+    bind: str = typer.Option(
+        "", metavar="ADDRESS", help="address to listen on (default: every interface)"
+    ),
+    port: int = typer.Option(
+        0, metavar="PORT", min=0, max=65535, help="port to listen on (default: any free one)"
+    ),
+    interface: str = typer.Option(
+        "", metavar="ADDRESS", help="the interface address to advertise the table on"
+    ),
     no_discovery: bool = typer.Option(False, "--no-discovery", help="do not advertise on the LAN"),
-    bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
-    think: float = typer.Option(
-        0.0, "--think", help="seconds a bot may take per decision", callback=_think
+    bot: str | None = typer.Option(
+        None, "--bot", metavar="heuristic|random", help="let this bot play your seat"
     ),
-    data_dir: str | None = typer.Option(None, "--data-dir", help="where logs and secrets go"),
+    think: float = typer.Option(
+        0.0,
+        "--think",
+        metavar="SECONDS",
+        help="seconds a bot may take per decision",
+        callback=_think,
+    ),
+    data_dir: str | None = typer.Option(
+        None, "--data-dir", metavar="DIR", help="where logs and secrets go"
+    ),
     narrate: bool = typer.Option(False, "--narrate", help="describe every move in words"),
     save_log: str | None = typer.Option(
-        None, "--save-log", help="also copy the game's log to this file when it ends"
+        None,
+        "--save-log",
+        metavar="FILE",
+        help="also copy the game's log to this file when it ends",
     ),
     quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
     verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
@@ -517,10 +570,18 @@ def host(
 @app.command()
 def join(
     address: str = typer.Argument(..., help="the table's HOST:PORT"),
-    name: str = typer.Option("Player", "--name", help="your name at the table", callback=_name),
-    bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
-    bind: str = typer.Option("", help="address to listen on (default: every interface)"),
-    data_dir: str | None = typer.Option(None, "--data-dir", help="where logs and secrets go"),
+    name: str = typer.Option(
+        "Player", "--name", metavar="NAME", help="your name at the table", callback=_name
+    ),
+    bot: str | None = typer.Option(
+        None, "--bot", metavar="heuristic|random", help="let this bot play your seat"
+    ),
+    bind: str = typer.Option(
+        "", metavar="ADDRESS", help="address to listen on (default: every interface)"
+    ),
+    data_dir: str | None = typer.Option(
+        None, "--data-dir", metavar="DIR", help="where logs and secrets go"
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
     verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:
@@ -531,15 +592,28 @@ def join(
 @app.command(name="bot")
 def bot_node(
     address: str = typer.Argument(..., help="the table's HOST:PORT"),
-    name: str = typer.Option("Bot", "--name", help="the bot's name at the table", callback=_name),
-    policy: str = typer.Option("heuristic", "--policy", help="heuristic | random"),
-    think: float = typer.Option(
-        0.0, "--think", help="seconds the bot may take per decision", callback=_think
+    name: str = typer.Option(
+        "Bot", "--name", metavar="NAME", help="the bot's name at the table", callback=_name
     ),
-    runner: str = typer.Option("self", "--runner", help="self | host (who runs this bot)"),
-    bind: str = typer.Option("", help="address to listen on (default: every interface)"),
+    policy: str = typer.Option(
+        "heuristic", "--policy", metavar="heuristic|random", help="how the bot plays"
+    ),
+    think: float = typer.Option(
+        0.0,
+        "--think",
+        metavar="SECONDS",
+        help="seconds the bot may take per decision",
+        callback=_think,
+    ),
+    runner: str = typer.Option("self", "--runner", metavar="self|host", help="who runs this bot"),
+    bind: str = typer.Option(
+        "", metavar="ADDRESS", help="address to listen on (default: every interface)"
+    ),
     data_dir: str | None = typer.Option(
-        None, "--data-dir", help="where logs and secrets are (default: the user data directory)"
+        None,
+        "--data-dir",
+        metavar="DIR",
+        help="where logs and secrets are (default: the user data directory)",
     ),
     quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
     verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
@@ -556,17 +630,33 @@ def bot_node(
 
 @app.command()
 def lobby(
-    interface: str = typer.Option("", help="the interface address to look on (default: all)"),
-    wait: float = typer.Option(3.0, "--wait", help="seconds to listen for tables"),
+    interface: str = typer.Option(
+        "", metavar="ADDRESS", help="the interface address to look on (default: all)"
+    ),
+    wait: float = typer.Option(
+        3.0, "--wait", metavar="SECONDS", help="seconds to listen for tables"
+    ),
     pick: str = typer.Option(
-        "", "--join", help="join this table without asking: its number, name or host key's start"
+        "",
+        "--join",
+        metavar="TABLE",
+        help="join this table without asking: its number, name or host key's start",
     ),
     spectate: bool = typer.Option(False, "--watch", help="watch the table picked, without a seat"),
-    name: str = typer.Option("Player", "--name", help="your name at the table", callback=_name),
-    bot: str | None = typer.Option(None, "--bot", help="let this bot play your seat"),
-    bind: str = typer.Option("", help="address to listen on (default: every interface)"),
+    name: str = typer.Option(
+        "Player", "--name", metavar="NAME", help="your name at the table", callback=_name
+    ),
+    bot: str | None = typer.Option(
+        None, "--bot", metavar="heuristic|random", help="let this bot play your seat"
+    ),
+    bind: str = typer.Option(
+        "", metavar="ADDRESS", help="address to listen on (default: every interface)"
+    ),
     data_dir: str | None = typer.Option(
-        None, "--data-dir", help="where logs and secrets are (default: the user data directory)"
+        None,
+        "--data-dir",
+        metavar="DIR",
+        help="where logs and secrets are (default: the user data directory)",
     ),
     quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
 ) -> None:
@@ -637,11 +727,16 @@ def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
 @app.command()
 def resume(
     game: str | None = typer.Argument(None, help="the game id (or its start); default: newest"),
-    bot: str | None = typer.Option(None, "--bot", help="let this bot play the seat from now on"),
-    data_dir: str | None = typer.Option(
-        None, "--data-dir", help="where logs and secrets are (default: the user data directory)"
+    bot: str | None = typer.Option(
+        None, "--bot", metavar="heuristic|random", help="let this bot play the seat from now on"
     ),
-    narrate: bool = typer.Option(False, "--narrate"),
+    data_dir: str | None = typer.Option(
+        None,
+        "--data-dir",
+        metavar="DIR",
+        help="where logs and secrets are (default: the user data directory)",
+    ),
+    narrate: bool = typer.Option(False, "--narrate", help="describe every move in words"),
     quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
     verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:
@@ -697,10 +792,12 @@ def resume(
 def watch_table(
     address: str = typer.Argument(..., help="HOST:PORT of any node of the table"),
     name: str = typer.Option(
-        "spectator", "--name", help="the name the players see", callback=_name
+        "spectator", "--name", metavar="NAME", help="the name the players see", callback=_name
     ),
     narrate: bool = typer.Option(True, "--narrate/--brief", help="every move, or the rounds"),
-    data_dir: str | None = typer.Option(None, "--data-dir", help="where its copy of the log goes"),
+    data_dir: str | None = typer.Option(
+        None, "--data-dir", metavar="DIR", help="where its copy of the log goes"
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
     verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
 ) -> None:

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from typer.testing import CliRunner
 
@@ -125,3 +127,20 @@ def test_a_table_is_named_after_its_host_unless_named() -> None:
         table = default_table(name)
         check_table_name(table)
         assert name.startswith(table.removesuffix("'s table").rstrip())
+
+
+@pytest.mark.parametrize(
+    "command", ["host", "join", "bot", "lobby", "resume", "watch", "replay", "demo", "simulate"]
+)
+def test_help_shows_flags_bare_and_names_what_each_option_takes(command: str) -> None:
+    """Found reading the help: typer's rich panels printed `--no-discovery <bool>` and even
+    `--help <bool>`, as if a flag took a value, and `--bind <str>` for an address. The help is
+    plain now: a flag stands alone, and an option names what it takes (docs/ui.md)."""
+    result = CliRunner().invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    options = result.output.split("Options:", 1)[1]
+    assert "<bool>" not in options and "<str>" not in options and "<int" not in options
+    assert re.search(r"^ +--help +Show this message", options, re.MULTILINE)
+    if command == "host":
+        for shown in ("--seats N", "--bind ADDRESS", "--bot heuristic|random", "--data-dir DIR"):
+            assert shown in options
