@@ -365,6 +365,29 @@ class HostLobby:
             self._roster_changed()
         return gone
 
+    def unseat(self, index: int) -> str:
+        """The host gives seat ``index`` up by hand (not its own): the joiner is told and its
+        link closed, and its address may not sit again for a while, as after a late confirm
+        (else it could come straight back). Returns what happened, in words; LobbyError if
+        there is no such seat to give up."""
+        if self.started:
+            raise LobbyError("the game has started: seats are no longer the lobby's")
+        if not 0 < index < len(self.seats):
+            raise LobbyError(f"no seat {index} to give up" if index else "seat 0 is yours")
+        s = self.seats[index]
+        reason = "the host gave your seat up"
+        if s.link is not None:
+            self._hold_off(host_of(s.link))
+            if not s.link.closed:
+                with contextlib.suppress(LinkError):
+                    send(s.link, {"t": "refuse", "reason": reason})
+                s.link.close(reason)
+        self.seats.remove(s)
+        said = f"you gave {s.name}'s seat up: the seat is free again"
+        self.say(said)
+        self._roster_changed()
+        return said
+
     def _broadcast(self) -> None:
         msg = self.view()
         if self.on_table is not None:
@@ -397,8 +420,9 @@ class HostLobby:
         wait_s = self.held_s(host)
         if reason is None and wait_s > 0:
             reason = (
-                "a seat from your address was given up while this table's players were "
-                f"confirming it: seats from that address are open again in {wait_s:.0f} s"
+                "a seat from your address was given up at this table (left while its "
+                "players were confirming it, or unseated): seats from that address are open "
+                f"again in {wait_s:.0f} s"
             )
         if reason is not None:
             with contextlib.suppress(LinkError):
@@ -679,6 +703,8 @@ async def join_table(
                     raise
                 t = msg.get("t")
                 if t == "refuse":
+                    if seat != -1:  # (seated, then unseated: by the host, or for a deadline)
+                        raise LobbyError(f"you lost your seat: {msg.get('reason')}")
                     raise LobbyError(f"the table refused the seat: {msg.get('reason')}")
                 if t == "welcome":
                     seat = msg.get("seat")

@@ -440,8 +440,10 @@ async def host_game(
     on_table: Callable[[dict[str, Any]], None] | None = None,
     on_game: Callable[[GameNode], None] | None = None,
     start: asyncio.Event | None = None,
+    on_lobby: Callable[[HostLobby], None] | None = None,
 ) -> Result:
-    """``start``: set it to start before the table is full (with 2 seats or more)."""
+    """``start``: set it to start before the table is full (with 2 seats or more);
+    ``on_lobby``: given the lobby once it is open (the table's host gives seats up by it)."""
     problem = name_problem(name)
     if problem is not None:  # (the seats that join are checked by the lobby)
         raise LobbyError(f"your name {name!r}: {problem}")
@@ -455,6 +457,8 @@ async def host_game(
     lobby = HostLobby(
         endpoint, table=table, me=me, options=options, seats=seats, say=say, on_table=on_table
     )
+    if on_lobby is not None:
+        on_lobby(lobby)
     where = f"{bind or 'every interface'}:{endpoint.port}"
     addr = bind if bind and bind not in ("0.0.0.0", "::") else "<this machine's address>"
     say(f"table {table!r} open on {where}: others join with  p2puno join {addr}:{endpoint.port}")

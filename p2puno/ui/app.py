@@ -34,7 +34,7 @@ from prompt_toolkit.styles import Style
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import COLORS
 from p2puno.engine.game import Phase
-from p2puno.node.lobby import table_digest
+from p2puno.node.lobby import HostLobby, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.model import (
     Source,
@@ -138,6 +138,7 @@ class TableUI:
         self.tick_s = tick_s
         self.state = UiState()
         self.start = asyncio.Event()
+        self.lobby: HostLobby | None = None  # the host's lobby: its `x` key gives a seat up
         self.table: dict[str, Any] | None = None
         self.node: GameNode | None = None
         self.source: Source | None = None
@@ -185,6 +186,10 @@ class TableUI:
         self.app.timeoutlen = 0.2
 
     # ------------------------------------------------------------------ node hooks
+    def on_lobby(self, lobby: HostLobby) -> None:
+        """The host's node opened its lobby: the host may give a seat up from the table."""
+        self.lobby = lobby
+
     def on_table(self, table: dict[str, Any]) -> None:
         if self.table is not None and table_digest(self.table) != table_digest(table):
             self.confirmed = False  # (a seat came or went: what was confirmed is not this)
@@ -457,6 +462,14 @@ class TableUI:
             else:
                 st.message = "r red · y yellow · g green · b blue (Esc: back)"
             return
+        if st.mode == "unseat":
+            st.mode = "play"
+            if k.isdigit() and self.lobby is not None and self.source is None:
+                try:
+                    self.lobby_message = self.lobby.unseat(int(k))
+                except LobbyError as e:
+                    self.lobby_message = str(e)
+            return
         if st.mode == "target":
             if k.isdigit():
                 action, need, left = resolve_play(st.pending, st.uno, target=int(k))
@@ -483,6 +496,9 @@ class TableUI:
                 self._confirm.set_result(True)
                 self.confirmed = True
                 self.lobby_message = ""
+                return
+            if k == "x" and self.is_host and self.lobby is not None:
+                st.mode = "unseat"
                 return
             if k == "s" and self.is_host:
                 seats = self.table.get("seats", []) if self.table else []

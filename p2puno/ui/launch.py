@@ -80,6 +80,7 @@ async def host_table(
             on_table=ui.on_table,
             on_game=ui.on_game,
             start=ui.start,
+            on_lobby=ui.on_lobby,
             **kwargs,
         )
         why = result.save_log(save_log) if save_log is not None else None

@@ -177,7 +177,7 @@ def describe_session_event(ev: SessionEvent, names: Sequence[str]) -> str | None
 
 
 # ---------------------------------------------------------------------- the UI's own state
-MODES = ("play", "color", "target", "type", "help", "quit", "seat")
+MODES = ("play", "color", "target", "type", "help", "quit", "seat", "unseat")
 
 
 @dataclass

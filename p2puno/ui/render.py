@@ -470,15 +470,18 @@ def lobby_lines(
     elif mode == "quit":
         gone = "the table closes for everyone" if host else "your seat is given up"
         keys = f" Leave the lobby ({gone}; no game has begun)? y: leave · n / Esc: stay"
+    elif mode == "unseat":
+        keys = " Give up which seat? its number (the player is told) · any other key: back"
     elif mode == "help":
-        start = "s start now with the seats taken · " if host else ""
+        start = "s start now with the seats taken · x give a seat up · " if host else ""
         keys = f" {start}q or Ctrl-C leave · any key: back"
     elif asked:
         keys = " Enter play at this table · ? help · q leave"
     elif host and not final:
-        keys = " s start now (with the seats taken) · ? help · q leave"
+        keys = " s start now (with the seats taken) · x give a seat up · ? help · q leave"
     elif final:
-        keys = " the players are confirming the table · ? help · q leave"
+        give = " · x give a seat up" if host else ""
+        keys = f" the players are confirming the table{give} · ? help · q leave"
     else:
         keys = " waiting for the host to start · ? help · q leave"
     lines = [fit_line(line, width) for line in out[: height - 1]]

@@ -460,6 +460,36 @@ async def test_a_link_gone_before_its_welcome_leaves_no_seat_behind() -> None:
     ep.close()
 
 
+async def test_the_host_gives_a_seat_up_by_hand_and_that_address_waits_to_sit_again() -> None:
+    """A stranger sat at the host's table: the host gives the seat up (the lobby's `x` key).
+    The joiner is told why, everyone sees the seat free, and the same address may not sit
+    again at once (else it comes straight back); the host's own seat and seats that do not
+    exist cannot be given up."""
+    ep, lobby, ident = await _host(3)
+    ann = await _join(ep.port, "Ann")
+    await _until(lambda: len(lobby.seats) == 2)
+    eve = await _join(ep.port, "Eve")
+    await _until(lambda: len(lobby.seats) == 3 and lobby.confirming)
+    for bad, why in ((0, "seat 0 is yours"), (3, "no seat 3"), (-1, "no seat -1")):
+        with pytest.raises(LobbyError, match=why):
+            lobby.unseat(bad)
+    assert "Eve's seat up" in lobby.unseat(2)
+    with pytest.raises(LobbyError, match="you lost your seat: the host gave your seat up"):
+        await asyncio.wait_for(eve, 5)
+    assert [s.name for s in lobby.seats] == ["Host", "Ann"] and not lobby.confirming
+    with pytest.raises(LobbyError, match=r"or unseated\): .* open again in [45] s"):
+        await (await _join(ep.port, "Eve"))
+    assert not ann.done()  # (Ann keeps her seat)
+    lobby.held_off.clear()  # (as if the deadline had passed)
+    await _join(ep.port, "Eve")
+    await _until(lambda: len(lobby.seats) == 3)
+    setup = lobby.start(ident)
+    assert (await ann)[0].code == setup.code  # type: ignore[index]
+    with pytest.raises(LobbyError, match="the game has started"):
+        lobby.unseat(1)
+    ep.close()
+
+
 async def test_one_who_leaves_a_table_being_confirmed_may_not_sit_again_at_once() -> None:
     """Leaving and coming back (with fresh keys) before each confirm deadline would hold a
     table forever, each change asking everyone again: the address that left waits one
@@ -469,7 +499,9 @@ async def test_one_who_leaves_a_table_being_confirmed_may_not_sit_again_at_once(
     assert bob_link is not None
     bob_link.close("leaves")
     await _until(lambda: len(lobby.seats) == 2)
-    with pytest.raises(LobbyError, match=r"players were confirming it: .* open again in [45] s"):
+    with pytest.raises(
+        LobbyError, match=r"players were confirming it, or unseated\): .* open again in [45] s"
+    ):
         await (await _join(ep.port, "Bob"))
     lobby.held_off.clear()  # (as if the deadline had passed)
     await _join(ep.port, "Bob")

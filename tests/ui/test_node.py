@@ -226,3 +226,47 @@ async def test_a_person_joining_confirms_the_final_table_by_a_key(tmp_path: Path
     result = await asyncio.wait_for(host, 60)
     assert result.outcome is not None and result.outcome.state != "finished"
     assert (await asyncio.wait_for(quinn, 30)).outcome == result.outcome
+
+
+async def test_the_host_gives_a_seat_up_from_the_lobby_screen(tmp_path: Path) -> None:
+    """`p2puno host` at a terminal: a stranger (Eve) sits at Ann's table; Ann presses x and
+    Eve's seat number. Eve is told she lost her seat, the screen shows the seat free and says
+    what happened; the host's own seat cannot be given up (protocol/lobby.md section 2)."""
+    from p2puno.node.lobby import LobbyError
+
+    screen = Screen(80, 24)
+    options = make_options(3, [], "standard", 25, Timing(step_s=1, turn_s=20, window_ms=0))
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", host=True, input=pipe, output=screen.output, tick_s=0.1)
+        host = asyncio.ensure_future(
+            host_table(
+                table="t", name="Ann", ui=ui, seats=3, options=options,
+                data=DataDir(tmp_path / "h"), bind=LOOP, port=0, discovery=False,
+            )
+        )  # fmt: skip
+        await wait_for(screen, lambda s: "others join with" in s and "x give a seat up" in s, 10)
+        port = int(ui.address.rsplit(":", 1)[1])
+        eve = asyncio.ensure_future(
+            join_game(
+                LOOP, port, name="Eve", player=BotPlayer("heuristic", "e"),
+                data=DataDir(tmp_path / "e"), bind=LOOP, say=lambda text: None,
+            )
+        )  # fmt: skip
+        await wait_for(screen, "seat 2/3", 10)
+        await press(pipe, "x")
+        await wait_for(screen, "Give up which seat?", 5)
+        await press(pipe, "0")
+        await wait_for(screen, "seat 0 is yours", 5)
+        await press(pipe, "x")
+        await press(pipe, "1")
+        text = await wait_for(screen, "you gave Eve's seat up", 5)
+        assert "seat 1/3" in text and "Eve" not in text.replace("Eve's seat", "")
+        try:
+            await asyncio.wait_for(eve, 10)
+            raise AssertionError("Eve kept playing")
+        except LobbyError as e:
+            assert "you lost your seat: the host gave your seat up" in str(e)
+        await press(pipe, "q")
+        await wait_for(screen, "y: leave", 5)
+        await press(pipe, "y")
+        assert await asyncio.wait_for(host, 10) is None
