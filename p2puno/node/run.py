@@ -393,15 +393,43 @@ async def _resume_bots(data: DataDir, game: str, say: Say) -> list[asyncio.subpr
             say(f"{who} is still running: left as it is")
         elif mine:
             say(f"bringing back {who}")
-            procs.append(await _child("resume", game[:16], "--data-dir", str(folder), "--quiet"))
+            procs.append(
+                await _child(who, say, "resume", game[:16], "--data-dir", str(folder), "--quiet")
+            )
     return procs
 
 
-async def _child(*args: str) -> asyncio.subprocess.Process:
-    """A bot seat's own process: ``python -m p2puno ARGS``, reading nothing."""
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "p2puno", *args, stdin=asyncio.subprocess.DEVNULL
-    )
+async def _child(who: str, say: Say, *args: str) -> asyncio.subprocess.Process:
+    """A bot seat's own process: ``python -m p2puno ARGS``, reading nothing. What it prints
+    (with --quiet: only why it stopped, if it failed) reaches the host's lines as ``say``,
+    named: written to the terminal itself, it tore up the host's full-screen table."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "p2puno", *args,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    task = asyncio.ensure_future(_relay_lines(proc.stdout, who, say))
+    _relays.add(task)
+    task.add_done_callback(_relays.discard)
+    return proc
+
+
+_relays: set[asyncio.Future[None]] = set()  # (held: a task only the loop refers to may go)
+
+
+async def _relay_lines(stream: asyncio.StreamReader, who: str, say: Say) -> None:
+    """Each line a bot's process prints, to ``say`` (at most 300 characters of each)."""
+    buf = b""
+    while chunk := await stream.read(4096):
+        *lines, buf = (buf + chunk).split(b"\n")
+        buf = buf[-4096:]  # (a line with no end yet: bounded)
+        for line in lines:
+            text = line.decode(errors="replace").strip()
+            if text:
+                say(f"{who}: {text[:300]}")
+    if buf.strip():
+        say(f"{who}: {buf.decode(errors='replace').strip()[:300]}")
 
 
 async def _reap(procs: list[asyncio.subprocess.Process], ended: bool) -> None:
@@ -465,7 +493,7 @@ async def host_game(
     procs = []
     for k in range(bots):
         procs.append(
-            await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k, think, bind)
+            await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k, think, bind, say)
         )
     ended = False
     advertiser: Advertiser | None = None
@@ -582,12 +610,19 @@ async def _advert_follows(lobby: HostLobby, advertiser: Advertiser) -> None:
 
 
 async def _spawn_bot(
-    port: int, name: str, policy: str, data: DataDir, k: int, think: float, bind: str | None
+    port: int,
+    name: str,
+    policy: str,
+    data: DataDir,
+    k: int,
+    think: float,
+    bind: str | None,
+    say: Say,
 ) -> asyncio.subprocess.Process:
     """A bot seat of the host's: its own process, keys and data directory (the host's machine
     runs it, so the host could read its hand: the table says so)."""
     folder = data.root / "bots" / f"{os.getpid()}-{k}"
-    return await _child(*bot_command(port, name, policy, bind, str(folder), think))
+    return await _child(name, say, *bot_command(port, name, policy, bind, str(folder), think))
 
 
 def bot_command(

@@ -416,6 +416,27 @@ def test_a_hosts_bot_listens_where_its_host_listens() -> None:
     assert where("fe80::1") == ("[fe80::1]:4000", "fe80::1")
 
 
+async def test_what_a_hosts_bot_prints_reaches_the_hosts_lines_named_never_its_terminal() -> None:
+    """Found driving the table under tmux: a host's bot given up printed its error straight
+    to the terminal, over the host's full-screen table. A bot's process prints into a pipe
+    now, and each line reaches the host's lines with the bot's name (long lines cut, a last
+    line with no end kept)."""
+    from p2puno.node.run import _relay_lines
+
+    stream = asyncio.StreamReader()
+    said: list[str] = []
+    relay = asyncio.ensure_future(_relay_lines(stream, "Bot-1", said.append))
+    stream.feed_data(b"p2puno: you lost your seat\n\n" + b"x" * 9000 + b"\nhalf a ")
+    stream.feed_data(b"line")
+    stream.feed_eof()
+    await asyncio.wait_for(relay, 5)
+    assert said == [
+        "Bot-1: p2puno: you lost your seat",
+        "Bot-1: " + "x" * 300,
+        "Bot-1: half a line",
+    ]
+
+
 # ---------------------------------------------------------------------- from a review's attacks
 
 
