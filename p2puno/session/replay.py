@@ -60,24 +60,31 @@ def replay(
     *,
     echo: Callable[[str], None] | None = None,
     thorough: bool = False,
+    on_step: Callable[[Session], None] | None = None,
 ) -> ReplayResult:
     """Verify the log file at ``path``; ``echo`` gets each line of the game as it is checked.
 
     ``thorough``: also recompute every shuffle step, so that every intermediate deck in the
-    log is checked, not only the final deck (the composed audit, docs/security.md)."""
+    log is checked, not only the final deck (the composed audit, docs/security.md).
+    ``on_step``: given the observer session after each step it processes, its events not yet
+    cleared (`p2puno replay --table` draws its frames from them, in this same pass); it must
+    not change the session."""
     # A replay builds many objects and frees none until the end, and makes no cycles that
     # matter: the cyclic collector would only rescan the growing log (a few % of the time).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _replay(path, echo, thorough)
+        return _replay(path, echo, thorough, on_step)
     finally:
         if collecting:
             gc.enable()
 
 
 def _replay(
-    path: str | os.PathLike[str], echo: Callable[[str], None] | None, thorough: bool
+    path: str | os.PathLike[str],
+    echo: Callable[[str], None] | None,
+    thorough: bool,
+    on_step: Callable[[Session], None] | None,
 ) -> ReplayResult:
     lines: list[str] = []
 
@@ -100,7 +107,7 @@ def _replay(
         # a thread beside the session for each audit's EC work (GIL released), which also
         # fills the gaps the signature workers leave
         with ThreadPoolExecutor(1) as audit_pool:
-            result = _run(reader, say, lines, audit_pool, thorough, shape)
+            result = _run(reader, say, lines, audit_pool, thorough, shape, on_step)
     except LogFileError as e:
         failed = _fail(e.index, lines, f"{e.reason.value}: {e.message}")
         failed.author = e.author
@@ -134,6 +141,7 @@ def _run(
     audit_pool: Executor,
     thorough: bool,
     shape: LogShape,
+    on_step: Callable[[Session], None] | None = None,
 ) -> ReplayResult:
     """The file streamed through the session: each step processed once the next one's
     proposal is read (every entry of it is in the log then: a proposal names them all), and
@@ -189,6 +197,8 @@ def _run(
             say(f"game {session.game_id.hex()[:16]}: {session.options}")
 
     def narrate(s: Session) -> None:
+        if on_step is not None:
+            on_step(s)
         for ev in s.events:
             if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over", "vote"):
                 say(f"[step {s._done_seq:>5}] {ev.text}")

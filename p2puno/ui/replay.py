@@ -1,13 +1,13 @@
 """`p2puno replay LOG --table`: step through a finished game in the table's own view.
 
-Two passes over the log. The first is the offline replay itself
-(:func:`p2puno.session.replay.replay`: every signature, every shuffle, every move), whose
-verdict the table shows at the end. The second runs an observer session over the same
-entries one step at a time and keeps a *frame* after every step that moved the game or said
-something (a move, an audit, a verdict): a copy of the public engine, the outcome so far, the
-move list so far. When a deck's audit passes, the session's full-information engine holds
-every card of that deck; the table then shows every hand of that deck's frames face up. A deck
-that was never audited (the round a cheat made void) keeps its hands hidden.
+One pass over the log: the offline replay itself (:func:`p2puno.session.replay.replay`:
+every signature, every shuffle, every move), whose verdict the table shows at the end, hands
+its observer session over after each step, and a *frame* is kept after every step that moved
+the game or said something (a move, an audit, a verdict): the public engine (pickled and
+compressed, about 1 KB), the outcome so far, the move list so far. When a deck's audit
+passes, the session's full-information engine holds every card of that deck; the table then
+shows every hand of that deck's frames face up. A deck that was never audited (the round a
+cheat made void) keeps its hands hidden.
 
 Keys: → / Space next move, ← previous, ↓ / ] next round, ↑ / [ previous round, Home / End,
 ``g`` and a round number and Enter to jump to that round, ``?`` help, ``q`` quit.
@@ -15,10 +15,15 @@ Keys: → / Space next move, ← previous, ↓ / ] next round, ↑ / [ previous 
 
 from __future__ import annotations
 
-import copy
+import copyreg
+import functools
+import io
 import os
+import pickle
+import sys
+import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -31,9 +36,8 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from p2puno.engine.cards import UNKNOWN_CARD, WILD
-from p2puno.engine.game import Game, Phase
-from p2puno.log import LogError
-from p2puno.log.store import open_log_file
+from p2puno.engine.game import Claim, Game, Need, Phase
+from p2puno.engine.options import Options
 from p2puno.session.replay import ReplayResult
 from p2puno.session.replay import replay as verify_log
 from p2puno.session.session import Outcome, Session, Waiting
@@ -50,8 +54,6 @@ from p2puno.ui.model import (
     table_view,
 )
 from p2puno.ui.render import Line, fit_line, render, screen_text
-
-MAX_STEPS = 1_000_000  # a bound on the stepping loop (a game to 500 has a few thousand)
 
 REPLAY_HELP = [
     "p2puno replay — keys",
@@ -75,13 +77,17 @@ REPLAY_HELP = [
 @dataclass
 class Frame:
     step: int  # the last step processed
-    engine: Game  # the public state after it (a copy)
+    state: bytes  # the public engine after it (:func:`freeze`; :attr:`engine` reads it)
     outcome: Outcome
     deck: int  # the deck in play (the session's count: 1 is the draw for dealer)
     log_len: int  # how many lines of the move list belong to this frame
     audits: int
     disputes: list[str]
     round_end: list[str] | None = None
+
+    @property
+    def engine(self) -> Game:
+        return thaw(self.state)
 
 
 @dataclass
@@ -114,43 +120,60 @@ class _FrameSource:
         return Waiting(self.frame.step, "replay", ())
 
 
-def load(path: str | os.PathLike[str], *, verify: bool = True, thorough: bool = False) -> Replayed:
-    """Verify the log (unless ``verify`` is False), then read it step by step into frames."""
-    verdict = verify_log(path, thorough=thorough) if verify else None
-    try:
-        log, _, signatures = open_log_file(path, workers=0)
-        signatures.close()  # checked by the verifying pass; this pass only draws
-        session = Session(log)
-    except (OSError, LogError, ValueError) as problem:
+def load(
+    path: str | os.PathLike[str],
+    *,
+    thorough: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> Replayed:
+    """Verify the log and read it into frames, in one pass (the verifying replay's observer
+    session hands each step over as it processes it: :class:`_Frames`). ``progress`` gets
+    the step reached now and then (every 256 steps). Unreadable: not one step to draw."""
+    frames = _Frames(progress)
+    verdict = verify_log(path, thorough=thorough, on_step=frames.step)
+    out = frames.finish(verdict)
+    if not out.frames:
         # nothing to draw (a file missing, or damaged before any step): the verdict says why
-        raise Unreadable(verdict, str(problem)) from None
-    names = [p.name for p in log.players]
-    out = Replayed(names, [], [], verdict=verdict)
-    verification = Verification()
-    starting = 0  # a round announced, not dealt yet
-    for _ in range(MAX_STEPS):
-        before = session._done_seq
-        session.catch_up(max_steps=1)
-        ended = session.blame is not None or session._done_seq == before
-        events = list(session.events)
-        session.events.clear()
+        raise Unreadable(verdict, verdict.error or "no step to show")
+    return out
+
+
+class _Frames:
+    """A frame after every step that moved the game or said something (a move, an audit, a
+    verdict), from the observer session of the verifying replay. A frame's public engine is
+    kept pickled and compressed (about 1 KB; a deep copy held 15 KB, and its making took
+    most of the time)."""
+
+    def __init__(self, progress: Callable[[int], None] | None) -> None:
+        self.out: Replayed | None = None
+        self.session: Session | None = None
+        self.verification = Verification()
+        self.starting = 0  # a round announced, not dealt yet
+        self.progress = progress
+
+    def step(self, session: Session) -> None:
+        if self.out is None:
+            self.out = Replayed([p.name for p in session.log.players], [], [])
+        self.session = session
+        out, names = self.out, self.out.names
         g = session.engine
+        events = list(session.events)  # (the replay clears them after this)
         later_rounds = sum(1 for ev in events if ev.event is not None and ev.event.kind == "round")
         round_end = None
         moved = False
         for ev in events:
-            verification.note(ev)
+            self.verification.note(ev)
             if ev.event is not None:
                 e = ev.event
                 moved = True
                 text = describe_event(g, names, None, e)
                 if e.kind == "round":
                     later_rounds -= 1
-                    starting = e.value
-                if e.kind == "start" and starting:
+                    self.starting = e.value
+                if e.kind == "start" and self.starting:
                     # a round starts (for the keys) where its hands are dealt
-                    out.rounds.setdefault(starting, len(out.frames))
-                    starting = 0
+                    out.rounds.setdefault(self.starting, len(out.frames))
+                    self.starting = 0
                 if e.kind == "round-over":
                     round_end = round_end_lines(g, names, None, e, g.round_no - later_rounds)
             else:
@@ -161,24 +184,63 @@ def load(path: str | os.PathLike[str], *, verify: bool = True, thorough: bool = 
                     out.deck_faces[session.audited_deck] = list(session.shadow.faces)
             if text:
                 out.lines.append(text)
-        last = out.frames[-1] if out.frames else None
-        changed = last is None or last.log_len != len(out.lines) or last.outcome != session.outcome
-        if moved or (ended and changed):
-            out.frames.append(
-                Frame(
-                    session._done_seq,
-                    copy.deepcopy(g),
-                    session.outcome,
-                    session.deck_no,
-                    len(out.lines),
-                    verification.audits,
-                    list(verification.disputes),
-                    round_end,
-                )
+        if moved:
+            self._frame(round_end)
+        if self.progress is not None and session._done_seq % 256 == 0:
+            self.progress(session._done_seq)
+
+    def _frame(self, round_end: list[str] | None) -> None:
+        assert self.out is not None and self.session is not None
+        s = self.session
+        self.out.frames.append(
+            Frame(
+                s._done_seq,
+                freeze(s.engine),
+                s.outcome,
+                s.deck_no,
+                len(self.out.lines),
+                self.verification.audits,
+                list(self.verification.disputes),
+                round_end,
             )
-        if ended:
-            break
-    return out
+        )
+
+    def finish(self, verdict: ReplayResult) -> Replayed:
+        """The frames, with a last one if the game's end changed anything after the last
+        move (the outcome a verdict or the votes decided), and the verdict."""
+        out = self.out or Replayed([], [], [])
+        out.verdict = verdict
+        if self.session is not None and out.frames:
+            last = out.frames[-1]
+            if last.log_len != len(out.lines) or last.outcome != self.session.outcome:
+                self._frame(None)
+        return out
+
+
+# A frame's engine, pickled: Options, Need and Claim are frozen dataclasses with slots, which
+# pickle cannot rebuild attribute by attribute (compiled or not); they are rebuilt from their
+# fields. Only this process's own pickles are ever read back (never a file's, never a peer's).
+_REBUILD = copyreg.dispatch_table.copy()
+for _cls in (Options, Need, Claim):
+    _REBUILD[_cls] = lambda o: (type(o), tuple(getattr(o, f.name) for f in fields(o)))
+
+
+def freeze(game: Game) -> bytes:
+    """The engine's state as compact bytes (:func:`thaw` gives back an equal engine)."""
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=5)
+    pickler.dispatch_table = _REBUILD
+    pickler.dump(game)
+    return zlib.compress(buf.getvalue(), 1)
+
+
+@functools.lru_cache(maxsize=4)  # (a screen reads its frame's engine many times)
+def thaw(state: bytes) -> Game:
+    """The engine :func:`freeze` kept; the same object for the same frame while cached, so
+    treat it as read-only."""
+    game = pickle.loads(zlib.decompress(state))
+    assert isinstance(game, Game)
+    return game
 
 
 class ReplayTable:
@@ -392,10 +454,19 @@ async def run_replay_table(
 ) -> ReplayResult | None:
     """Load and verify the log, then show it until the person leaves; the verdict. A log
     that cannot be drawn at all is not shown: its verdict says why (as `p2puno replay`)."""
+
+    def progress(step: int) -> None:  # (a long game takes seconds to check: say so)
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\rchecking the log: step {step} ...")
+            sys.stderr.flush()
+
     try:
-        replayed = load(path, thorough=thorough)
+        replayed = load(path, thorough=thorough, progress=progress)
     except Unreadable as e:
         return e.verdict
+    finally:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K")
     table = ReplayTable(replayed, path=path, input=input, output=output)
     await table.app.run_async()
     return replayed.verdict

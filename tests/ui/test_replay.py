@@ -189,3 +189,33 @@ async def test_a_log_that_cannot_be_drawn_gets_the_verdict_not_a_traceback(
     want = replay(path)
     assert got is not None and not got.ok and not want.ok
     assert (got.bad_entry, got.error) == (want.bad_entry, want.error)
+
+
+def test_each_frame_holds_the_engine_of_its_step_read_in_one_pass(logs: dict[str, Path]) -> None:
+    """The frames come from the verifying replay's own observer session (one pass; before,
+    a second pass re-ran every step, and each frame held a 15 KB deep copy of the engine):
+    each frame's engine equals, field for field, that of a plain observer session stepped
+    through the same log on its own, and is kept in under 2 KB."""
+    import copy
+
+    from p2puno.log.store import open_log_file
+    from p2puno.session.session import Session
+
+    for name in ("fair", "cheat"):
+        log, _, signatures = open_log_file(logs[name], workers=0)
+        signatures.close()
+        plain = Session(log)
+        engines = {0: copy.deepcopy(plain.engine)}
+        while plain.blame is None:
+            before = plain._done_seq
+            plain.catch_up(max_steps=1)
+            if plain._done_seq == before:
+                break
+            engines[plain._done_seq] = copy.deepcopy(plain.engine)
+        r = load(logs[name])
+        assert len(r.frames) > (20 if name == "fair" else 3)
+        for f in r.frames:
+            assert f.engine == engines[f.step] and f.engine.digest() == engines[f.step].digest()
+            assert len(f.state) < 2048
+        assert r.frames[-1].step == plain._done_seq
+        assert (r.verdict is not None) and r.verdict.ok == (name == "fair")
