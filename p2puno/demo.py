@@ -19,10 +19,22 @@ from p2puno.sim.narrate import Narrator
 from p2puno.sim.runner import Table
 
 
+def _policies(players: int) -> list[str]:
+    """The demo's bots by seat: heuristic and random in turn (the trustless demo's
+    LocalTable seats them so too)."""
+    return ["heuristic" if s % 2 == 0 else "random" for s in range(players)]
+
+
+def _seat_names(policies: list[str]) -> list[str]:
+    """A name per seat ("P0 (heuristic)"): several seats play the same bot, and the
+    narration names players, not seat numbers."""
+    return [f"P{s} ({n})" for s, n in enumerate(policies)]
+
+
 def run_demo(options: Options, seed: int, *, delay: float = 0.0, verbose: bool = False) -> Game:
-    names = ["heuristic" if s % 2 == 0 else "random" for s in range(options.players)]
-    bots = [make_bot(n, f"demo:{seed}:{s}") for s, n in enumerate(names)]
-    narrator = Narrator(names, delay, verbose, sys.stdout.isatty())
+    policies = _policies(options.players)
+    bots = [make_bot(n, f"demo:{seed}:{s}") for s, n in enumerate(policies)]
+    narrator = Narrator(_seat_names(policies), delay, verbose, sys.stdout.isatty())
     print(f"p2puno demo: {options}; seed {seed}")
     print("Seats: " + ", ".join(narrator.who(s) for s in range(options.players)))
     print("Card notation: r/y/g/b + 0-9, S (skip), R (reverse), +2; W and W+4 are wild.")
@@ -136,79 +148,3 @@ def run_network_demo(
     if data_dir is None:
         shutil.rmtree(tmp, ignore_errors=True)
     return ok
-
-
-def run_trustless_demo(
-    options: Options,
-    *,
-    delay: float = 0.0,
-    verbose: bool = False,
-    log_path: str = "p2puno-demo.log",
-) -> bool:
-    """The same game through one session per seat: mental-poker deal, signed log, an audit of
-    every deck, then the offline replay of the log. Returns whether the replay verified it."""
-    import os
-
-    from p2puno.log import append_entry
-    from p2puno.session.harness import LocalTable
-    from p2puno.session.replay import replay
-
-    names = ["heuristic" if s % 2 == 0 else "random" for s in range(options.players)]
-    narrator = Narrator(names, delay, verbose, sys.stdout.isatty())
-    print(f"p2puno demo (trustless): {options}")
-    print("Seats: " + ", ".join(narrator.who(s) for s in range(options.players)))
-    print(
-        "Every seat is its own node with its own keys: the deck is shuffled and dealt by all of\n"
-        "them together, every move is a signed log entry, every deck is audited when it ends."
-    )
-    print("\n=== Draw for dealer")
-    table = LocalTable(options, seed=None, bots=["heuristic", "random"])
-    node = table.sessions[0]
-    audits = [0]
-
-    def drain() -> None:
-        for ev in node.events:
-            if ev.event is not None:
-                line = narrator.describe(node.engine, ev.event)
-                if line:
-                    narrator.say(line)
-            elif ev.kind == "audit":
-                audits[0] += 1
-                if verbose:
-                    narrator.say(f"  [audit] {ev.text}")
-            elif ev.kind in ("blame", "dispute"):
-                narrator.say(f"  !! {ev.text}")
-        node.events.clear()
-
-    def watch(sender: int, raw: bytes) -> bytes:
-        drain()
-        return raw
-
-    table.tamper = watch
-    table.run()
-    drain()
-    g = node.engine
-    if node.blame is not None:
-        print(f"\nThe game stopped: {node.blame}")
-        return False
-    print("\n=== Final scores")
-    order = sorted(range(options.players), key=lambda s: -g.scores[s])
-    if options.scoring == "lowest":
-        order.reverse()
-    for s in order:
-        mark = "  <- winner" if s in g.winners else ""
-        print(f"  {narrator.who(s):<16} {g.scores[s]:>5}{mark}")
-    if os.path.exists(log_path):
-        os.remove(log_path)
-    for h, _ in node.log:
-        append_entry(log_path, node.log.raw(h), fsync=False)
-    print(
-        f"\n{g.round_no} rounds, {len(node.log)} signed entries, {audits[0]} decks audited; "
-        f"log written to {log_path}"
-    )
-    result = replay(log_path)
-    if result.ok:
-        print(f"offline replay: VERIFIED ({result.entries} entries; p2puno replay {log_path})")
-    else:
-        print(f"offline replay: REJECTED at entry {result.bad_entry}: {result.error}")
-    return result.ok

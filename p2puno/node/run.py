@@ -8,7 +8,6 @@ import dataclasses
 import json
 import logging
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from p2puno.crypto import SecretReveal
+from p2puno.engine.game import Game
 from p2puno.log import Identity, Log, read_secrets
 from p2puno.net import Link
 from p2puno.net.discovery import Advertiser
@@ -34,6 +34,8 @@ from p2puno.node.players import Player
 from p2puno.node.store import DataDir, DataError, GameFiles, resume_command
 from p2puno.session import Session
 from p2puno.session.session import Outcome, SessionEvent
+from p2puno.session.words import session_words
+from p2puno.sim.words import event_words
 from p2puno.wire import JSONValue
 
 Say = Callable[[str], None]
@@ -62,27 +64,20 @@ class Result:
         return None
 
 
-def describe_event(ev: SessionEvent, names: Sequence[str] = ()) -> str | None:
+def describe_event(ev: SessionEvent, game: Game, names: Sequence[str] = ()) -> str | None:
     """The line a terminal without the table shows for an event (None: none): verdicts and
-    audits, and who deals, each round's start and end and the game's. The engine's own text
-    says "P2"; a player is told by name ("Bob deals")."""
+    audits, and who deals, each round's start and end and the game's, in the table's words
+    (:func:`~p2puno.sim.words.event_words`: players by name)."""
     if ev.kind in ("blame", "dispute", "vote", "evidence", "over", "audit", "bluff"):
-        return f"[{ev.kind}] {ev.text}"
+        return session_words(ev, names)
     if (
         ev.kind == "engine"
         and ev.event is not None
         and ev.event.kind in ("round-over", "game-over", "dealer", "round")
     ):
-        return "  " + _SEAT.sub(lambda m: _named(m, names), ev.text)
+        words = event_words(game, names, None, ev.event)
+        return f"  {words}" if words else None
     return None
-
-
-_SEAT = re.compile(r"\bP(\d+)\b")  # a seat in the engine's event text
-
-
-def _named(m: re.Match[str], names: Sequence[str]) -> str:
-    seat = int(m.group(1))
-    return names[seat] if seat < len(names) else m.group(0)
 
 
 async def play(
@@ -162,7 +157,11 @@ def event_lines(
             if narrator is not None and ev.event is not None and later_rounds <= 0:
                 line = narrator.describe(session.engine, ev.event)
             else:
-                line = describe_event(ev, names) if not verbose else f"[{ev.kind}] {ev.text}"
+                line = (
+                    describe_event(ev, session.engine, names)
+                    if not verbose
+                    else f"[{ev.kind}] {ev.text}"
+                )
             if line:
                 say(line)
 

@@ -1,5 +1,6 @@
-"""Engine events in words for a terminal without the table: the demo's narration and a
-node's ``--narrate`` (both print a line per key moment; the full-screen table has its own)."""
+"""A game told line by line at a terminal without the table: the demo's narration and a
+node's ``--narrate``. Which moments it tells is its own (every move when verbose, else the key
+ones, with each round's hands at its end); the words are the table's (:mod:`p2puno.sim.words`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import time
 from p2puno.engine.actions import Action
 from p2puno.engine.cards import CARD_COLOR, CARD_TEXT, WILD
 from p2puno.engine.game import Event, Game
+from p2puno.sim.words import event_words
 
 _ANSI = {0: "31", 1: "33", 2: "32", 3: "34"}
-_NAMES = {0: "red", 1: "yellow", 2: "green", 3: "blue"}
+_SHOWN = {"dealer-card", "dealer", "start", "uno", "out", "penalty"}  # (a large penalty)
 _KEY = {
     "returned",
     "challenge",
@@ -48,7 +50,7 @@ class Narrator:
             time.sleep(self.delay)
 
     def who(self, seat: int) -> str:
-        return f"P{seat} ({self.names[seat]})"
+        return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
 
     def __call__(self, game: Game, action: Action | None, events: list[Event]) -> None:
         for e in events:
@@ -57,54 +59,33 @@ class Narrator:
                 self.say(line)
 
     def describe(self, game: Game, e: Event) -> str | None:
+        """The line for one event, or None: every event when verbose, else the key moments
+        (the deal, each round's start and end with every hand left, a Wild Draw Four and the
+        color it names, a last card, UNO, a large penalty, challenges, catches, swaps, jumps).
+        The words are the table's own (:func:`~p2puno.sim.words.event_words`)."""
         k = e.kind
-        if k == "dealer-card":
-            return f"  {self.who(e.seat)} draws {self.card(e.card)} for dealer"
-        if k == "dealer":
-            return f"  {self.who(e.seat)} deals first"
+        words = event_words(game, self.names, None, e, self.card)
         if k == "round":
-            scores = "  ".join(f"P{s} {p}" for s, p in enumerate(game.scores))
+            scores = "  ".join(f"{self.who(s)} {p}" for s, p in enumerate(game.scores))
             return f"\n=== Round {e.value}: {self.who(e.seat)} deals.  Scores: {scores}"
-        if k == "start":
-            return f"  start card {self.card(e.card)}"
-        if k == "color" and game.phase.value != "turn" and not self.verbose:
-            return None
         if k == "play":
-            bluff = " - a bluff!" if e.bluff else ""
-            size = e.value  # the cards left then
-            important = CARD_TEXT[e.card].startswith("W+4") or size <= 1
-            if self.verbose or important:
-                return f"  {self.who(e.seat)} plays {self.card(e.card)}{bluff} ({size} left)"
-            return None
+            important = CARD_TEXT[e.card].startswith("W+4") or e.value <= 1  # (cards left then)
+            return f"  {words}" if self.verbose or important else None
         if k == "color":
-            if self.verbose or CARD_TEXT[game.top] == "W+4":
-                return f"    color: {_NAMES[e.value]}"
+            if self.verbose or (CARD_TEXT[game.top] == "W+4" and game.phase.value == "turn"):
+                return f"  {words}"
             return None
-        if k == "uno":
-            return f"  {self.who(e.seat)}: UNO!"
-        if k == "out":
-            return f"  {self.who(e.seat)} goes out!"
-        if k == "penalty" and (self.verbose or e.value >= 4):
-            return f"  {self.who(e.seat)} takes {e.value}"
+        if k == "penalty" and not (self.verbose or e.value >= 4):
+            return None
         if k == "round-over":
-            lines = []
+            lines = [f"  {words}"]
             for s in range(game.players):
                 hand = " ".join(self.card(c) for c in sorted(game.hand_cards(s)))
-                lines.append(f"    P{s} left with {hand or '-'}  ({game.hand_points(s)} pts)")
-            if e.seat >= 0 and game.options.scoring == "standard":
-                head = f"  round won by {self.who(e.seat)}: +{e.value} points"
-            elif e.seat >= 0:
-                head = f"  round won by {self.who(e.seat)}; everyone adds their own hand"
-            else:
-                head = "  round blocked"
-            return "\n".join([head, *lines])
+                points = game.hand_points(s)
+                lines.append(f"    {self.who(s)} left with {hand or '-'}  ({points} pts)")
+            return "\n".join(lines)
         if k == "game-over":
-            return None
-        if k in _KEY or self.verbose:
-            text = str(e)
-            for s in range(game.players):
-                text = text.replace(f"P{s} ", f"{self.who(s)} ").replace(
-                    f"P{s}'", f"{self.who(s)}'"
-                )
-            return "  " + text
+            return None  # (the demo and the node say the end themselves)
+        if k in _SHOWN or k in _KEY or self.verbose:
+            return f"  {words or e}"
         return None

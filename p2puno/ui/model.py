@@ -23,12 +23,9 @@ from p2puno.engine.cards import (
     CARD_TEXT,
     COLORS,
     DRAW_TWO,
-    REVERSE,
-    SKIP,
     UNKNOWN_CARD,
     WILD,
     WILD_CARD,
-    WILD_DRAW_FOUR,
     NotationError,
     face_text,
     parse_color,
@@ -36,9 +33,9 @@ from p2puno.engine.cards import (
 )
 from p2puno.engine.game import Event, Game, IllegalAction, Phase
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
-
-COLOR_NAMES = ("red", "yellow", "green", "blue")
-RANK_NAMES = {SKIP: "Skip", REVERSE: "Reverse", DRAW_TWO: "Draw Two"}
+from p2puno.session.words import session_words as describe_session_event
+from p2puno.sim.words import card_name, color_name
+from p2puno.sim.words import event_words as describe_event
 
 
 class Source(Protocol):
@@ -54,126 +51,9 @@ class Source(Protocol):
 
 
 # ---------------------------------------------------------------------- words
-def card_name(card: int) -> str:
-    """A card in words: "red 7", "green Draw Two", "Wild Draw Four"."""
-    if card < 0:
-        return "a hidden card"
-    rank, color = CARD_RANK[card], CARD_COLOR[card]
-    if rank == WILD_CARD:
-        return "Wild"
-    if rank == WILD_DRAW_FOUR:
-        return "Wild Draw Four"
-    return f"{COLOR_NAMES[color]} {RANK_NAMES.get(rank, str(rank))}"
-
-
 def card_sort_key(card: int) -> tuple[int, int]:
     color = CARD_COLOR[card] if card >= 0 else 5
     return (4 if color == WILD else color, CARD_RANK[card] if card >= 0 else 99)
-
-
-def color_name(color: int) -> str:
-    return COLOR_NAMES[color] if 0 <= color < 4 else "none yet"
-
-
-def describe_event(game: Game, names: Sequence[str], me: int | None, e: Event) -> str | None:
-    """One move in plain words (names, not seat numbers; "you" for this seat)."""
-
-    def who(seat: int) -> str:
-        if seat == me:
-            return "you"
-        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
-
-    def Who(seat: int) -> str:
-        w = who(seat)
-        return w[0].upper() + w[1:]
-
-    k = e.kind
-    card = card_name(e.card) if e.card >= 0 else ""
-    text = CARD_TEXT[e.card] if e.card >= 0 else ""
-    if k == "dealer-card":
-        return f"{Who(e.seat)} drew {text} for dealer"
-    if k == "dealer":
-        return f"{Who(e.seat)} deal{'' if e.seat == me else 's'} first"
-    if k == "round":
-        return f"— round {e.value}: {who(e.seat)} deal{'' if e.seat == me else 's'} —"
-    if k == "start":
-        return f"Start card: {text} ({card})"
-    if k == "returned":
-        return f"{text} turned up: it goes back into the deck (a new joint shuffle)"
-    if k == "play":
-        left = e.value  # the cards left then, not now (a history caught up at once)
-        bluff = " — a bluff!" if e.bluff else ""
-        return f"{Who(e.seat)} played {text}{bluff} ({left} left)"
-    if k == "jump":
-        return f"{Who(e.seat)} jumped in with {text}!"
-    if k == "color":
-        return f"  color is now {color_name(e.value)}"
-    if k == "draw":
-        s = "" if e.value == 1 else "s"
-        return f"{Who(e.seat)} drew {e.value} card{s}"
-    if k == "keep":
-        return f"{Who(e.seat)} kept the drawn card"
-    if k == "pass":
-        return f"{Who(e.seat)} had nothing to draw and passed"
-    if k == "skip":
-        return f"  {who(e.seat)} {'are' if e.seat == me else 'is'} skipped"
-    if k == "reverse":
-        return "  direction reverses"
-    if k == "penalty":
-        return f"{Who(e.seat)} took {e.value} and lost the turn"
-    if k == "stack":
-        return f"  the stack on {who(e.seat)} is now {e.value}"
-    if k == "uno":
-        return f"{Who(e.seat)}: UNO!"
-    if k == "caught":
-        return f"{Who(e.other)} caught {who(e.seat)} without UNO: +2 cards"
-    if k == "challenge":
-        whose = "your" if e.other == me else f"{who(e.other)}'s"
-        return f"{Who(e.seat)} challenged {whose} Wild Draw Four"
-    if k == "guilty":
-        verb = "draw" if e.other == me else "draws"
-        return f"Challenge won: {who(e.other)} bluffed and {verb} {e.value}"
-    if k == "innocent":
-        return f"Challenge lost: {who(e.seat)} draw{'' if e.seat == me else 's'} {e.value}"
-    if k == "swap":
-        return f"{Who(e.seat)} swapped hands with {who(e.other)} (Seven-O)"
-    if k == "rotate":
-        return "A 0: every hand passes on in the direction of play (Seven-O)"
-    if k == "reshuffle":
-        return f"The discard pile is reshuffled (jointly) into a new draw pile of {e.value}"
-    if k == "out":
-        return f"{Who(e.seat)} went out!"
-    if k == "blocked":
-        return "No cards left to draw and nobody can play: the round is blocked"
-    if k == "round-over":
-        if e.seat < 0:
-            return "Round over (blocked)"
-        if game.options.scoring == "standard":
-            return f"Round over: {who(e.seat)} score{'' if e.seat == me else 's'} {e.value}"
-        return f"Round over: {who(e.seat)} went out; everyone adds their own hand"
-    if k == "game-over":
-        return f"Game over: {who(e.seat)} win{'' if e.seat == me else 's'}!"
-    return None
-
-
-def describe_session_event(ev: SessionEvent, names: Sequence[str]) -> str | None:
-    """The session's own news (audits, disputes, verdicts) in words."""
-    text = ev.text
-    for s, n in enumerate(names):
-        text = text.replace(f"seat {s}", n)
-    if ev.kind == "audit":
-        return f"✓ {text}: every shuffle, key and move of it checks out"
-    if ev.kind == "bluff":
-        return f"audit: {text} (unchallenged bluffs stand)"
-    if ev.kind == "dispute":
-        return f"! dispute: {text}: every seat reveals its secrets, the audit will name who"
-    if ev.kind == "blame":
-        return f"!! cheat found: {text}"
-    if ev.kind == "vote":
-        return f"! vote to stop: {text}"
-    if ev.kind == "refused":
-        return f"refused an entry: {text}"
-    return None
 
 
 # ---------------------------------------------------------------------- the UI's own state
@@ -929,7 +809,9 @@ __all__ = [
     "UiState",
     "ViewInputs",
     "card_name",
+    "color_name",
     "describe_event",
+    "describe_session_event",
     "face_text",
     "parse_typed",
     "resolve_play",

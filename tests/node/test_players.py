@@ -194,27 +194,28 @@ def test_the_line_prompt_speaks_the_tables_notation_and_takes_it_typed() -> None
 def test_a_terminal_without_the_table_tells_players_by_name() -> None:
     """`p2puno host --bot ...` and a person at the line prompt saw "P2 deals", "game over: P0
     wins": the engine's seat numbers, which no player is shown anywhere else. They are told
-    by name now; a seat the roster does not have stays as it was."""
-    from p2puno.engine.game import Event
+    by name, in the table's own words (one wording: p2puno.sim.words)."""
+    from p2puno.engine.game import Event, Game
+    from p2puno.engine.options import Options
     from p2puno.node.run import describe_event
     from p2puno.session.session import SessionEvent
 
     names = ["Ann", "Bob", "Pat"]
+    game = Game(Options(3))
     said = [
-        describe_event(SessionEvent("engine", text, event=Event(kind, seat=s)), names)
-        for kind, s, text in (
-            ("dealer", 2, "P2 deals"),
-            ("round", 1, "round 3 begins, P1 deals"),
-            ("round-over", 0, "round over: P0 scores 35"),
-            ("game-over", 2, "game over: P2 wins"),
-            ("game-over", 7, "game over: P7 wins"),
+        describe_event(SessionEvent("engine", "", event=Event(kind, seat=s, value=v)), game, names)
+        for kind, s, v in (
+            ("dealer", 2, 0),
+            ("round", 1, 3),
+            ("round-over", 0, 35),
+            ("game-over", 2, 0),
         )
     ]
     assert said == [
-        "  Pat deals",
-        "  round 3 begins, Bob deals",
-        "  round over: Ann scores 35",
-        "  game over: Pat wins",
-        "  game over: P7 wins",
+        "  Pat deals first",
+        "  — round 3: Bob deals —",
+        "  Round over: Ann scores 35",
+        "  Game over: Pat wins!",
     ]
-    assert describe_event(SessionEvent("engine", "P1 plays r7", event=Event("play", 1))) is None
+    play = SessionEvent("engine", "P1 plays r7", event=Event("play", 1))
+    assert describe_event(play, game, names) is None

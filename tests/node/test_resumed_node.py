@@ -91,13 +91,12 @@ def test_the_narration_of_a_batch_shows_no_hands_of_a_later_round() -> None:
     assert rounds >= 2, "the case needs a game of several rounds"
     event_lines(s, said.append, verbose=False, narrate=True)(events)
     said = [part for line in said for part in line.splitlines()]
-    assert sum("round over:" in ln for ln in said) == rounds - 1  # the earlier rounds, plainly
-    won = [ln for ln in said if "round won by" in ln]
-    assert len(won) == 1  # the last, in full
-    hands = [ln for ln in said if "left with" in ln]
-    assert len(hands) == 2
-    points = [int(ln.rsplit("(", 1)[1].split()[0]) for ln in hands]
-    assert int(won[0].split("+")[1].split()[0]) == sum(points)
+    overs = [k for k, ln in enumerate(said) if "Round over:" in ln]
+    assert len(overs) == rounds  # each round's end told once
+    hands = [k for k, ln in enumerate(said) if "left with" in ln]
+    assert hands == [overs[-1] + 1, overs[-1] + 2]  # the last in full: every hand under it
+    points = [int(said[k].rsplit("(", 1)[1].split()[0]) for k in hands]
+    assert int(said[overs[-1]].rsplit(" ", 1)[1]) == sum(points)
 
 
 async def test_resume_with_nothing_to_resume_points_at_the_game_that_ended(tmp_path: Path) -> None:
