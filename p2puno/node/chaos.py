@@ -118,7 +118,7 @@ def game(
         events = ["kill"] * kills + ["cut"] * cuts
         rnd.shuffle(events)
         end = time.monotonic() + 60  # the lobby, the first shuffles
-        while time.monotonic() < end and not any("round 1 begins" in ln for ln in host.lines):
+        while time.monotonic() < end and not any("— round 1:" in ln for ln in host.lines):
             time.sleep(0.05)
         for k, what in enumerate(events):
             time.sleep(rnd.uniform(0.5, first_within if k == 0 else 3.0))

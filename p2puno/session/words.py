@@ -10,7 +10,8 @@ from p2puno.session.session import SessionEvent
 
 def session_words(ev: SessionEvent, names: Sequence[str]) -> str | None:
     """The session's own news (audits, disputes, verdicts, votes) in words, players by name;
-    None for news a reader need not see."""
+    None for news a reader need not see (the game's end: each screen and command says it its
+    own way, with the outcome)."""
     text = ev.text
     for s, n in enumerate(names):
         text = text.replace(f"seat {s}", n)
@@ -26,8 +27,6 @@ def session_words(ev: SessionEvent, names: Sequence[str]) -> str | None:
         return f"! vote to stop: {text}"
     if ev.kind == "evidence":
         return f"!! two versions of one entry: {text} (the evidence goes to every seat)"
-    if ev.kind == "over":
-        return f"game over: {text}"
     if ev.kind == "refused":
         return f"refused an entry: {text}"
     return None

@@ -46,7 +46,7 @@ def test_a_seat_that_dies_or_freezes_is_voted_out_within_the_deadline(
     h, (j0, j1) = _table(tmp_path)
     try:
         seat = int(j1.wait_for(r"seated at seat (\d+)", 30).group(1))
-        j1.wait_for(r"round 1 begins", 60)
+        j1.wait_for(r"round 1: \w+ deals", 60)
         time.sleep(1.0)
         t0 = time.monotonic()
         j1.signal(getattr(signal, how))
@@ -126,7 +126,7 @@ def test_hostile_connections_are_refused_and_named_and_the_game_goes_on(tmp_path
         slow.start()
         bot = ["bot", f"{LOOPBACK}:{port}", "--bind", LOOPBACK, "--think", "0.05"]
         js = [Node([*bot, "--name", f"J{k}"], tmp_path / f"j{k}", f"j{k}") for k in range(2)]
-        h.wait_for(r"round 1 begins", 60)
+        h.wait_for(r"round 1: \w+ deals", 60)
         quick = [
             threading.Thread(target=_attack, args=(port, what, cut))
             for what in ("garbage", "oversize", "truncated", "half-open")

@@ -154,7 +154,7 @@ def test_a_person_at_a_line_prompt_confirms_the_final_table_then_plays(tmp_path:
     finally:
         _kill(h, j)
     assert str(verified(paths[0]).outcome).startswith("finished")
-    assert re.search(r"game over: (Host|Pat) wins", h.text()), h.text()  # (by name)
+    assert re.search(r"Game over: (Host|Pat) wins", h.text()), h.text()  # (by name)
 
 
 def test_a_person_at_a_line_prompt_who_says_q_leaves_the_full_table(tmp_path: Path) -> None:

@@ -113,7 +113,7 @@ def test_a_spectator_goes_on_through_another_seat_when_its_node_dies(tmp_path: P
         nodes.append(w)
         time.sleep(2.0)  # (in the lobby the host says nothing of it: it waits there, unseen)
         nodes.extend(_bots(tmp_path, port, 2))
-        h.wait_for(r"round 1 begins", 60)
+        h.wait_for(r"round 1: \w+ deals", 60)
         w.wait_for(r"watching game [0-9a-f]+ .* through seat 0", 30)
         h.signal(signal.SIGKILL)
         w.wait_for(r"watching through seat [12] now", 30)
