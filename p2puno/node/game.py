@@ -236,6 +236,12 @@ class GameNode:
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
         self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
+        # a resumed node: (monotonic) when the step it came back into became due, as far as
+        # it can tell (its log's last write before it stopped). The others' deadlines for that
+        # step run from then, not from the resume: its person's time and its own wait on the
+        # others count from then too, so its screen never shows time the table has not left
+        self.due_since: float | None = None
+        self.turn_limit = float(self.timing.turn_s)  # seconds for the prompt asked now
         # P2PUNO_TRACE=DIR: each node writes when it sent its proposals and processed each
         # step (monotonic seconds, comparable across processes on one machine), and its CPU
         # and peak memory at the end: what scripts/bench_net measures
@@ -714,6 +720,7 @@ class GameNode:
                 took = now - self.resumed_at[1]
                 self.say(f"back in the game at step {s.processed} ({took:.2f} s after resuming)")
                 self.resumed_at = None
+                self.due_since = None  # (the step it came back into is done)
         if self._trace is not None and s.processed > self._traced_done:
             cpu = time.process_time()  # this process's CPU seconds, for the benchmark
             for seq in range(self._traced_done + 1, s.processed + 1):
@@ -802,6 +809,11 @@ class GameNode:
         """Ask the player; past the deadline (turn: turn_s; a claim: the window) the node's
         own bot answers (a claim is declined) and keeps answering until the person does."""
         limit = self.timing.turn_s if prompt.kind == "turn" else self.timing.window_ms / 1000
+        if prompt.kind == "turn" and self.due_since is not None:
+            # back into a turn that was due before this node stopped: the person has what is
+            # left of it (none: the node's bot plays at once, as past any deadline)
+            limit = max(0.05, self.due_since + limit - time.monotonic())
+        self.turn_limit = limit
         try:
             if self._autopilot and self.player.kind == "person":
                 choice: Action | None = self.autopilot.choose(prompt)
@@ -902,6 +914,8 @@ class GameNode:
         key = (w.step, w.kind, w.seats)
         if key != self._wait_key:
             self._wait_key, self._wait_since = key, now
+            if self.due_since is not None:
+                self._wait_since = min(now, self.due_since)  # (see due_since)
             return
         if not w.seats:
             return
@@ -955,6 +969,20 @@ class GameNode:
                     f"voting to stop{more}"
                 )
             self._pump()
+
+    def wait_left(self) -> tuple[float, float, bool] | None:
+        """What the table's screen counts down while it waits for other seats: the seconds
+        left before this node votes them out, the seconds waited so far, and whether a person
+        may be deciding (an action not proposed yet: of the seconds left, the last step_s are
+        the machine's, after the person's node has played for them). None: no wait of this
+        node's yet."""
+        w = self.session.waiting()
+        if not w.seats or (w.step, w.kind, w.seats) != self._wait_key:
+            return None
+        proposal = self.session.log.proposal(w.step) is None
+        deadline = self._deadline(w.kind, proposal)
+        waited = time.monotonic() - self._wait_since
+        return deadline - waited, waited, proposal and w.kind == "action"
 
     def _deadline(self, kind: str, proposal: bool) -> float:
         t = self.timing

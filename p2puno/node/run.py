@@ -236,6 +236,7 @@ async def _run_game(
     endpoint.watching.set()
     if meta.get("resumed"):
         node.resumed_at = (session.processed, float(meta["resumed"]))
+        node.due_since = float(meta["resumed"]) - float(meta.get("away_s", 0.0))
     if on_game is not None:
         on_game(node)
     code = str(meta.get("code", ""))
@@ -245,7 +246,8 @@ async def _run_game(
         root = files.folder.parent.parent  # (<data dir>/games/<game>)
         raise LobbyError(f"{node.failed}; then: {resume_command(root, game_id)}")
     if outcome.over:
-        files.write_meta({**meta, "over": True, "outcome": str(outcome)})
+        kept = {k: v for k, v in meta.items() if k not in ("resumed", "away_s")}  # (this run's)
+        files.write_meta({**kept, "over": True, "outcome": str(outcome)})
     stats = {
         "sent": node.stats.sent,
         "received": node.stats.received,
@@ -325,6 +327,10 @@ async def resume_game(
     nonce = bytes.fromhex(str(secrets.extra.get("nonce", "")))
     game_id = bytes.fromhex(str(meta["game"]))
     on_entry, on_secrets, holder = _file_hooks(files, identity, game_id, seat, nonce)
+    try:  # how long ago this node last wrote (the step it comes back into was due by then)
+        away_s = max(0.0, time.time() - os.stat(files.log_path).st_mtime)
+    except OSError:
+        away_s = 0.0
     try:
         session = rebuild(
             files.log_path,
@@ -354,7 +360,7 @@ async def resume_game(
         # stopped after the end, in the moment it stays to pass on what others may lack
         say(f"the game was already over when this node stopped ({session.outcome}): it stays")
         say("a moment to pass on what the other seats may lack, then stops")
-    meta = {**meta, "resumed": started}
+    meta = {**meta, "resumed": started, "away_s": away_s}
     # the bots this machine ran at that table (a host's): they stopped with it, back with it
     procs = [] if session.outcome.over else await _resume_bots(data, str(meta["game"]), say)
     ended = False

@@ -739,10 +739,25 @@ class TableUI:
         p = self.prompt
         if p is not None:
             limit = self.timing.turn_s if p.kind == "turn" else self.timing.window_ms / 1000
+            if p.kind == "turn" and self.node is not None:
+                limit = self.node.turn_limit  # (a resumed turn has only what is left of it)
             prompt_left = limit - (now - self.prompt_since)
         wait_left = None
         src = self.source
-        if src is not None and p is None:
+        node_wait = self.node.wait_left() if self.node is not None and p is None else None
+        if node_wait is not None:
+            # the node's own deadline (one clock for the vote and the screen); while a person
+            # may be deciding, their own time (the last step_s are their node's, to play for
+            # them), so every screen shows the same count as the person's own; then the rest
+            left, waited, deciding = node_wait
+            window = src is not None and src.waiting().kind == "window"
+            usual = self.timing.window_ms / 1000 + 1.0 if window else 2.0
+            step_s = float(self.timing.step_s)
+            if deciding:
+                wait_left = left - step_s if left > step_s else left
+            elif waited > usual:  # (before, a count would be noise: a machine answers at once)
+                wait_left = left
+        elif src is not None and p is None:
             w = src.waiting()
             key = (w.step, w.kind, w.seats)
             if key != self._wait_key:

@@ -14,6 +14,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -269,3 +270,47 @@ def test_a_second_node_on_a_data_directory_in_use_is_refused(tmp_path: Path) -> 
         for p in procs:
             p.kill()
             p.wait(10)
+
+
+async def test_a_resumed_turn_leaves_the_person_only_what_the_table_has_left(
+    tmp_path: Path,
+) -> None:
+    """A review found a person back with `p2puno resume` shown "your turn · 60 s left" while
+    the others' deadline for that turn had run since before the crash: the table voted the
+    seat out (the game stopped for everyone) with time still on the person's screen. The
+    turn a node comes back into now counts from when it became due (the log's last write
+    before the stop): the person has what is left (protocol/lobby.md section 5), and once that
+    is gone their node's bot plays at once, as past any turn deadline."""
+    from types import SimpleNamespace
+
+    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(tmp_path, 1)
+    session = rebuild(log_path, secrets_path)
+    identity = session.identity
+    assert identity is not None
+
+    class Away(BotPlayer):
+        kind = "person"
+
+        async def decide(self, prompt: object) -> None:
+            await asyncio.sleep(3600)
+
+    node = GameNode(
+        session,
+        identity,
+        [Address("127.0.0.1", 9), None],
+        GameFiles(tmp_path / "n"),
+        Away("heuristic", "t"),
+    )
+    node.autopilot = SimpleNamespace(choose=lambda prompt: None)  # type: ignore[assignment]
+    turn = SimpleNamespace(kind="turn")
+    fresh = asyncio.ensure_future(node._decide(turn))  # type: ignore[arg-type]
+    await asyncio.sleep(0.1)
+    assert node.turn_limit == node.timing.turn_s and not fresh.done()  # a turn as usual
+    fresh.cancel()
+    node.due_since = time.monotonic() - (node.timing.turn_s - 0.5)
+    await asyncio.wait_for(node._decide(turn), 5)  # type: ignore[arg-type]
+    assert 0.3 < node.turn_limit < 0.6 and node._autopilot  # what was left, then the bot
+    node.due_since = time.monotonic() - 10 * node.timing.turn_s  # long gone: the bot at once
+    await asyncio.wait_for(node._decide(turn), 1)  # type: ignore[arg-type]
+    assert node.turn_limit == 0.05
