@@ -19,6 +19,7 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from prompt_toolkit.application import Application
@@ -274,6 +275,9 @@ class TableUI:
         # the engine already holds the state after every event of the batch: a round that
         # ends is the one before each new round that starts later in the batch
         later_rounds = sum(1 for ev in events if ev.event is not None and ev.event.kind == "round")
+        # ... and a round whose next one was dealt later in the batch (a resumed node's first
+        # batch is the game so far) is history: its box would show the later round's hands
+        later_deals = sum(1 for ev in events if ev.event is not None and ev.event.kind == "start")
         for ev in events:
             self.verification.note(ev)
             if ev.event is not None:
@@ -281,7 +285,9 @@ class TableUI:
                 line = describe_event(g, self.names, self.me, e)
                 if e.kind == "round":
                     later_rounds -= 1
-                if e.kind == "round-over":
+                if e.kind == "start":
+                    later_deals -= 1
+                if e.kind == "round-over" and later_deals == 0:
                     self.state.round_end = round_end_lines(
                         g, self.names, self.me, e, g.round_no - later_rounds
                     )
@@ -480,8 +486,8 @@ class TableUI:
             elif k == "escape":
                 st.mode, st.pending = "play", ()
             return
-        if st.round_end is not None and k in ("enter", " ", "escape") and self.prompt is None:
-            st.round_end = None
+        if st.round_end is not None and k in ("enter", " ", "escape"):
+            st.round_end = None  # (only that: a key meant for the box must not play a card)
             return
         if k != "escape":
             st.flash = ""
@@ -811,7 +817,11 @@ class TableUI:
             st.message = ""  # the last move's echo is stale under the game's end
         if st.flash and not st.message:
             st = UiState(**{**st.__dict__, "message": st.flash})
-        return table_view(self.source, st, self.inputs())
+        view = table_view(self.source, st, self.inputs())
+        if st.round_end is not None and view.end and not self.over():
+            # the first key closes the round's end and does only that: the footer says so
+            view = replace(view, help_line="Enter, Space or Esc: close the round's end · ? help")
+        return view
 
     def lines(self, width: int, height: int) -> list[Line]:
         if self.source is None:

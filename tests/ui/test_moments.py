@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import SimpleNamespace
 
 from prompt_toolkit.input import create_pipe_input
 
@@ -358,3 +359,43 @@ async def test_the_hosts_start_key_starts_with_two_seats_or_more_and_is_forgotte
     assert not ui.start.is_set() and not lobby.start_asked and not lobby.confirming
     seated.cancel()
     ep.close()
+
+
+def test_a_round_that_ended_before_a_catch_up_shows_no_box() -> None:
+    """A review found a resumed host shown "ROUND 1 OVER" with round 2's hands under it: the
+    resumed node's first batch is the game so far, and the box of round 1's end was drawn
+    from the state after the whole batch. A round's end followed in the same batch by the
+    next deal is history now (its line stays in the moves); one that is the batch's last
+    round shows its box, and the key that closes the box does only that (it played a card
+    when it came on the person's turn)."""
+    import random
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.bots import make_bot
+    from p2puno.session.session import SessionEvent
+    from p2puno.sim.runner import Table
+    from p2puno.ui.app import TableUI
+
+    t = Table(Options(2), [make_bot("heuristic", f"r{s}") for s in range(2)], random.Random(5))
+    batch: list[SessionEvent] = []
+    shown: list[list[str] | None] = []
+    with create_pipe_input() as pipe:
+        while len(shown) < 2 and t.game.phase.value != "game-over":
+            _, events = t.step()
+            batch += [SessionEvent("engine", str(e), event=e) for e in events]
+            kinds = [e.kind for e in events]
+            if "round-over" in kinds or (shown and "start" in kinds):
+                ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
+                src = SimpleNamespace(engine=t.game, outcome=SimpleNamespace(over=False))
+                ui.attach(src, 0, ["Ann", "Bob"])  # type: ignore[arg-type]
+                ui.on_events(batch)
+                shown.append(ui.state.round_end)
+        assert shown[0] is not None and "ROUND 1 OVER" in shown[0][0]  # the batch's last round
+        assert shown[1] is None  # round 2 dealt later in the batch: history
+        assert any("Round over" in line for line in ui.log)
+        ui.state.round_end = ["ROUND 1 OVER"]
+        ui.prompt = SimpleNamespace(kind="turn")  # type: ignore[assignment]
+        ui.key("enter")
+        assert ui.state.round_end is None and ui._future is None  # closed, nothing played
