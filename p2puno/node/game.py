@@ -970,6 +970,11 @@ class GameNode:
                 )
             self._pump()
 
+    def away(self) -> set[int]:
+        """The seats whose link to this node was lost and is not back (left the table, or
+        unreachable): the table says so beside whom it waits for."""
+        return {i for i in self._lost_at if i not in self.links or self.links[i].closed}
+
     def wait_left(self) -> tuple[float, float, bool] | None:
         """What the table's screen counts down while it waits for other seats: the seconds
         left before this node votes them out, the seconds waited so far, and whether a person

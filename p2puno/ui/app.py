@@ -798,6 +798,7 @@ class TableUI:
             log_path=self.log_path,
             autopilot=self.autopilot,
             watchers=self._watchers(),
+            away=frozenset(self.node.away()) if self.node is not None else frozenset(),
             spinner=self.spinner,
         )
         if self.extra_view is not None:

@@ -363,6 +363,7 @@ class ViewInputs:
     watchers: list[str] = field(default_factory=list)
     spinner: int = 0
     resume_hint: str = "p2puno resume"  # with its --data-dir when not the default one
+    away: frozenset[int] = frozenset()  # seats whose link is lost (left, or unreachable)
 
 
 def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
@@ -555,7 +556,10 @@ def _status(
             word = _OWED_WORDS.get(w.kind, owed)
             if w.kind in ("action", "pass") and "response" in owed:
                 word = "to acknowledge the move"
-            by_what.setdefault(word, []).append(names[s] if s < len(names) else str(s))
+            name = names[s] if s < len(names) else str(s)
+            if s in vi.away:
+                name += " (gone: left or unreachable)"
+            by_what.setdefault(word, []).append(name)
         if w.kind == "window":
             who = ", ".join(n for ns in by_what.values() for n in ns)
             text = f"claim window (UNO calls, catches, jump-ins): waiting for {who}"

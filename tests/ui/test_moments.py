@@ -399,3 +399,22 @@ def test_a_round_that_ended_before_a_catch_up_shows_no_box() -> None:
         ui.prompt = SimpleNamespace(kind="turn")  # type: ignore[assignment]
         ui.key("enter")
         assert ui.state.round_end is None and ui._future is None  # closed, nothing played
+
+
+def test_a_wait_on_a_seat_that_is_gone_says_so() -> None:
+    """A review: Bob drew while Ann had left the table; "sent: you draw" stayed up with a
+    countdown and no word of why (her keys open his card). The wait now says the seat is
+    gone (its link lost and not back) beside what it owes."""
+    from p2puno.session.session import Outcome, Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+
+    src = SimpleNamespace(
+        engine=Game(Options(3)),
+        outcome=Outcome("playing", (0, 0, 0)),
+        waiting=lambda: Waiting(7, "sync", (0, 2), {0: "keys", 2: "keys"}),
+    )
+    names = ["Ann", "Bob", "Cid"]
+    gone = table_view(src, UiState(), ViewInputs(names, 1, away=frozenset({0})))  # type: ignore[arg-type]
+    assert "Ann (gone: left or unreachable), Cid: keys owed" in gone.status
+    here = table_view(src, UiState(), ViewInputs(names, 1))  # type: ignore[arg-type]
+    assert "Ann, Cid: keys owed" in here.status and "gone" not in here.status
