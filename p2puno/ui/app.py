@@ -648,7 +648,7 @@ class TableUI:
         c = g.faces[slot]
         if p.kind != "turn":
             return "only a card identical to the one just played may jump in (j)"
-        if g.phase is Phase.DRAWN:
+        if g.phase is Phase.DRAWN and slot != g.drawn:
             return "after drawing, only the drawn card may be played (or k keeps it)"
         if g.phase is Phase.PENALTY:
             return (
@@ -670,7 +670,8 @@ class TableUI:
             CARD_RANK[c],
             0 if CARD_RANK[c] >= WILD_CARD else -1,
         )
-        return _why_not(probe, g)
+        why = _why_not(probe, g)  # (the engine's own reason: "the drawn b5 is not playable")
+        return f"{why} (k keeps it)" if g.phase is Phase.DRAWN else why
 
     def _why_simple(self, kind: Kind, p: Prompt) -> str:
         if p.kind != "turn":

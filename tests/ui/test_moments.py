@@ -418,3 +418,36 @@ def test_a_wait_on_a_seat_that_is_gone_says_so() -> None:
     assert "Ann (gone: left or unreachable), Cid: keys owed" in gone.status
     here = table_view(src, UiState(), ViewInputs(names, 1))  # type: ignore[arg-type]
     assert "Ann, Cid: keys owed" in here.status and "gone" not in here.status
+
+
+def test_a_drawn_card_that_cannot_be_played_is_told_as_such() -> None:
+    """A review: Enter on the card just drawn, which did not match, said "after drawing, only
+    the drawn card may be played". It says the engine's own reason now (002 · Draw: a drawn
+    card that can be played may be; else the turn passes: k keeps it); another card of the
+    hand still gets the first answer."""
+    import random
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.bots import make_bot
+    from p2puno.engine.game import Phase
+    from p2puno.sim.runner import Table
+    from p2puno.ui.app import TableUI
+
+    t = Table(Options(2), [make_bot("random", f"d{s}") for s in range(2)], random.Random(9))
+    g = t.game
+    while not (
+        g.phase is Phase.DRAWN and not g.playable(g.faces[g.drawn]) and len(g.hands[g.turn]) > 1
+    ):
+        t.step()
+        assert g.phase is not Phase.GAME_OVER
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
+        src = SimpleNamespace(engine=g, outcome=SimpleNamespace(over=False))
+        ui.attach(src, g.turn, ["Ann", "Bob"])  # type: ignore[arg-type]
+        turn = SimpleNamespace(kind="turn")
+        drawn = ui._why_card(g.drawn, turn)  # type: ignore[arg-type]
+        assert drawn.startswith("the drawn ") and drawn.endswith("is not playable (k keeps it)")
+        other = next(s for s in g.hands[g.turn] if s != g.drawn)
+        assert ui._why_card(other, turn).startswith("after drawing, only the drawn card")  # type: ignore[arg-type]
