@@ -162,6 +162,7 @@ class TableUI:
         self.left = False  # the person chose to leave
         self.lobby_message = ""
         self._confirm: asyncio.Future[bool] | None = None  # the final table, asked (a joiner)
+        self._confirm_since = 0.0  # when it was asked (clock)
         self.confirmed = False  # the person confirmed the table now shown
         self.spinner = 0
         self._wait_key: object = None
@@ -203,6 +204,7 @@ class TableUI:
         self.on_table(table)
         fut: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._confirm, self.confirmed = fut, False
+        self._confirm_since = self.clock()
         self.invalidate()
         try:
             return await fut
@@ -210,6 +212,18 @@ class TableUI:
             if self._confirm is fut:
                 self._confirm = None
             self.invalidate()
+
+    def _confirm_left(self) -> float | None:
+        """Seconds left to confirm the table asked about (the table's turn deadline, from
+        the question: the host's count began at most a moment before), or None."""
+        if self._confirm is None or self._confirm.done() or self.table is None:
+            return None
+        opts = self.table.get("options")
+        timing = opts.get("timing") if isinstance(opts, dict) else None
+        turn = timing.get("turn_s") if isinstance(timing, dict) else None
+        if not isinstance(turn, int):
+            return None
+        return turn - (self.clock() - self._confirm_since)
 
     def on_game(self, node: GameNode) -> None:
         """The node once the game starts: draw from its session, hear its events."""
@@ -841,6 +855,7 @@ class TableUI:
                 height,
                 msg,
                 asked=self._confirm is not None and not self._confirm.done(),
+                asked_left=self._confirm_left(),
                 confirmed=self.confirmed,
                 mode=self.state.mode,
                 closed=bool(self.result or self.failure),

@@ -332,6 +332,7 @@ def lobby_lines(
     spectator: bool = False,
     asked: bool = False,
     confirmed: bool = False,
+    asked_left: float | None = None,
 ) -> list[Line]:
     """The lobby: the table's name, options and house rules in words, every seat, the address
     others join at, and (for the host) the start key. ``mode``: the question asked ("quit",
@@ -372,6 +373,8 @@ def lobby_lines(
     top: list[Line] = []
     if asked and not closed:
         within = f" within {timing.get('turn_s')} s" if timing.get("turn_s") else ""
+        if asked_left is not None:  # (counted from the question: the host's count began then)
+            within = f" within {max(0, int(asked_left + 0.999))} s"
         top += words(
             "class:status.you",
             f"The table is final: press Enter{within} to play at it (the cards are shuffled "
@@ -422,7 +425,8 @@ def lobby_lines(
                 f"plays), claim window {window_s:.1f} s, {timing.get('step_s')} s for a machine",
             )
         out += gap
-        head = f"{'#':>4}  {f'seat {len(seats)}/{size}':16} {'who':6} {'runs on':16} link key"
+        taken = f"seats {len(seats)} (final)" if final else f"seat {len(seats)}/{size}"
+        head = f"{'#':>4}  {taken:16} {'who':6} {'runs on':16} link key"
         out.append([("class:dim", head + ("               confirmed" if final else ""))])
         warned = False
         for i, s in enumerate(seats):
@@ -444,8 +448,8 @@ def lobby_lines(
             elif final:
                 row.append(("class:dim", "  -"))
             out.append(row)
-        for i in range(len(seats), int(size) if isinstance(size, int) else 0):
-            out.append([("class:dim", f"  {i:>2}  (free)")])
+        for i in range(len(seats), int(size) if isinstance(size, int) and not final else 0):
+            out.append([("class:dim", f"  {i:>2}  (free)")])  # (none once the roster is final)
         if warned:
             note = " * a bot run by the host's machine: the host could see its hand"
             out.append([("class:dim", note)])
