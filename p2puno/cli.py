@@ -680,7 +680,13 @@ def lobby(
 
     tables = asyncio.run(listen())
     if not tables:
-        typer.echo("no table found on the LAN (join by address: p2puno join HOST:PORT)")
+        if spectate:  # (a table is listed until its game starts)
+            typer.echo(
+                "no open table found on the LAN; a game that has started is watched by "
+                "address: p2puno watch HOST:PORT (any seat's)"
+            )
+        else:
+            typer.echo("no table found on the LAN (join by address: p2puno join HOST:PORT)")
         raise typer.Exit(1)
     for k, ad in enumerate(tables, 1):
         house = ",".join(ad.house) or "no house rules"

@@ -373,7 +373,10 @@ class HostLobby:
         if self.started:
             raise LobbyError("the game has started: seats are no longer the lobby's")
         if not 0 < index < len(self.seats):
-            raise LobbyError(f"no seat {index} to give up" if index else "seat 0 is yours")
+            if index == 0:
+                raise LobbyError("seat 0 is yours")
+            free = len(self.seats) <= index < self.size
+            raise LobbyError(f"seat {index} is free" if free else f"no seat {index}")
         s = self.seats[index]
         reason = "the host gave your seat up"
         if s.link is not None:

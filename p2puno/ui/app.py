@@ -195,6 +195,8 @@ class TableUI:
     def on_table(self, table: dict[str, Any]) -> None:
         if self.table is not None and table_digest(self.table) != table_digest(table):
             self.confirmed = False  # (a seat came or went: what was confirmed is not this)
+            if self.result is None and self.failure is None:
+                self.lobby_message = ""  # (said of the table before: stale now)
         self.table = table
         self.invalidate()
 

@@ -273,8 +273,16 @@ def parse_typed(
     face = _normal_face(t.strip())
     try:
         color, rank = parse_face(face)
-    except NotationError as e:
-        return None, str(e), ()
+    except NotationError:
+        # (in the person's own spelling: the normalised one read "fOO" for "foo")
+        return (
+            None,
+            (
+                f"{text.strip()!r} is neither a card (r7, W:g, g+2, jump g7) nor a word (draw, "
+                "keep, take, challenge, uno, catch, pass)"
+            ),
+            (),
+        )
     mine = [
         s
         for s in game.hands[me]

@@ -491,13 +491,20 @@ async def test_the_host_gives_a_seat_up_by_hand_and_that_address_waits_to_sit_ag
     await _until(lambda: len(lobby.seats) == 2)
     eve = await _join(ep.port, "Eve")
     await _until(lambda: len(lobby.seats) == 3 and lobby.confirming)
-    for bad, why in ((0, "seat 0 is yours"), (3, "no seat 3"), (-1, "no seat -1")):
+    for bad, why in (
+        (0, "seat 0 is yours"),
+        (3, "no seat 3"),
+        (4, "no seat 4"),
+        (-1, "no seat -1"),
+    ):
         with pytest.raises(LobbyError, match=why):
             lobby.unseat(bad)
     assert "Eve's seat up" in lobby.unseat(2)
     with pytest.raises(LobbyError, match="you lost your seat: the host gave your seat up"):
         await asyncio.wait_for(eve, 5)
     assert [s.name for s in lobby.seats] == ["Host", "Ann"] and not lobby.confirming
+    with pytest.raises(LobbyError, match="seat 2 is free"):
+        lobby.unseat(2)
     with pytest.raises(LobbyError, match=r"or unseated\): .* open again in [45] s"):
         await (await _join(ep.port, "Eve"))
     assert not ann.done()  # (Ann keeps her seat)

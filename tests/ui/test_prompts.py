@@ -129,7 +129,7 @@ async def test_typing_a_card_and_words() -> None:
     async with table(once(my_turn)) as t:
         await wait_for(t.screen, "your turn")
         await press(t.pipe, ":", "z", "9", ENTER)
-        await wait_for(t.screen, "not a card")
+        await wait_for(t.screen, "'z9' is neither a card")
         await press(t.pipe, ":", *"draw", ENTER)
         a = await t.answered()
         assert a is not None and a.kind is Kind.DRAW
