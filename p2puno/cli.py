@@ -204,8 +204,10 @@ def replay(
         if result.author is not None:
             typer.echo(f"at fault: seat {result.author}", err=True)
         raise typer.Exit(1)
+    from p2puno.session.words import named
+
     for b in result.bluffs:
-        typer.echo(f"note: {b} (unchallenged bluffs stand)")
+        typer.echo(f"note: {named(b, result.names)} (unchallenged bluffs stand)")
     outcome = result.outcome
     if outcome is not None and outcome.state == "stopped":
         # a game the remaining seats stopped by signed votes (a seat went silent)

@@ -42,3 +42,29 @@ def test_the_narration_says_each_event_in_the_tables_words(verbose: bool) -> Non
                 assert [ln.split()[0] for ln in line.splitlines()[1:]] == names
     assert told > (200 if verbose else 30)
     assert {"swap", "rotate", "jump", "round-over", "uno"} <= kinds
+
+
+def test_seats_are_named_whole_numbers_only() -> None:
+    """The session writes "seat 2", the engine "P2"; the reader sees names. Before, "seat 10"
+    became "Bob0" (a text replace of "seat 1")."""
+    from p2puno.session.words import named
+
+    names = [f"N{i}" for i in range(11)]
+    assert named("seat 1 and seat 10; P2 plays; P10", names) == "N1 and N10; N2 plays; N10"
+    assert named("seat 12, P11", names) == "seat 12, P11"  # (no such seat: as it was)
+
+
+def test_the_offline_replay_tells_the_game_in_the_tables_words(tmp_path: object) -> None:
+    """`p2puno replay LOG` printed the engine's own lines ("P0 plays rR", "color is now b");
+    it tells each step as the table does, players by name."""
+    from pathlib import Path
+
+    from p2puno.session.harness import LocalTable
+    from p2puno.session.replay import replay
+
+    LocalTable(Options(2, target=60), seed="words", directory=str(tmp_path)).run()
+    result = replay(Path(str(tmp_path)) / "node0.log")
+    assert result.ok and result.names == ["P0", "P1"]
+    assert any(line.endswith("deals first") for line in result.lines)
+    assert any("] Start card: " in line for line in result.lines)
+    assert not any(" plays " in line for line in result.lines)  # (the engine's wording)

@@ -32,6 +32,8 @@ from p2puno.log import (
 )
 from p2puno.log.store import LogFileReader, LogShape, scan_log_file
 from p2puno.session.session import Blame, Outcome, Session
+from p2puno.session.words import named, session_words
+from p2puno.sim.words import event_words
 from p2puno.wire import EncodingError, decode
 
 PRUNE_KEEP = 100  # steps the replay keeps in memory, as a node does (p2puno.node.game)
@@ -53,6 +55,7 @@ class ReplayResult:
     author: int | None = None  # the seat to blame for a log-level fault, when there is one
     evidence: list[Equivocation] = field(default_factory=list)  # two signed entries, one slot
     outcome: Outcome | None = None  # the game's result as the log proves it
+    names: list[str] = field(default_factory=list)  # the players, by seat (when the log has them)
 
 
 def replay(
@@ -131,6 +134,7 @@ def _replay(
             "signature does not verify",
         )
     result.evidence = list(log.evidence)
+    result.names = [p.name for p in log.players] if log.genesis is not None else []
     return result
 
 
@@ -199,9 +203,16 @@ def _run(
     def narrate(s: Session) -> None:
         if on_step is not None:
             on_step(s)
+        names = [p.name for p in s.log.players]
         for ev in s.events:
             if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over", "vote"):
-                say(f"[step {s._done_seq:>5}] {ev.text}")
+                # the table's words (players by name), else the session's own text
+                text = (
+                    event_words(s.engine, names, None, ev.event)
+                    if ev.event is not None
+                    else session_words(ev, names)
+                )
+                say(f"[step {s._done_seq:>5}] {text or named(ev.text, names)}")
         s.events.clear()
 
     def blame(s: Session, bad_seq: int | None) -> ReplayResult:

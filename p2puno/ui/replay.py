@@ -41,6 +41,7 @@ from p2puno.engine.options import Options
 from p2puno.session.replay import ReplayResult
 from p2puno.session.replay import replay as verify_log
 from p2puno.session.session import Outcome, Session, Waiting
+from p2puno.session.words import named
 from p2puno.ui.app import MONO, STYLE, no_color
 from p2puno.ui.model import (
     CardView,
@@ -415,7 +416,10 @@ class ReplayTable:
             return [
                 f"  VERIFIED offline: {v.entries} entries; every signature, shuffle, key and "
                 "move checks out",
-                *(f"  note: {b} (unchallenged bluffs stand)" for b in v.bluffs),
+                *(
+                    f"  note: {named(b, self.r.names)} (unchallenged bluffs stand)"
+                    for b in v.bluffs
+                ),
             ]
         where = f"entry {v.bad_entry}" if v.bad_entry is not None else "the log"
         out = [f"  REJECTED at {where}: {v.error}"]
