@@ -24,12 +24,25 @@ if TYPE_CHECKING:
 # plain help (click's layout): typer's rich panels print a type beside every flag, even
 # `--help <bool>`, as though flags took a value (docs/ui.md, "The help screens are plain")
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, rich_markup_mode=None, help="UNO, peer to peer."
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="UNO for the terminal, peer to peer over a LAN, with no server to trust.",
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="print the version"
+    ),
+) -> None:
     """UNO for the terminal, peer to peer over a LAN, with no server to trust."""
 
 
@@ -57,7 +70,7 @@ def _lineup(bots: str) -> list[str]:
     return names
 
 
-@app.command()
+@app.command(short_help="Play bot games and print what a player would want to know.")
 def simulate(
     players: int = typer.Option(4, "--players", "-p", metavar="N", help="players per game, 2..10"),
     games: int = typer.Option(
@@ -72,7 +85,7 @@ def simulate(
     bots: str = typer.Option(
         "heuristic,random",
         metavar="BOTS",
-        help="bots by seat, repeated; the lineup rotates one seat per game",
+        help="bots by seat, comma-separated, repeated; the lineup rotates one seat per game",
     ),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
@@ -158,11 +171,13 @@ def demo(
         run_demo(options, seed, delay=delay, verbose=verbose)
 
 
-@app.command()
+@app.command(short_help="Verify a game log offline, signature by signature.")
 def replay(
     log: str = typer.Argument(..., help="a game log file (one signed entry per line)"),
     verify: bool = typer.Option(
-        False, "--verify", help="print only the verdict (every entry is checked either way)"
+        False,
+        "--verify",
+        help="print only the verdict, not the game (every entry is checked either way)",
     ),
     thorough: bool = typer.Option(
         False,
@@ -180,6 +195,9 @@ def replay(
     """Check a finished game log offline, signature by signature and card by card."""
     from p2puno.session.replay import replay as run_replay
 
+    if not os.path.exists(log):  # (said plainly: not "REJECTED at the log")
+        typer.echo(f"p2puno: cannot read {log}: no such file", err=True)
+        raise typer.Exit(1)
     if table:
         import asyncio
 
@@ -429,7 +447,7 @@ def _run_node(
         raise typer.Exit(code) from None
 
 
-@app.command()
+@app.command(short_help="Open a table and play at it.")
 def host(
     table: str | None = typer.Option(
         None,
@@ -441,9 +459,7 @@ def host(
     name: str = typer.Option(
         "Host", "--name", metavar="NAME", help="your name at the table", callback=_name
     ),
-    seats: int = typer.Option(
-        4, "--seats", metavar="N", min=2, max=10, help="seats at the table (2..10)"
-    ),
+    seats: int = typer.Option(4, "--seats", metavar="N", min=2, max=10, help="seats at the table"),
     bots: int = typer.Option(
         0, "--bots", metavar="K", min=0, max=9, help="bot seats this machine runs"
     ),
@@ -463,7 +479,7 @@ def host(
         "", metavar="ADDRESS", help="address to listen on (default: every interface)"
     ),
     port: int = typer.Option(
-        0, metavar="PORT", min=0, max=65535, help="port to listen on (default: any free one)"
+        0, metavar="PORT", min=0, max=65535, help="port to listen on (0: any free one)"
     ),
     interface: str = typer.Option(
         "", metavar="ADDRESS", help="the interface address to advertise the table on"
@@ -480,7 +496,10 @@ def host(
         callback=_think,
     ),
     data_dir: str | None = typer.Option(
-        None, "--data-dir", metavar="DIR", help="where logs and secrets go"
+        None,
+        "--data-dir",
+        metavar="DIR",
+        help="where logs and secrets are (default: the user data directory)",
     ),
     narrate: bool = typer.Option(False, "--narrate", help="describe every move in words"),
     save_log: str | None = typer.Option(
@@ -582,7 +601,10 @@ def join(
         "", metavar="ADDRESS", help="address to listen on (default: every interface)"
     ),
     data_dir: str | None = typer.Option(
-        None, "--data-dir", metavar="DIR", help="where logs and secrets go"
+        None,
+        "--data-dir",
+        metavar="DIR",
+        help="where logs and secrets are (default: the user data directory)",
     ),
     quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
     verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
@@ -680,6 +702,9 @@ def lobby(
                 found = dict(watcher.tables)
         return sorted(found.values(), key=lambda ad: ad.name)
 
+    if not quiet:
+        where = f" on {interface}" if interface else ""
+        typer.echo(f"looking for tables on the LAN{where} for {wait:g} s ...")
     tables = asyncio.run(listen())
     if not tables:
         if spectate:  # (a table is listed until its game starts)
@@ -796,7 +821,7 @@ def resume(
     _finish(result, quiet)
 
 
-@app.command(name="watch")
+@app.command(name="watch", short_help="Watch a game without a seat.")
 def watch_table(
     address: str = typer.Argument(..., help="HOST:PORT of any node of the table"),
     name: str = typer.Option(
@@ -804,7 +829,10 @@ def watch_table(
     ),
     narrate: bool = typer.Option(True, "--narrate/--brief", help="every move, or the rounds"),
     data_dir: str | None = typer.Option(
-        None, "--data-dir", metavar="DIR", help="where its copy of the log goes"
+        None,
+        "--data-dir",
+        metavar="DIR",
+        help="where its copy of the log goes (default: the user data directory)",
     ),
     quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
     verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
@@ -853,7 +881,8 @@ def _finish_watch(result: object, quiet: bool) -> None:
     o = result.outcome
     if not quiet:
         typer.echo(f"game: {o}")
-        checked = f"{result.checked} steps checked, {result.audits} decks audited"
+        decks = "deck" if result.audits == 1 else "decks"
+        checked = f"{result.checked} steps checked, {result.audits} {decks} audited"
         if result.error is not None:
             typer.echo(f"stopped watching: {result.error} ({checked})")
         else:

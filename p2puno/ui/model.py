@@ -418,7 +418,12 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         top = CardView(
             c, g.discard[-1], CARD_TEXT[c] if c >= 0 else "??", CARD_COLOR[c] if c >= 0 else WILD
         )
-    direction = "→ left (seat order)" if g.direction == 1 else "← right (against seat order)"
+    # (no arrow: "→ left" read as a contradiction; the seat numbers are on the screen)
+    direction = (
+        "up the seat numbers (to the left)"
+        if g.direction == 1
+        else "down the seat numbers (reversed)"
+    )
     pending = ""
     if g.pending:
         what = "Draw Two" if g.pending_rank == DRAW_TWO else "Wild Draw Four"

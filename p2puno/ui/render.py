@@ -171,7 +171,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         )
     else:
         left.append([("class:dim", " no card on the table yet")])
-    left.append([("", f" play {view.direction}")])
+    left.append([("", f" turns pass {view.direction}")])
     if view.pending:
         left.append([("class:alert", f" {view.pending}")])
     log_lines: list[Line] = [[("class:dim", " moves")]]

@@ -133,7 +133,7 @@ def test_replay_cli_accepts_a_log_and_rejects_a_flipped_byte(tmp_path: Path) -> 
     assert ok.exit_code == 0, ok.output
     assert "VERIFIED" in ok.stdout
     shown = runner.invoke(app, ["replay", str(path)])
-    assert shown.exit_code == 0 and "plays" in shown.stdout
+    assert shown.exit_code == 0 and "played" in shown.stdout
     # the first deck is the draw for dealer's (002 · Setup: the highest card deals), audited
     # as the first round begins: said so, not listed as round 1's deck
     assert "deck 1 (the draw for dealer) verified" in shown.stdout
