@@ -708,7 +708,8 @@ async def join_table(
                 if t == "refuse":
                     if seat != -1:  # (seated, then unseated: by the host, or for a deadline)
                         raise LobbyError(f"you lost your seat: {msg.get('reason')}")
-                    raise LobbyError(f"the table refused the seat: {msg.get('reason')}")
+                    why = str(msg.get("reason")).replace("HOST:PORT", f"{host}:{port}")
+                    raise LobbyError(f"the table refused the seat: {why}")
                 if t == "welcome":
                     seat = msg.get("seat")
                     if type(seat) is not int or not 0 < seat < 10:

@@ -614,11 +614,13 @@ def _choices(
                 "other seat is one of them, so the game waits for you. Take it up again with",
                 f"  {vi.resume_hint}",
             ], "y: leave · n / Esc: stay"
+        t = vi.timing
         leave = [
             "Leave the table? Your node stops answering: unless you come back in time with",
             f"  {vi.resume_hint}",
-            "the others vote you out once the table's deadline passes and the game ends for",
-            "everyone (the round in play is void).",
+            f"the others vote you out after {t.turn_s + t.step_s} s on your turn, else "
+            f"{t.step_s} s, and the",
+            "game ends for everyone (the round in play is void).",
         ]
         if bots:
             verb = "stops" if bots == 1 else "stop"
@@ -639,8 +641,8 @@ def _choices(
         if over:
             return [], "q / Enter: close the table (the game is over) · ? help"
         if me is None:
-            return [], "? help · q quit"
-        return [], "←/→ look at your hand · : type · ? help · q quit"
+            return [], "? help · q leave"
+        return [], "←/→ look at your hand · : type · ? help · q leave"
     acts = prompt.actions
     lines: list[str] = []
     keys: list[str] = []
