@@ -565,7 +565,7 @@ class GameNode:
                     "with `p2puno resume` before the deadline"
                 )
             else:
-                self.say(f"link to seat {seat} dropped: {e}")
+                self.say(f"lost the link to {self._name(seat)} (seat {seat}): {e}")
         if current:
             del self.links[seat]
             self._lost_at[seat] = time.monotonic()
@@ -934,7 +934,10 @@ class GameNode:
             self._told_wait = key
             who = ", ".join(f"{self._name(i)} ({w.owed.get(i, '?')})" for i in cut)
             left = max(0.0, deadline - waited)
-            self.say(f"waiting for {who}, with no link to it; {left:.0f} s to the deadline")
+            self.say(
+                f"waiting for {who}, which this node has no link to (left, or unreachable); "
+                f"{left:.0f} s to the deadline"
+            )
         if waited <= deadline:
             return
         # the seats this node has no link to (a process gone between two of its answers,
