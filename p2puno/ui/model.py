@@ -125,6 +125,7 @@ class TableView:
     progress: str = ""
     watchers: str = ""
     all_hands: list[tuple[str, list[CardView]]] = field(default_factory=list)  # replay
+    no_seat: str = "no hand: watching"  # what the hand's place says with no seat of one's own
 
 
 @dataclass

@@ -236,7 +236,7 @@ def _hand(view: TableView, width: int) -> list[Line]:
             [
                 (
                     "class:dim",
-                    " (no hand: watching)"
+                    f" ({view.no_seat})"
                     if not view.seats or not any(r.you for r in view.seats)
                     else " your hand is empty",
                 )

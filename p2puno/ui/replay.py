@@ -366,7 +366,7 @@ class ReplayTable:
         vi = ViewInputs(
             names=self.r.names,
             me=None,
-            title=f"p2puno replay · {os.path.basename(self.path)}" if self.path else "replay",
+            title=f"p2puno replay · {_log_name(self.path)}" if self.path else "replay",
             log=self.r.lines[: f.log_len],
             verification=Verification(f.audits, f.disputes),
             show_all=faces is not None,
@@ -406,6 +406,7 @@ class ReplayTable:
             progress="",
             mode="help" if self.mode == "help" else "play",
             all_hands=hands,
+            no_seat="a replay: no seat of yours",
         )
 
     def verdict_lines(self) -> list[str]:
@@ -439,6 +440,14 @@ class ReplayTable:
     def _fragments(self) -> StyleAndTextTuples:
         size = self.app.output.get_size()
         return screen_text(self.lines(size.columns, size.rows))  # type: ignore[return-value]
+
+
+def _log_name(path: str) -> str:
+    """The log's name for the title: a node's own log is ``games/<game id>/log``, named by its
+    game (the title read "p2puno replay · log")."""
+    base = os.path.basename(path)
+    parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return f"game {parent}" if base == "log" and parent else base
 
 
 class Unreadable(Exception):
