@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -35,6 +35,39 @@ def _print_version(value: bool) -> None:
     if value:
         typer.echo(__version__)
         raise typer.Exit(0)
+
+
+# the options the commands share, worded once
+House = Annotated[
+    str,
+    typer.Option(
+        "--house", metavar="RULES", help="house rules, any of: progressive,seven-o,jump-in"
+    ),
+]
+Scoring = Annotated[
+    str, typer.Option("--scoring", metavar="standard|lowest", help="how a round scores")
+]
+Target = Annotated[int, typer.Option("--target", metavar="POINTS", help="points that end the game")]
+Quiet = Annotated[bool, typer.Option("--quiet", help="print only errors (no progress lines)")]
+Verbose = Annotated[bool, typer.Option("--verbose", help="also print the layers' own log lines")]
+Bind = Annotated[
+    str,
+    typer.Option(
+        "--bind", metavar="ADDRESS", help="address to listen on (default: every interface)"
+    ),
+]
+DataDirOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--data-dir",
+        metavar="DIR",
+        help="where logs and secrets are (default: the user data directory)",
+    ),
+]
+BotOpt = Annotated[
+    str | None,
+    typer.Option("--bot", metavar="heuristic|random", help="let this bot play your seat"),
+]
 
 
 @app.callback()
@@ -77,11 +110,9 @@ def simulate(
         100, "--games", "-g", metavar="N", min=1, max=10_000_000, help="games to play"
     ),
     seed: int = typer.Option(0, "--seed", "-s", metavar="N", help="seed: same seed, same output"),
-    house: str = typer.Option(
-        "", metavar="RULES", help="house rules, any of: progressive,seven-o,jump-in"
-    ),
-    scoring: str = typer.Option("standard", metavar="standard|lowest", help="how a round scores"),
-    target: int = typer.Option(500, metavar="POINTS", help="points that end the game"),
+    house: House = "",
+    scoring: Scoring = "standard",
+    target: Target = 500,
     bots: str = typer.Option(
         "heuristic,random",
         metavar="BOTS",
@@ -123,11 +154,9 @@ def demo(
     seed: int = typer.Option(
         2026, "--seed", "-s", metavar="N", help="seed of the engine-only game"
     ),
-    house: str = typer.Option(
-        "", metavar="RULES", help="house rules, any of: progressive,seven-o,jump-in"
-    ),
-    scoring: str = typer.Option("standard", metavar="standard|lowest", help="how a round scores"),
-    target: int = typer.Option(500, metavar="POINTS", help="points that end the game"),
+    house: House = "",
+    scoring: Scoring = "standard",
+    target: Target = 500,
     delay: float = typer.Option(
         0.0, metavar="SECONDS", help="seconds to pause after each shown line"
     ),
@@ -463,11 +492,9 @@ def host(
     bots: int = typer.Option(
         0, "--bots", metavar="K", min=0, max=9, help="bot seats this machine runs"
     ),
-    house: str = typer.Option(
-        "", metavar="RULES", help="house rules, any of: progressive,seven-o,jump-in"
-    ),
-    scoring: str = typer.Option("standard", metavar="standard|lowest", help="how a round scores"),
-    target: int = typer.Option(500, metavar="POINTS", help="points that end the game"),
+    house: House = "",
+    scoring: Scoring = "standard",
+    target: Target = 500,
     step_s: int = typer.Option(
         20, metavar="SECONDS", help="seconds a seat's node may take to answer a step"
     ),
@@ -475,9 +502,7 @@ def host(
     window_ms: int = typer.Option(
         2500, metavar="MS", help="claim window (UNO catch, jump-in), milliseconds"
     ),
-    bind: str = typer.Option(
-        "", metavar="ADDRESS", help="address to listen on (default: every interface)"
-    ),
+    bind: Bind = "",
     port: int = typer.Option(
         0, metavar="PORT", min=0, max=65535, help="port to listen on (0: any free one)"
     ),
@@ -485,9 +510,7 @@ def host(
         "", metavar="ADDRESS", help="the interface address to advertise the table on"
     ),
     no_discovery: bool = typer.Option(False, "--no-discovery", help="do not advertise on the LAN"),
-    bot: str | None = typer.Option(
-        None, "--bot", metavar="heuristic|random", help="let this bot play your seat"
-    ),
+    bot: BotOpt = None,
     think: float = typer.Option(
         0.0,
         "--think",
@@ -495,12 +518,7 @@ def host(
         help="seconds a bot may take per decision",
         callback=_think,
     ),
-    data_dir: str | None = typer.Option(
-        None,
-        "--data-dir",
-        metavar="DIR",
-        help="where logs and secrets are (default: the user data directory)",
-    ),
+    data_dir: DataDirOpt = None,
     narrate: bool = typer.Option(False, "--narrate", help="describe every move in words"),
     save_log: str | None = typer.Option(
         None,
@@ -508,8 +526,8 @@ def host(
         metavar="FILE",
         help="also copy the game's log to this file when it ends",
     ),
-    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
-    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
+    quiet: Quiet = False,
+    verbose: Verbose = False,
 ) -> None:
     """Open a table and play at it: others join with `p2puno join HOST:PORT` or `p2puno lobby`."""
     from p2puno.node.lobby import make_options
@@ -594,20 +612,11 @@ def join(
     name: str = typer.Option(
         "Player", "--name", metavar="NAME", help="your name at the table", callback=_name
     ),
-    bot: str | None = typer.Option(
-        None, "--bot", metavar="heuristic|random", help="let this bot play your seat"
-    ),
-    bind: str = typer.Option(
-        "", metavar="ADDRESS", help="address to listen on (default: every interface)"
-    ),
-    data_dir: str | None = typer.Option(
-        None,
-        "--data-dir",
-        metavar="DIR",
-        help="where logs and secrets are (default: the user data directory)",
-    ),
-    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
-    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
+    bot: BotOpt = None,
+    bind: Bind = "",
+    data_dir: DataDirOpt = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
 ) -> None:
     """Take a seat at a table by its address."""
     _join(address, name, bot, "self", bind, data_dir, quiet, verbose)
@@ -630,17 +639,10 @@ def bot_node(
         callback=_think,
     ),
     runner: str = typer.Option("self", "--runner", metavar="self|host", help="who runs this bot"),
-    bind: str = typer.Option(
-        "", metavar="ADDRESS", help="address to listen on (default: every interface)"
-    ),
-    data_dir: str | None = typer.Option(
-        None,
-        "--data-dir",
-        metavar="DIR",
-        help="where logs and secrets are (default: the user data directory)",
-    ),
-    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
-    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
+    bind: Bind = "",
+    data_dir: DataDirOpt = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
 ) -> None:
     """Seat a bot at a table: its own node, with its own keys."""
     if runner == "host":
@@ -670,19 +672,10 @@ def lobby(
     name: str = typer.Option(
         "Player", "--name", metavar="NAME", help="your name at the table", callback=_name
     ),
-    bot: str | None = typer.Option(
-        None, "--bot", metavar="heuristic|random", help="let this bot play your seat"
-    ),
-    bind: str = typer.Option(
-        "", metavar="ADDRESS", help="address to listen on (default: every interface)"
-    ),
-    data_dir: str | None = typer.Option(
-        None,
-        "--data-dir",
-        metavar="DIR",
-        help="where logs and secrets are (default: the user data directory)",
-    ),
-    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
+    bot: BotOpt = None,
+    bind: Bind = "",
+    data_dir: DataDirOpt = None,
+    quiet: Quiet = False,
 ) -> None:
     """List the tables on the LAN and join one (or watch it: --watch)."""
     import asyncio
@@ -763,15 +756,10 @@ def resume(
     bot: str | None = typer.Option(
         None, "--bot", metavar="heuristic|random", help="let this bot play the seat from now on"
     ),
-    data_dir: str | None = typer.Option(
-        None,
-        "--data-dir",
-        metavar="DIR",
-        help="where logs and secrets are (default: the user data directory)",
-    ),
+    data_dir: DataDirOpt = None,
     narrate: bool = typer.Option(False, "--narrate", help="describe every move in words"),
-    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
-    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
+    quiet: Quiet = False,
+    verbose: Verbose = False,
 ) -> None:
     """Bring a node back into the game it was playing when it stopped.
 
@@ -834,8 +822,8 @@ def watch_table(
         metavar="DIR",
         help="where its copy of the log goes (default: the user data directory)",
     ),
-    quiet: bool = typer.Option(False, "--quiet", help="print only errors (no progress lines)"),
-    verbose: bool = typer.Option(False, "--verbose", help="also print the layers' own log lines"),
+    quiet: Quiet = False,
+    verbose: Verbose = False,
 ) -> None:
     """Watch a game without a seat: every move checked as it happens, no key, no hand."""
     from p2puno.node.run import event_lines, parse_address
