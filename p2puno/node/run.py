@@ -146,15 +146,16 @@ def event_lines(
 
     def on_events(events: list[SessionEvent]) -> None:
         # The narrator reads hands and counts from the engine, which already holds the state
-        # after the whole batch: an event of a round that ended within the batch (a resumed
-        # node's first batch is the game so far) is told plainly, not with the hands of a
-        # later round.
-        later_rounds = sum(1 for ev in events if ev.event is not None and ev.event.kind == "round")
+        # after the whole batch: an event before a deal later in the batch (a resumed node's
+        # first batch is the game so far) is told plainly, not with the hands of a later
+        # round. (Not before a later round's start: that one comes out of the very move that
+        # ends a round, when its hands are still the ones to show.)
+        later_deals = sum(1 for ev in events if ev.event is not None and ev.event.kind == "start")
         for ev in events:
             line: str | None
-            if ev.event is not None and ev.event.kind == "round":
-                later_rounds -= 1
-            if narrator is not None and ev.event is not None and later_rounds <= 0:
+            if ev.event is not None and ev.event.kind == "start":
+                later_deals -= 1
+            if narrator is not None and ev.event is not None and later_deals <= 0:
                 line = narrator.describe(session.engine, ev.event)
             else:
                 line = (
