@@ -245,6 +245,13 @@ def replay(
             # whoever read the lines stopped reading (`p2puno replay LOG | head`): stop too
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise typer.Exit(141) from None
+    if not result.ok and result.incomplete:
+        typer.echo(
+            f"NOT OVER: the {result.entries + 1} entries verify, but the log ends before the game "
+            "does (a game still going on, or one its node may resume); no verdict",
+            err=True,
+        )
+        raise typer.Exit(1)
     if not result.ok:
         where = f"entry {result.bad_entry}" if result.bad_entry is not None else "the log"
         typer.echo(f"REJECTED at {where}: {result.error}", err=True)

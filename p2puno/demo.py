@@ -51,7 +51,8 @@ def run_demo(options: Options, seed: int, *, delay: float = 0.0, verbose: bool =
     for s in order:
         mark = "  <- winner" if s in g.winners else ""
         print(f"  {narrator.who(s):<16} {g.scores[s]:>5}{mark}")
-    print(f"\n{g.round_no} rounds, {g.stats.turns} turns, {g.stats.reshuffles} reshuffles.")
+    rounds = "round" if g.round_no == 1 else "rounds"
+    print(f"\n{g.round_no} {rounds}, {g.stats.turns} turns, {g.stats.reshuffles} reshuffles.")
     return g
 
 

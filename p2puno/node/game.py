@@ -928,7 +928,8 @@ class GameNode:
                 self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
         deadline = self._deadline(w.kind, s.log.proposal(w.step) is None)
         cut = [i for i in w.seats if i not in self.links]
-        if waited > 5.0 and cut and self._told_wait != key:
+        up_s = now - self._started  # (a resumed node's wait may start before it did)
+        if waited > 5.0 and up_s > 5.0 and cut and self._told_wait != key:
             # waiting on seats this node has no link to: say so once (a resumed node whose
             # table is gone waited without a word; the table's countdown is not on a line)
             self._told_wait = key
@@ -936,7 +937,7 @@ class GameNode:
             left = max(0.0, deadline - waited)
             self.say(
                 f"waiting for {who}, which this node has no link to (left, or unreachable); "
-                f"{left:.0f} s to the deadline"
+                f"the table votes to stop in {left:.0f} s unless it answers"
             )
         if waited <= deadline:
             return

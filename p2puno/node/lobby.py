@@ -385,8 +385,10 @@ class HostLobby:
                 with contextlib.suppress(LinkError):
                     send(s.link, {"t": "refuse", "reason": reason})
                 s.link.close(reason)
+        last = self.seats[-1] is s
         self.seats.remove(s)
-        said = f"you gave {s.name}'s seat up: the seat is free again"
+        moved = "the seat is free again" if last else "the seats after it move up one"
+        said = f"you gave {s.name}'s seat up: {moved}"
         self.say(said)
         self._roster_changed()
         return said

@@ -498,9 +498,11 @@ async def host_game(
     say(f"table {table!r} open on {where}: others join with  p2puno join {addr}:{endpoint.port}")
     procs = []
     for k in range(bots):
-        procs.append(
-            await _spawn_bot(endpoint.port, f"Bot-{k + 1}", bot_policy, data, k, think, bind, say)
-        )
+        bot = f"Bot-{k + 1}"
+        procs.append(await _spawn_bot(endpoint.port, bot, bot_policy, data, k, think, bind, say))
+        # one at a time, so that Bot-1 sits before Bot-2 (seats go in the order of joining:
+        # started together, "seat 1: Bot-3" read wrong); at most a few seconds each
+        await _until_seated(lobby, bot, procs[-1], 5.0)
     ended = False
     advertiser: Advertiser | None = None
     follow: asyncio.Future[None] | None = None
@@ -553,6 +555,25 @@ async def host_game(
                 )
         endpoint.close()
         await _reap(procs, ended)  # (the host left or failed: the bots it runs leave with it)
+
+
+async def _until_seated(
+    lobby: HostLobby, name: str, proc: asyncio.subprocess.Process, limit_s: float
+) -> None:
+    """Until a seat named ``name`` is taken, its process has ended, or ``limit_s`` passed."""
+    end = asyncio.get_running_loop().time() + limit_s
+    changed = asyncio.Event()
+    lobby.listeners.append(changed)
+    try:
+        while not any(s.name == name for s in lobby.seats) and proc.returncode is None:
+            left = end - asyncio.get_running_loop().time()
+            if left <= 0:
+                return
+            changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), min(left, 0.2))
+    finally:
+        lobby.listeners.remove(changed)
 
 
 async def _withdraw(advertiser: Advertiser) -> None:

@@ -56,6 +56,9 @@ class ReplayResult:
     evidence: list[Equivocation] = field(default_factory=list)  # two signed entries, one slot
     outcome: Outcome | None = None  # the game's result as the log proves it
     names: list[str] = field(default_factory=list)  # the players, by seat (when the log has them)
+    # every line verified, but the file ends before the game does (spec 10.11: not a verdict
+    # on anyone; a game still going on, or one its node may resume)
+    incomplete: bool = False
 
 
 def replay(
@@ -283,6 +286,7 @@ def _run(
     if not outcome.over:
         failed = _fail(reader.count - 1, lines, "the log ends before the game does")
         failed.outcome = outcome
+        failed.incomplete = True
         return failed
     return ReplayResult(
         True,

@@ -776,9 +776,11 @@ class TableUI:
             window = src is not None and src.waiting().kind == "window"
             usual = self.timing.window_ms / 1000 + 1.0 if window else 2.0
             step_s = float(self.timing.step_s)
-            if deciding:
+            away = self.node.away() if self.node is not None else set()
+            gone = src is not None and set(src.waiting().seats) <= away
+            if deciding and not gone:  # (a seat that is gone decides nothing: the vote's time)
                 wait_left = left - step_s if left > step_s else left
-            elif waited > usual:  # (before, a count would be noise: a machine answers at once)
+            elif deciding or waited > usual:  # (a machine answers at once: before, noise)
                 wait_left = left
         elif src is not None and p is None:
             w = src.waiting()
@@ -836,7 +838,7 @@ class TableUI:
         if st.flash and not st.message:
             st = UiState(**{**st.__dict__, "message": st.flash})
         view = table_view(self.source, st, self.inputs())
-        if st.round_end is not None and view.end and not self.over():
+        if st.round_end is not None and view.end and not self.over() and st.mode == "play":
             # the first key closes the round's end and does only that: the footer says so
             view = replace(view, help_line="Enter, Space or Esc: close the round's end · ? help")
         return view

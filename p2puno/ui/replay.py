@@ -422,6 +422,11 @@ class ReplayTable:
                     for b in v.bluffs
                 ),
             ]
+        if v.incomplete:
+            return [
+                "  NOT OVER: every entry verifies, but the log ends before the game does (a game",
+                "  still going on, or one its node may resume); no verdict",
+            ]
         where = f"entry {v.bad_entry}" if v.bad_entry is not None else "the log"
         out = [f"  REJECTED at {where}: {v.error}"]
         if v.author is not None and 0 <= v.author < len(self.r.names):

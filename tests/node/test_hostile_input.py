@@ -386,7 +386,7 @@ async def test_a_wait_on_a_seat_with_no_link_is_said_once(tmp_path: object) -> N
     node._deadlines(now + 7)
     name = node.session.log.players[0].name
     assert len(said) == 1 and said[0].startswith(f"waiting for {name} (")
-    assert "has no link to (left, or unreachable)" in said[0] and "s to the deadline" in said[0]
+    assert "has no link to (left, or unreachable)" in said[0] and "votes to stop in" in said[0]
 
 
 async def test_a_seat_that_just_lost_its_link_is_not_named_at_once(tmp_path: object) -> None:

@@ -159,6 +159,22 @@ def test_a_log_that_stops_early_is_rejected_at_its_last_line(v: dict[str, Any]) 
     assert not result.ok and result.blame is None
     assert result.bad_entry == e["line"] == v["entries"] - 1
     assert result.error is not None and e["reason"] in result.error
+    assert result.incomplete  # (every line verified: no verdict on anyone)
+
+
+@pytest.mark.parametrize("v", _of("incomplete"))
+def test_the_command_says_a_log_that_stops_early_is_not_over_not_rejected(
+    v: dict[str, Any],
+) -> None:
+    """A review: `p2puno replay` on the log of a game waiting to be resumed said "REJECTED",
+    which reads as tampering. Spec 10.11 rejects such a log as a record of a whole game, and
+    blames nobody: the command says the game is not over (exit 1 still: not a verified end)."""
+    from typer.testing import CliRunner
+
+    from p2puno.cli import app
+
+    out = CliRunner().invoke(app, ["replay", str(VECTORS / v["log"]), "--verify"])
+    assert out.exit_code == 1 and "NOT OVER" in out.output and "REJECTED" not in out.output
 
 
 @pytest.mark.parametrize("v", _of("stopped"))
