@@ -915,7 +915,11 @@ class GameNode:
         if key != self._wait_key:
             self._wait_key, self._wait_since = key, now
             if self.due_since is not None:
-                self._wait_since = min(now, self.due_since)  # (see due_since)
+                # (see due_since) but never less than step_s left: a whole table coming back
+                # after an outage must not vote out a seat whose node is back a moment later
+                full = self._deadline(w.kind, s.log.proposal(w.step) is None)
+                latest = now - max(0.0, full - float(self.timing.step_s))
+                self._wait_since = min(now, max(self.due_since, latest))
             return
         if not w.seats:
             return

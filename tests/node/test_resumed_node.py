@@ -314,3 +314,40 @@ async def test_a_resumed_turn_leaves_the_person_only_what_the_table_has_left(
     node.due_since = time.monotonic() - 10 * node.timing.turn_s  # long gone: the bot at once
     await asyncio.wait_for(node._decide(turn), 1)  # type: ignore[arg-type]
     assert node.turn_limit == 0.05
+
+
+async def test_a_resumed_node_never_votes_out_sooner_than_a_step_after_it_is_back(
+    tmp_path: Path,
+) -> None:
+    """The other side of the resumed turn's clock: a resumed node counts its wait on the
+    others from when the step became due too, but leaves them at least step_s (a whole table
+    back after an outage, each node's last write minutes old, must not vote out a seat whose
+    node is back a moment later); a recent stop leaves the deadline as it was."""
+    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(tmp_path, 1)
+    lines = log_path.read_bytes().splitlines(keepends=True)
+    prefix = tmp_path / "prefix.log"
+    prefix.write_bytes(b"".join(lines[:40]))  # (seat 1 waits for seat 0's action then)
+    session = rebuild(prefix, secrets_path)
+    assert session.waiting().kind == "action" and session.waiting().seats == (0,)
+    identity = session.identity
+    assert identity is not None
+    node = GameNode(
+        session,
+        identity,
+        [Address("127.0.0.1", 9), None],
+        GameFiles(tmp_path / "n"),
+        BotPlayer("heuristic", "t"),
+    )
+    t = node.timing
+    full = t.turn_s + t.step_s  # (an action not proposed yet: a person may be deciding)
+    now = time.monotonic()
+    node.due_since = now - 10 * full  # (down for long)
+    node._deadlines(now)
+    assert node._deadline("action", True) == full
+    assert abs((full - (now - node._wait_since)) - t.step_s) < 1e-6  # step_s left, no less
+    node._wait_key = None
+    node.due_since = now - 5.0  # (down a moment)
+    node._deadlines(now)
+    assert abs((now - node._wait_since) - 5.0) < 1e-6  # the table's own count: 5 s gone
+    await asyncio.sleep(0)
