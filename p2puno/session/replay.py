@@ -203,10 +203,13 @@ def _run(
         else:
             say(f"game {session.game_id.hex()[:16]}: {session.options}")
 
+    names: list[str] = []  # the players' names, once the genesis is read
+
     def narrate(s: Session) -> None:
         if on_step is not None:
             on_step(s)
-        names = [p.name for p in s.log.players]
+        if not names:
+            names.extend(p.name for p in s.log.players)
         for ev in s.events:
             if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over", "vote"):
                 # the table's words (players by name), else the session's own text
