@@ -15,6 +15,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,28 @@ from p2puno.node.run import event_lines, resume_game
 from p2puno.node.store import DataDir, DataError, GameFiles
 from p2puno.session.crashsim import files_of, play_with_crash
 from p2puno.session.harness import LocalTable, rebuild
+from p2puno.session.session import Session
+
+
+def _node(
+    tmp_path: Path,
+    session: Session,
+    player: BotPlayer | None = None,
+    say: Callable[[str], None] | None = None,
+) -> GameNode:
+    """Seat 1 of a 2-seat game as a node, from a session rebuilt from its files (the peer's
+    address is never dialled in these tests)."""
+    identity = session.identity
+    assert identity is not None
+    addresses: list[Address | None] = [Address("127.0.0.1", 9), None]
+    return GameNode(
+        session,
+        identity,
+        addresses,
+        GameFiles(tmp_path / "node"),
+        player or BotPlayer("heuristic", "t"),
+        say=say,
+    )
 
 
 async def test_a_resumed_node_announces_each_entry_once(tmp_path: Path) -> None:
@@ -34,12 +57,7 @@ async def test_a_resumed_node_announces_each_entry_once(tmp_path: Path) -> None:
     log_path, secrets_path = files_of(tmp_path, 1)
     session = rebuild(log_path, secrets_path, prune_keep=4)
     assert session.log.memory_start > 0  # the case: a log that starts pruned
-    identity = session.identity
-    assert identity is not None
-    addresses: list[Address | None] = [Address("127.0.0.1", 9), None]
-    node = GameNode(
-        session, identity, addresses, GameFiles(tmp_path / "node"), BotPlayer("heuristic", "t")
-    )
+    node = _node(tmp_path, session)
     for _ in range(3):
         node._pump()
     assert node._have, "the held entries are announced once"
@@ -54,17 +72,8 @@ async def test_a_node_task_that_fails_stops_the_node_with_the_error_said(tmp_pat
     play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
     log_path, secrets_path = files_of(tmp_path, 1)
     session = rebuild(log_path, secrets_path)
-    identity = session.identity
-    assert identity is not None
     said: list[str] = []
-    node = GameNode(
-        session,
-        identity,
-        [Address("127.0.0.1", 9), None],
-        GameFiles(tmp_path / "node"),
-        BotPlayer("heuristic", "t"),
-        say=said.append,
-    )
+    node = _node(tmp_path, session, say=said.append)
 
     async def broken() -> None:
         raise ValueError("a bug")
@@ -286,8 +295,6 @@ async def test_a_resumed_turn_leaves_the_person_only_what_the_table_has_left(
     play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
     log_path, secrets_path = files_of(tmp_path, 1)
     session = rebuild(log_path, secrets_path)
-    identity = session.identity
-    assert identity is not None
 
     class Away(BotPlayer):
         kind = "person"
@@ -295,13 +302,7 @@ async def test_a_resumed_turn_leaves_the_person_only_what_the_table_has_left(
         async def decide(self, prompt: object) -> None:
             await asyncio.sleep(3600)
 
-    node = GameNode(
-        session,
-        identity,
-        [Address("127.0.0.1", 9), None],
-        GameFiles(tmp_path / "n"),
-        Away("heuristic", "t"),
-    )
+    node = _node(tmp_path, session, Away("heuristic", "t"))
     node.autopilot = SimpleNamespace(choose=lambda prompt: None)  # type: ignore[assignment]
     turn = SimpleNamespace(kind="turn")
     fresh = asyncio.ensure_future(node._decide(turn))  # type: ignore[arg-type]
@@ -330,15 +331,7 @@ async def test_a_resumed_node_never_votes_out_sooner_than_a_step_after_it_is_bac
     prefix.write_bytes(b"".join(lines[:40]))  # (seat 1 waits for seat 0's action then)
     session = rebuild(prefix, secrets_path)
     assert session.waiting().kind == "action" and session.waiting().seats == (0,)
-    identity = session.identity
-    assert identity is not None
-    node = GameNode(
-        session,
-        identity,
-        [Address("127.0.0.1", 9), None],
-        GameFiles(tmp_path / "n"),
-        BotPlayer("heuristic", "t"),
-    )
+    node = _node(tmp_path, session)
     t = node.timing
     full = t.turn_s + t.step_s  # (an action not proposed yet: a person may be deciding)
     now = time.monotonic()
