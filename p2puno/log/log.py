@@ -579,11 +579,14 @@ class Log:
             raise LogError(
                 Reason.ENCODING, f"{len(data)} bytes is over the entry cap", detail="size"
             )
+        h = entry_hash(data)
+        known = self._entries.get(h)
+        if known is not None and h in self._raw:  # the same bytes again: decoded once already
+            return AddResult(Status.DUPLICATE, h, known)
         try:
             obj = decode(data, max_size=self._max_size)
         except EncodingError as e:
             raise LogError(Reason.ENCODING, str(e), detail=e.code.value) from None
-        h = entry_hash(data)
         entry = Entry.from_obj(obj)  # MALFORMED / BAD_VERSION
         if h in self._raw or h in self._evidence_raw or h in self._gone:
             return AddResult(Status.DUPLICATE, h, entry)
