@@ -258,19 +258,12 @@ def replay(
         if result.author is not None:
             typer.echo(f"at fault: seat {result.author}", err=True)
         raise typer.Exit(1)
-    from p2puno.session.words import named
+    from p2puno.session.words import named, outcome_words
 
     for b in result.bluffs:
         typer.echo(f"note: {named(b, result.names)} (unchallenged bluffs stand)")
-    outcome = result.outcome
-    if outcome is not None and outcome.state == "stopped":
-        # a game the remaining seats stopped by signed votes (a seat went silent)
-        typer.echo(f"VERIFIED: {result.entries} entries; {outcome}")
-        return
-    typer.echo(
-        f"VERIFIED: {result.entries} entries; winners {list(result.winners)}; "
-        f"scores {result.scores}"
-    )
+    assert result.outcome is not None  # (a log that verifies to its end has its result)
+    typer.echo(f"VERIFIED: {result.entries} entries; {outcome_words(result.outcome, result.names)}")
 
 
 # ---------------------------------------------------------------------- the network
@@ -342,6 +335,7 @@ def _player(bot: str | None, name: str, seed: str, think: float = 0.0) -> object
 
 def _finish(result: object, quiet: bool = False, save_log: str | None = None) -> None:
     from p2puno.node.run import Result
+    from p2puno.session.words import outcome_words
 
     assert isinstance(result, Result)
     why = result.save_log(save_log) if save_log is not None else None
@@ -349,7 +343,7 @@ def _finish(result: object, quiet: bool = False, save_log: str | None = None) ->
         typer.echo(f"p2puno: {why}", err=True)
     o = result.outcome
     if not quiet:
-        typer.echo(f"game over: {o}")
+        typer.echo(f"game over: {outcome_words(o, result.names)}")
         typer.echo(f"table code {result.code}; log: {result.log_path}")
         typer.echo(f"check it offline with:  p2puno replay {result.log_path}")
     if o.state == "cheat":
@@ -871,11 +865,12 @@ def watch_table(
 
 def _finish_watch(result: object, quiet: bool) -> None:
     from p2puno.node.watch import WatchResult
+    from p2puno.session.words import outcome_words
 
     assert isinstance(result, WatchResult)
     o = result.outcome
     if not quiet:
-        typer.echo(f"game: {o}")
+        typer.echo(f"game: {outcome_words(o, result.names)}")
         decks = "deck" if result.audits == 1 else "decks"
         checked = f"{result.checked} steps checked, {result.audits} {decks} audited"
         if result.error is not None:

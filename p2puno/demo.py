@@ -76,6 +76,7 @@ def run_network_demo(
     from pathlib import Path
 
     from p2puno.session.replay import replay
+    from p2puno.session.words import outcome_words
 
     tmp = tempfile.mkdtemp(prefix="p2puno-demo-") if data_dir is None else data_dir
     root = Path(tmp)
@@ -129,7 +130,11 @@ def run_network_demo(
         entries = lines if entries is None else entries
         same = lines == entries
         ok = ok and result.ok and same
-        verdict = f"VERIFIED, {result.outcome}" if result.ok else f"REJECTED: {result.error}"
+        verdict = (
+            f"VERIFIED: {outcome_words(result.outcome, result.names)}"
+            if result.ok and result.outcome is not None
+            else f"REJECTED: {result.error}"
+        )
         left = left or (result.error or "").endswith("the log ends before the game does")
         differ = "" if same else " (DIFFER)"
         print(f"  {path.relative_to(root)}: {len(lines)} entries{differ}; {verdict}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -100,8 +101,8 @@ def test_demo_plays_a_whole_game_between_node_processes_and_verifies_every_log(
     )  # fmt: skip
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
-    assert "Round 1" in out and "finished: winners" in out
-    assert out.count("; VERIFIED, finished") == 3
+    assert "Round 1" in out and re.search(r"game over: \S+ wins; scores: ", out), out
+    assert len(re.findall(r"entries; VERIFIED: \S+ wins; scores: ", out)) == 3, out
     assert "every node holds the same entries and every log verifies" in out and log.exists()
 
 

@@ -68,3 +68,29 @@ def test_the_offline_replay_tells_the_game_in_the_tables_words(tmp_path: object)
     assert any(line.endswith("deals first") for line in result.lines)
     assert any("] Start card: " in line for line in result.lines)
     assert not any(" plays " in line for line in result.lines)  # (the engine's wording)
+
+
+def test_a_result_is_told_by_name_not_by_seat_numbers() -> None:
+    """`p2puno replay`, a node's last line and a watcher's said "winners [0]; scores [512,
+    80]" and "seats [1] silent": seat numbers no player is shown. One line names them (the
+    points: 000_75a4854712b36470.txt, SCORING; a stop: protocol/spec.md section 10.15)."""
+    from p2puno.session.session import Blame, Outcome
+    from p2puno.session.words import outcome_words
+
+    names = ["Ann", "Bob", "Cy"]
+    won = Outcome("finished", (512, 80, 0), winners=(0,))
+    assert outcome_words(won, names) == "Ann wins; scores: Ann 512, Bob 80, Cy 0"
+    tie = Outcome("finished", (500, 500, 0), winners=(0, 1))
+    assert outcome_words(tie, names).startswith("Ann and Bob win; ")
+    stop = Outcome("stopped", (0, 0, 0), silent=(1, 2), void=True, step=31)
+    assert outcome_words(stop, names) == (
+        "stopped after step 31: Bob and Cy silent past the deadline; the round in play is void;"
+        " scores: Ann 0, Bob 0, Cy 0"
+    )
+    voted = Outcome("stopped", (0, 0, 0), step=4)
+    assert outcome_words(voted, names).startswith("stopped after step 4 by every seat's vote; ")
+    cheat = Outcome("cheat", (0, 0, 0), blame=Blame(1, "seat 1 sent seat 10's key", 7))
+    assert outcome_words(cheat, names) == (
+        "Bob cheated at step 7: Bob sent seat 10's key; scores: Ann 0, Bob 0, Cy 0"
+    )
+    assert outcome_words(won, []) == "seat 0 wins; scores: seat 0 512, seat 1 80, seat 2 0"

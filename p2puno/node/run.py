@@ -34,7 +34,7 @@ from p2puno.node.players import Player
 from p2puno.node.store import DataDir, DataError, GameFiles, resume_command
 from p2puno.session import Session
 from p2puno.session.session import Outcome, SessionEvent
-from p2puno.session.words import session_words
+from p2puno.session.words import outcome_words, session_words
 from p2puno.sim.words import event_words
 from p2puno.wire import JSONValue
 
@@ -48,6 +48,7 @@ class Result:
     code: str
     seat: int
     stats: dict[str, float] = field(default_factory=dict)
+    names: list[str] = field(default_factory=list)  # the players, by seat
 
     def save_log(self, dest: str) -> str | None:
         """Copy the game's log to ``dest`` (a place that outlives the data directory: the
@@ -256,7 +257,8 @@ async def _run_game(
         "durable_writes": files.durable_writes,
         "seconds": round(time.monotonic() - node.stats.started, 2),
     }
-    return Result(outcome, files.log_path, code, me, stats)
+    names = [p.name for p in session.log.players]
+    return Result(outcome, files.log_path, code, me, stats, names)
 
 
 def _games(data: DataDir) -> list[dict[str, Any]]:
@@ -359,7 +361,8 @@ async def resume_game(
     say(f"resuming game {meta['game'][:16]} at step {session.processed}, seat {seat}")
     if session.outcome.over:
         # stopped after the end, in the moment it stays to pass on what others may lack
-        say(f"the game was already over when this node stopped ({session.outcome}): it stays")
+        said = outcome_words(session.outcome, [p.name for p in session.log.players])
+        say(f"the game was already over when this node stopped ({said}): it stays")
         say("a moment to pass on what the other seats may lack, then stops")
     meta = {**meta, "resumed": started, "away_s": away_s}
     # the bots this machine ran at that table (a host's): they stopped with it, back with it

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ class WatchResult:
     audits: int  # decks audited
     error: str | None = None  # why it stopped before the game's end
     log_path: Path | None = None  # the spectator's copy of the log (p2puno replay reads it)
+    names: list[str] = field(default_factory=list)  # the players, by seat
 
 
 class Spectator:
@@ -183,6 +184,7 @@ class Spectator:
             self.audits,
             error,
             self.files.log_path if self.files is not None else None,
+            [p.name for p in session.log.players],
         )
 
     def _keep(self, raw: bytes) -> None:

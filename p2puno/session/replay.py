@@ -32,7 +32,7 @@ from p2puno.log import (
 )
 from p2puno.log.store import LogFileReader, LogShape, scan_log_file
 from p2puno.session.session import Blame, Outcome, Session
-from p2puno.session.words import named, session_words
+from p2puno.session.words import named, outcome_words, session_words
 from p2puno.sim.words import event_words
 from p2puno.wire import EncodingError, decode
 
@@ -216,6 +216,8 @@ def _run(
                 text = (
                     event_words(s.engine, names, None, ev.event)
                     if ev.event is not None
+                    else f"game over: {outcome_words(s.outcome, names)}"
+                    if ev.kind == "over"
                     else session_words(ev, names)
                 )
                 say(f"[step {s._done_seq:>5}] {text or named(ev.text, names)}")

@@ -916,6 +916,8 @@ class Session:
             counted = self.log.votes().get(entry.author)
             amended = counted is not None and counted[1] == entry
             what = "amends its vote" if amended else "had voted (an amended vote came first)"
+        if isinstance(waiting, list) and all(type(w) is int for w in waiting):
+            waiting = ", ".join(f"seat {w}" for w in waiting)  # (named by the words: Bob, Cy)
         self.events.append(
             SessionEvent("vote", f"seat {entry.author} {what} to stop (waiting for {waiting})")
         )

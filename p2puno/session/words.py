@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from p2puno.session.session import SessionEvent
+from p2puno.session.session import Outcome, SessionEvent
 
 _SEAT = re.compile(r"\bseat (\d+)\b|\bP(\d+)\b")  # a seat as the session and engine write it
 
@@ -43,3 +43,32 @@ def session_words(ev: SessionEvent, names: Sequence[str]) -> str | None:
     if ev.kind == "refused":
         return f"refused an entry: {text}"
     return None
+
+
+def _who(seats: Sequence[int], names: Sequence[str]) -> str:
+    told = [names[s] if 0 <= s < len(names) else f"seat {s}" for s in seats]
+    return " and ".join([", ".join(told[:-1]), told[-1]]) if len(told) > 1 else "".join(told)
+
+
+def _wins(seats: Sequence[int]) -> str:
+    return "win" if len(seats) > 1 else "wins"
+
+
+def outcome_words(o: Outcome, names: Sequence[str]) -> str:
+    """The game's result in one line, players by name: what a node, a watcher and
+    ``p2puno replay`` print at the end ("Ann wins; scores: Ann 512, Bob 80, Cy 0")."""
+    scores = ", ".join(f"{_who([s], names)} {p}" for s, p in enumerate(o.scores))
+    void = "; the round in play is void" if o.void else ""
+    if o.state == "finished":
+        said = f"{_who(o.winners, names)} {_wins(o.winners)}" if o.winners else "nobody wins"
+    elif o.state == "cheat" and o.blame is not None:
+        b = o.blame
+        said = f"{_who([b.seat], names)} cheated at step {b.step}: {named(b.reason, names)}{void}"
+    elif o.state == "stopped":
+        who = f": {_who(o.silent, names)} silent past the deadline" if o.silent else ""
+        who = who or " by every seat's vote"
+        won = f"; {_who(o.winners, names)} {_wins(o.winners)}" if o.winners else ""
+        said = f"stopped after step {o.step}{who}{void}{won}"
+    else:
+        said = "not over yet" if o.state == "playing" else o.state
+    return f"{said}; scores: {scores}"

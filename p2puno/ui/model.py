@@ -33,6 +33,7 @@ from p2puno.engine.cards import (
 )
 from p2puno.engine.game import Event, Game, IllegalAction, Phase
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
+from p2puno.session.words import named
 from p2puno.session.words import session_words as describe_session_event
 from p2puno.sim.words import card_name, color_name
 from p2puno.sim.words import event_words as describe_event
@@ -527,6 +528,14 @@ _OWED_WORDS = {
     "stop": "a vote to stop",
 }
 
+# what the seat on turn is deciding, by the engine's phase ("to play" is the rest)
+_TO_ACT = {
+    Phase.START_COLOR: "to name the color of the Wild turned up",
+    Phase.DRAWN: "to play or keep the drawn card",
+    Phase.PENALTY: "to answer the Draw card played on them",
+    Phase.VERDICT: "to say what the challenged hand shows",
+}
+
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
@@ -570,6 +579,8 @@ def _status(
             word = _OWED_WORDS.get(w.kind, owed)
             if w.kind in ("action", "pass") and "response" in owed:
                 word = "to acknowledge the move"
+            elif w.kind == "action":
+                word = _TO_ACT.get(g.phase, word)
             name = names[s] if s < len(names) else str(s)
             if s in vi.away:
                 name += " (gone: left or unreachable)"
@@ -752,10 +763,7 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         lines.append(f"GAME OVER — the winner: {won}")
     elif o.state == "cheat" and o.blame is not None:
         lines.append(f"GAME ENDED: {name(o.blame.seat)} cheated (step {o.blame.step})")
-        reason = o.blame.reason
-        for s, n in enumerate(names):
-            reason = reason.replace(f"seat {s}", n)
-        lines.append(f"  reason: {reason}")
+        lines.append(f"  reason: {named(o.blame.reason, names)}")
         if o.void:
             lines.append("  the round in play is void; the scores are the last audited ones")
     elif o.state == "stopped":
