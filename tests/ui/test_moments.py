@@ -458,3 +458,29 @@ def test_a_drawn_card_that_cannot_be_played_is_told_as_such() -> None:
         assert drawn.startswith("the drawn ") and drawn.endswith("is not playable (k keeps it)")
         other = next(s for s in g.hands[g.turn] if s != g.drawn)
         assert ui._why_card(other, turn).startswith("after drawing, only the drawn card")  # type: ignore[arg-type]
+
+
+def test_a_wait_on_the_seat_on_turn_says_what_it_decides() -> None:
+    """A review: "waiting for Bob: to play" showed while Bob named the color of a Wild turned
+    up at the start (000_75a4854712b36470.txt, Functions of Action Cards, Wild Card: "the
+    person to the left of the dealer chooses the color"). The wait says what the seat
+    decides, by the engine's phase."""
+    from p2puno.engine.game import Phase
+    from p2puno.session.session import Outcome, Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+
+    g = Game(Options(3))
+    src = SimpleNamespace(
+        engine=g,
+        outcome=Outcome("playing", (0, 0, 0)),
+        waiting=lambda: Waiting(7, "action", (1,), {1: "action proposal"}),
+    )
+    said = {}
+    for phase in (Phase.START_COLOR, Phase.TURN, Phase.DRAWN, Phase.PENALTY, Phase.VERDICT):
+        g.phase = phase
+        said[phase] = table_view(src, UiState(), ViewInputs(["Ann", "Bob", "Cid"], 0)).status  # type: ignore[arg-type]
+    assert "waiting for Bob: to name the color of the Wild turned up" in said[Phase.START_COLOR]
+    assert "waiting for Bob: to play" in said[Phase.TURN]
+    assert "Bob: to play or keep the drawn card" in said[Phase.DRAWN]
+    assert "Bob: to answer the Draw card played on them" in said[Phase.PENALTY]
+    assert "Bob: to say what the challenged hand shows" in said[Phase.VERDICT]
