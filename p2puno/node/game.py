@@ -218,6 +218,7 @@ class GameNode:
         self._told_wait: object = None  # the wait already said (see _deadlines)
         # when each seat's link was lost (none: never linked since this node started)
         self._lost_at: dict[int, float] = {}
+        self.left: set[int] = set()  # seats whose node said it was leaving (a BYE), not back
         self._started = time.monotonic()
         self._done_at: dict[int, float] = {}  # step -> when this node processed it
         self._wait_key: object = None
@@ -515,6 +516,7 @@ class GameNode:
         if old is not None and old is not link:
             old.close("replaced by a newer link")
         self.links[seat] = link
+        self.left.discard(seat)
         if self._lost_at.pop(seat, None) is not None and not self.done.is_set():
             self.say(f"{self._name(seat)} (seat {seat}) is back")
         self._spawn(self._watch(seat, link))
@@ -560,6 +562,7 @@ class GameNode:
             if e.code == "bye" and GAME_OVER_BYE in e.detail:
                 pass  # its game ended there first: this node gets there from what it relayed
             elif e.code == "bye":  # it left on purpose (its person quit, or it stopped)
+                self.left.add(seat)
                 self.say(
                     f"{self._name(seat)} (seat {seat}) left the table: they may come back "
                     "with `p2puno resume` before the deadline"
@@ -573,6 +576,10 @@ class GameNode:
     def _name(self, seat: int) -> str:
         players = self.session.log.players
         return players[seat].name if 0 <= seat < len(players) else f"seat {seat}"
+
+    def _names(self, seats: Iterable[int]) -> str:
+        """Seats as a person reads them: "J1 (seat 1), J2 (seat 2)"."""
+        return ", ".join(f"{self._name(i)} (seat {i})" for i in seats)
 
     def _send_all(self, mtype: MsgType, payload: bytes) -> None:
         for seat, link in list(self.links.items()):
@@ -964,16 +971,16 @@ class GameNode:
         named = s.log.named_by_votes()
         if self._guard(lambda: s.stop(gone)):
             if amending:
-                added = sorted(s.log.named_by_votes() - named)
+                added = self._names(sorted(s.log.named_by_votes() - named))
                 self.say(
-                    f"seats {added} have neither voted nor been named by a vote: naming them "
-                    "in an amended vote to stop"
+                    f"{added} have neither voted nor been named by a vote: naming them in an "
+                    "amended vote to stop"
                 )
             else:
                 also = sorted(set(gone) - set(w.seats))
-                more = f" (no link to seats {also}: named too)" if also else ""
+                more = f" (no link to {self._names(also)}: named too)" if also else ""
                 self.say(
-                    f"seats {list(w.seats)} missed the deadline at step {w.step}: "
+                    f"{self._names(w.seats)} missed the deadline at step {w.step}: "
                     f"voting to stop{more}"
                 )
             self._pump()

@@ -818,6 +818,7 @@ class TableUI:
             autopilot=self.autopilot,
             watchers=self._watchers(),
             away=frozenset(self.node.away()) if self.node is not None else frozenset(),
+            left=frozenset(self.node.left) if self.node is not None else frozenset(),
             spinner=self.spinner,
         )
         if self.extra_view is not None:

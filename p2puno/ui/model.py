@@ -374,6 +374,7 @@ class ViewInputs:
     spinner: int = 0
     resume_hint: str = "p2puno resume"  # with its --data-dir when not the default one
     away: frozenset[int] = frozenset()  # seats whose link is lost (left, or unreachable)
+    left: frozenset[int] = frozenset()  # ... of which these said they were leaving (a BYE)
 
 
 def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
@@ -582,7 +583,9 @@ def _status(
             elif w.kind == "action":
                 word = _TO_ACT.get(g.phase, word)
             name = names[s] if s < len(names) else str(s)
-            if s in vi.away:
+            if s in vi.left:
+                name += " (left the table)"
+            elif s in vi.away:
                 name += " (gone: left or unreachable)"
             by_what.setdefault(word, []).append(name)
         if w.kind == "window":
@@ -767,7 +770,10 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         if o.void:
             lines.append("  the round in play is void; the scores are the last audited ones")
     elif o.state == "stopped":
-        silent = ", ".join(name(s) for s in o.silent) or "nobody"
+        silent = ", ".join(
+            name(s) + (" (left the table)" if s in vi.left else "") for s in o.silent
+        )
+        silent = silent or "nobody"
         lines.append(f"GAME STOPPED after step {o.step}: silent past the deadline: {silent}")
         if o.void:
             lines.append("  the round in play is void; the scores are the last audited ones")

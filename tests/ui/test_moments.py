@@ -425,6 +425,13 @@ def test_a_wait_on_a_seat_that_is_gone_says_so() -> None:
     assert "Ann (gone: left or unreachable), Cid: keys owed" in gone.status
     here = table_view(src, UiState(), ViewInputs(names, 1))  # type: ignore[arg-type]
     assert "Ann, Cid: keys owed" in here.status and "gone" not in here.status
+    # a seat whose node said it was leaving (Ctrl-C, q: a BYE) is told as such, to the end
+    vi = ViewInputs(names, 1, away=frozenset({0}), left=frozenset({0}))
+    left = table_view(src, UiState(), vi)  # type: ignore[arg-type]
+    assert "Ann (left the table), Cid: keys owed" in left.status
+    src.outcome = Outcome("stopped", (0, 0, 0), silent=(0,), step=7)
+    end = table_view(src, UiState(), vi)  # type: ignore[arg-type]
+    assert "silent past the deadline: Ann (left the table)" in " ".join(end.end or [])
 
 
 def test_a_drawn_card_that_cannot_be_played_is_told_as_such() -> None:
