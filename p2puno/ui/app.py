@@ -198,6 +198,15 @@ class TableUI:
             if self.result is None and self.failure is None:
                 self.lobby_message = ""  # (said of the table before: stale now)
         self.table = table
+        name = table.get("name")
+        if (
+            self.title in ("p2puno", "p2puno · resumed")
+            and isinstance(name, str)
+            and 0 < len(name) <= 40
+            and name.isprintable()  # (the host's word: the lobby shows it quoted)
+        ):
+            # a joiner's title names the table too (the host's does from the start)
+            self.title += f" · {name}"
         self.invalidate()
 
     async def confirm(self, table: dict[str, Any]) -> bool:
@@ -865,6 +874,7 @@ class TableUI:
                 mode=self.state.mode,
                 closed=bool(self.result or self.failure),
                 spectator=self.spectator,
+                me="" if self.spectator else self.name,
             )
         return render(self.view(), width, height)
 

@@ -333,13 +333,15 @@ def lobby_lines(
     asked: bool = False,
     confirmed: bool = False,
     asked_left: float | None = None,
+    me: str = "",
 ) -> list[Line]:
     """The lobby: the table's name, options and house rules in words, every seat, the address
     others join at, and (for the host) the start key. ``mode``: the question asked ("quit",
     "help"); ``closed``: the lobby ended (the host went away, no host there): any key
     closes. Before the host has said what its table is, no option is shown (none is known).
     Once the roster is final (the table's ``confirm``) every seat shows whether its player has
-    confirmed it; ``asked``: this player is asked to (Enter), ``confirmed``: they have."""
+    confirmed it; ``asked``: this player is asked to (Enter), ``confirmed``: they have.
+    ``me``: this player's name (their seat is marked "(you)"; names at a table are unique)."""
     if "options" not in table:
         table = {**table, "seats": table.get("seats", [])}
         address = ""
@@ -436,7 +438,10 @@ def lobby_lines(
             warned = warned or warn
             runner = "its own machine" if s.get("runner") == "self" else "host's machine *"
             conn = "up" if s.get("connected", True) else "DOWN"
-            name, kind = fit(str(s.get("name", "?")), 16), fit(str(s.get("kind", "?")), 6)
+            name = str(s.get("name", "?"))
+            if me and name == me:
+                name = fit(name, 10).rstrip(" ") + " (you)"
+            name, kind = fit(name, 16), fit(str(s.get("kind", "?")), 6)
             row: Line = [
                 ("", f"  {i:>2}  {name} {kind} "),
                 ("class:alert" if warn else "", fit(runner, 16)),
@@ -445,8 +450,8 @@ def lobby_lines(
             if final and "ready" in s:  # (a seat with a person to confirm it)
                 ready = s.get("ready") is True
                 row.append(("" if ready else "class:dim", "  yes" if ready else "  deciding"))
-            elif final:
-                row.append(("class:dim", "  -"))
+            elif final:  # (the host's own seat, and bots: nobody to ask)
+                row.append(("class:dim", "  (host)" if i == 0 else "  (a bot)"))
             out.append(row)
         for i in range(len(seats), int(size) if isinstance(size, int) and not final else 0):
             out.append([("class:dim", f"  {i:>2}  (free)")])  # (none once the roster is final)

@@ -257,6 +257,21 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
     final["options"] = {"target": 200, "house": [], "timing": {"turn_s": 60, "step_s": 20}}
     asked = text(lobby_lines(final, "127.0.0.1:9", False, 100, 24, asked=True, asked_left=41.2))
     assert "seats 3 (final)" in asked and "(free)" not in asked and "within 42 s" in asked
+    # a review: nothing in the roster said which seat was the reader's own
+    bob = {**seat, "name": "Bob"}
+    mine = text(lobby_lines({**final, "seats": [seat, bob]}, "", False, 100, 24, me="Bob"))
+    assert "Bob (you)" in mine and "Ann (you)" not in mine
+    # ... and a joiner's title did not name the table (the host's did)
+    from prompt_toolkit.output import DummyOutput
+
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Bob", input=pipe, output=DummyOutput())
+        ui.on_table({**final, "name": "Loopy"})
+        ui.on_table({**final, "name": "Loopy\x1b[2J"})  # (a later table: the title stays)
+        assert ui.title == "p2puno · Loopy"
+        odd = TableUI(name="Bob", input=pipe, output=DummyOutput())
+        odd.on_table({**final, "name": "\x1b[2Jx"})  # (not printable: the title leaves it)
+        assert odd.title == "p2puno"
 
 
 async def test_a_stopped_game_does_not_claim_the_deck_in_play_was_audited() -> None:
