@@ -875,6 +875,7 @@ class TableUI:
                 closed=bool(self.result or self.failure),
                 spectator=self.spectator,
                 me="" if self.spectator else self.name,
+                lost=(self.failure or "").startswith("you lost your seat"),
             )
         return render(self.view(), width, height)
 

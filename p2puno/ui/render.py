@@ -334,6 +334,7 @@ def lobby_lines(
     confirmed: bool = False,
     asked_left: float | None = None,
     me: str = "",
+    lost: bool = False,
 ) -> list[Line]:
     """The lobby: the table's name, options and house rules in words, every seat, the address
     others join at, and (for the host) the start key. ``mode``: the question asked ("quit",
@@ -341,7 +342,8 @@ def lobby_lines(
     closes. Before the host has said what its table is, no option is shown (none is known).
     Once the roster is final (the table's ``confirm``) every seat shows whether its player has
     confirmed it; ``asked``: this player is asked to (Enter), ``confirmed``: they have.
-    ``me``: this player's name (their seat is marked "(you)"; names at a table are unique)."""
+    ``me``: this player's name (their seat is marked "(you)"; names at a table are unique);
+    ``lost``: the host gave that seat up (the roster is the last one this player was sent)."""
     if "options" not in table:
         table = {**table, "seats": table.get("seats", [])}
         address = ""
@@ -440,7 +442,7 @@ def lobby_lines(
             conn = "up" if s.get("connected", True) else "DOWN"
             name = str(s.get("name", "?"))
             if me and name == me:
-                name = fit(name, 10).rstrip(" ") + " (you)"
+                name = fit(name, 9).rstrip(" ") + (" (lost)" if lost else " (you)")
             name, kind = fit(name, 16), fit(str(s.get("kind", "?")), 6)
             row: Line = [
                 ("", f"  {i:>2}  {name} {kind} "),

@@ -261,6 +261,10 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
     bob = {**seat, "name": "Bob"}
     mine = text(lobby_lines({**final, "seats": [seat, bob]}, "", False, 100, 24, me="Bob"))
     assert "Bob (you)" in mine and "Ann (you)" not in mine
+    gone = text(
+        lobby_lines({**final, "seats": [seat, bob]}, "", False, 100, 24, me="Bob", lost=True)
+    )
+    assert "Bob (lost)" in gone and "(you)" not in gone  # (the host gave it up: `x`)
     # ... and a joiner's title did not name the table (the host's did)
     from prompt_toolkit.output import DummyOutput
 
