@@ -712,10 +712,9 @@ def lobby(
     for k, ad in enumerate(tables, 1):
         house = ",".join(ad.house) or "no house rules"
         where = f"{ad.addresses[0]}:{ad.port}" if ad.addresses else f"?:{ad.port}"
-        typer.echo(
-            f"{k}. {ad.name}  {ad.seats_taken}/{ad.seats_total} seats  {house}, {ad.scoring} "
-            f"to {ad.target}  host {ad.host_fingerprint}  at {where}"
-        )
+        # two short lines a table (one ran past 100 columns): what it is, then how it plays
+        typer.echo(f"{k}. {ad.name}  {ad.seats_taken}/{ad.seats_total} seats  at {where}")
+        typer.echo(f"   {house}, {ad.scoring} to {ad.target} · host key {ad.host_fingerprint}")
     choose = f"choose a number from 1 to {len(tables)}, or a table's name or host key"
     if pick:
         chosen = pick_table(tables, pick)

@@ -122,7 +122,8 @@ def test_a_table_found_by_discovery_on_loopback_and_joined(tmp_path: Path) -> No
             tmp_path / "joiner",
             "joiner",
         )  # fmt: skip
-        j.wait_for(r"\d\. Loopy  1/2 seats", 30)
+        j.wait_for(r"^\d\. Loopy  1/2 seats  at 127\.0\.0\.1:\d+$", 30)
+        j.wait_for(r"^   no house rules, standard to 20 · host key [0-9a-f]+$", 5)
         paths = _played_out(h, j, tmp_path)
     finally:
         _kill(h, j)
