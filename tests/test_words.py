@@ -93,4 +93,6 @@ def test_a_result_is_told_by_name_not_by_seat_numbers() -> None:
     assert outcome_words(cheat, names) == (
         "Bob cheated at step 7: Bob sent seat 10's key; scores: Ann 0, Bob 0, Cy 0"
     )
+    nobody = Outcome("cheat", (0, 0, 0), blame=Blame(-1, "the deck does not open", 9))
+    assert outcome_words(nobody, names).startswith("a fault was found at step 9: the deck")
     assert outcome_words(won, []) == "seat 0 wins; scores: seat 0 512, seat 1 80, seat 2 0"

@@ -63,7 +63,8 @@ def outcome_words(o: Outcome, names: Sequence[str]) -> str:
         said = f"{_who(o.winners, names)} {_wins(o.winners)}" if o.winners else "nobody wins"
     elif o.state == "cheat" and o.blame is not None:
         b = o.blame
-        said = f"{_who([b.seat], names)} cheated at step {b.step}: {named(b.reason, names)}{void}"
+        who = f"{_who([b.seat], names)} cheated" if b.seat >= 0 else "a fault was found"
+        said = f"{who} at step {b.step}: {named(b.reason, names)}{void}"
     elif o.state == "stopped":
         who = f": {_who(o.silent, names)} silent past the deadline" if o.silent else ""
         who = who or " by every seat's vote"
