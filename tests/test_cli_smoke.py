@@ -144,3 +144,61 @@ def test_help_shows_flags_bare_and_names_what_each_option_takes(command: str) ->
     if command == "host":
         for shown in ("--seats N", "--bind ADDRESS", "--bot heuristic|random", "--data-dir DIR"):
             assert shown in options
+
+
+def test_a_table_address_a_person_mistypes_gets_a_plain_reason() -> None:
+    """A review: `join 127.0.0.1:99999` said only "is not HOST:PORT", `127.0.0.1:41759:5` got
+    "Name or service not known" from the resolver, and a port nobody listens on "Connect call
+    failed ('127.0.0.1', 1)"; a port where something else listens answered with the frame
+    decoder's "length header ... is over the handshake cap"."""
+    import asyncio
+    import socket
+
+    from p2puno.log import Identity
+    from p2puno.net import LinkError, open_link
+    from p2puno.node.lobby import unreachable
+    from p2puno.node.run import parse_address
+
+    a = parse_address("127.0.0.1:4000")
+    assert (a.host, a.port) == ("127.0.0.1", 4000)
+    assert parse_address("[::1]:4000").host == "::1"
+    for bad, says in (
+        ("127.0.0.1:99999", "the port is a number from 1 to 65535"),
+        ("127.0.0.1:41759:5", "an IPv6 address goes in brackets"),
+        ("127.0.0.1", "is not HOST:PORT"),
+    ):
+        with pytest.raises(ValueError, match=says):
+            parse_address(bad)
+
+    async def reach(port: int) -> str:
+        try:
+            link = await open_link("127.0.0.1", port, Identity.generate(), None)
+        except LinkError as e:
+            return unreachable("127.0.0.1", port, e)
+        link.close("done")
+        return "reached"
+
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))  # (bound, never listening: nothing answers there)
+    port = free.getsockname()[1]
+    try:
+        said = asyncio.run(reach(port))
+    finally:
+        free.close()
+    assert said == (
+        f"cannot reach a table at 127.0.0.1:{port}: nothing is listening there (connection refused)"
+    ), said
+
+    async def http_like() -> str:  # something else on the port: it answers in its own words
+        async def answer(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            await r.read(1)
+            w.write(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+            await w.drain()
+            w.close()
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        async with server:
+            return await reach(server.sockets[0].getsockname()[1])
+
+    said = asyncio.run(http_like())
+    assert "does not answer as a p2puno table" in said, said

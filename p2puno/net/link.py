@@ -34,6 +34,7 @@ import enum
 import inspect
 import logging
 import os
+import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -792,6 +793,10 @@ class Link:
 
 
 def _os_text(e: OSError) -> str:
+    if isinstance(e, ConnectionRefusedError):  # (asyncio's text: "Connect call failed (...)")
+        return "nothing is listening there (connection refused)"
+    if isinstance(e, socket.gaierror):
+        return f"no such host ({e.strerror or e})"
     return e.strerror or type(e).__name__
 
 

@@ -237,6 +237,7 @@ class GameNode:
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
         self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
+        self._reached = False  # a link to some seat has come up since this node started
         # a resumed node: (monotonic) when the step it came back into became due, as far as
         # it can tell (its log's last write before it stopped). The others' deadlines for that
         # step run from then, not from the resume: its person's time and its own wait on the
@@ -319,8 +320,8 @@ class GameNode:
         self._closing = True
         for task in list(self._tasks):
             task.cancel()
-        for link in list(self.links.values()):
-            link.close(reason)
+        for link in [*self.links.values(), *(w.link for w in self.watchers)]:
+            link.close(reason)  # (a spectator too is told why: it goes on through another seat)
         for link in list(self.links.values()):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(link.wait_closed(), 2.0)
@@ -517,6 +518,7 @@ class GameNode:
             old.close("replaced by a newer link")
         self.links[seat] = link
         self.left.discard(seat)
+        self._reached = True
         if self._lost_at.pop(seat, None) is not None and not self.done.is_set():
             self.say(f"{self._name(seat)} (seat {seat}) is back")
         self._spawn(self._watch(seat, link))
@@ -572,6 +574,7 @@ class GameNode:
         if current:
             del self.links[seat]
             self._lost_at[seat] = time.monotonic()
+            self._watched_via.pop(seat, None)  # (its spectators go on through another node)
 
     def _name(self, seat: int) -> str:
         players = self.session.log.players
@@ -951,6 +954,21 @@ class GameNode:
                 f"the table votes to stop in {left:.0f} s unless it answers"
             )
         if waited <= deadline:
+            return
+        if self.resumed_at is not None and not self._reached and not self._closing:
+            # Back from a stop, and no seat reached since: this node's own absence may be
+            # what the others voted on (a seat away past its deadline is voted out). A stop it
+            # decided alone would be a second record of the game, naming every other seat; it
+            # stops instead, the game unfinished here and resumable (protocol/lobby.md 5).
+            self.failed = (
+                "no other seat of this table could be reached since this node came back, and "
+                "the deadline has passed: the others may have ended the game without this seat "
+                "(a seat away past its deadline is voted out). It does not stop the game on its "
+                "own: the game stays unfinished here, to take up again once another seat is up"
+            )
+            self.say(self.failed)
+            self._closing = True
+            self.done.set()
             return
         # the seats this node has no link to (a process gone between two of its answers,
         # which nobody waits for): named in the vote too, or the stop would wait for them.

@@ -33,10 +33,13 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from p2puno.log import Identity, Log, LogError, Player, make_genesis
 from p2puno.net import Limits, Link, LinkError, MsgType, open_link, serve_links
+from p2puno.net.frames import FrameErrorCode
+from p2puno.net.handshake import HandshakeErrorCode
+from p2puno.net.link import LinkErrorCode
 from p2puno.node.game import NODE_LIMITS, Address, host_of, watch_refusal
 from p2puno.session.session import Timing, options_from_obj, options_to_obj
 from p2puno.wire import EncodingError, JSONValue, decode, encode
@@ -594,6 +597,25 @@ def make_options(
 
 
 # ---------------------------------------------------------------------- a joiner
+# what a port answers when no p2puno node of this version listens there
+_NOT_P2PUNO: Final = frozenset(
+    {*FrameErrorCode, HandshakeErrorCode.MALFORMED, HandshakeErrorCode.BAD_VERSION}
+)
+
+
+def unreachable(host: str, port: int, e: LinkError) -> str:
+    """Why no table could be reached at ``host:port``, for a person: a port nobody listens
+    on, or something there that is not a p2puno node, rather than the transport's codes."""
+    if e.code == LinkErrorCode.CONNECT:
+        return f"cannot reach a table at {host}:{port}: {e.detail}"
+    if e.code in _NOT_P2PUNO:
+        return (
+            f"{host}:{port} does not answer as a p2puno table (something else listens there, "
+            f"or an incompatible version: {e.code})"
+        )
+    return f"cannot reach a table at {host}:{port}: {e}"
+
+
 async def join_table(
     endpoint: Endpoint,
     identity: Identity,
@@ -620,7 +642,7 @@ async def join_table(
     try:
         link = await open_link(host, port, identity, None, limits=NODE_LIMITS)
     except LinkError as e:
-        raise LobbyError(f"cannot reach a table at {host}:{port}: {e}") from None
+        raise LobbyError(unreachable(host, port, e)) from None
     join: dict[str, JSONValue] = {
         "t": "join",
         "v": LOBBY_VERSION,

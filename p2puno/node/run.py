@@ -758,6 +758,12 @@ async def join_game(
 
 def parse_address(text: str) -> Address:
     host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not port.isdigit():
         raise ValueError(f"{text!r} is not HOST:PORT")
+    if not 0 < int(port) < 65536:
+        raise ValueError(f"{text!r}: the port is a number from 1 to 65535")
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        raise ValueError(
+            f"{text!r} is not HOST:PORT (an IPv6 address goes in brackets: [::1]:PORT)"
+        )
     return Address(host.strip("[]") or "127.0.0.1", int(port))

@@ -27,7 +27,7 @@ from p2puno.log import Identity, Log, LogError, entry_hash
 from p2puno.net import Link, LinkError, MsgType, open_link
 from p2puno.net.frames import MAX_FETCH, encode_fetch, encode_sync
 from p2puno.node.game import NODE_LIMITS, PRUNE_KEEP, Address
-from p2puno.node.lobby import LobbyError, receive, send, table_code
+from p2puno.node.lobby import LobbyError, receive, send, table_code, unreachable
 from p2puno.node.store import DataDir, GameFiles
 from p2puno.session import Session, SessionError
 from p2puno.session.session import Outcome, SessionEvent, Timing
@@ -151,7 +151,7 @@ class Spectator:
             link = await self._open(host, port, None, None)
             hello = await asyncio.wait_for(self._hello(link), 3600)
         except LinkError as e:
-            raise LobbyError(f"cannot reach a table at {host}:{port}: {e}") from None
+            raise LobbyError(unreachable(host, port, e)) from None
         except TimeoutError:
             raise LobbyError("the game did not start in time") from None
         self._adopt_genesis(link, hello)
@@ -237,7 +237,12 @@ class Spectator:
             if link is None or link.closed:
                 why = link.error if link is not None else None
                 if why is not None:
-                    self.say(f"the node of seat {self.through} went away ({why}): trying others")
+                    players = s.log.players
+                    seat = self.through if self.through is not None else -1
+                    who = players[seat].name if 0 <= seat < len(players) else f"seat {seat}"
+                    left = why.code == "bye"  # (said on purpose: its person left, or it stopped)
+                    gone = "left the table" if left else f"could no longer be reached ({why})"
+                    self.say(f"{who}'s node (seat {seat}) {gone}: watching through another seat")
                 if not await self._reconnect():
                     return "no node of the table answers"
                 continue
@@ -281,7 +286,9 @@ class Spectator:
                     self._adopt_genesis(link, hello)
                 except (LinkError, LobbyError, TimeoutError):
                     continue
-                self.say(f"watching through seat {seat} now")
+                players = s.log.players
+                who = f"{players[seat].name}'s node" if seat < len(players) else "the node"
+                self.say(f"watching through {who} (seat {seat}) now")
                 self._attach(link)
                 return True
             await asyncio.sleep(delay)

@@ -344,3 +344,35 @@ async def test_a_resumed_node_never_votes_out_sooner_than_a_step_after_it_is_bac
     node._deadlines(now)
     assert abs((now - node._wait_since) - 5.0) < 1e-6  # the table's own count: 5 s gone
     await asyncio.sleep(0)
+
+
+async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
+    tmp_path: Path,
+) -> None:
+    """A review: Bob left, the table voted him out and its nodes exited; Bob resumed, reached
+    nobody, and his node alone voted every other seat out: a second record of the game, which
+    verifies, naming the others silent. A resumed node that has reached no seat since it came
+    back stops at its deadline without voting, the game unfinished and resumable
+    (protocol/lobby.md section 5); a node that has reached one votes as before."""
+    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(tmp_path, 1)
+    lines = log_path.read_bytes().splitlines(keepends=True)
+    prefix = tmp_path / "prefix.log"
+    prefix.write_bytes(b"".join(lines[:40]))  # (seat 1 waits for seat 0's action then)
+    voted = []
+    for reached in (False, True):
+        session = rebuild(prefix, secrets_path)
+        said: list[str] = []
+        node = _node(tmp_path / str(reached), session, say=said.append)
+        node.resumed_at = (session.processed, time.monotonic())
+        node._reached = reached
+        t = node.timing
+        now = time.monotonic()
+        node._deadlines(now)
+        node._deadlines(now + t.turn_s + 3 * t.step_s)  # past the deadline and the grace
+        voted.append(session.voted)
+        if not reached:
+            assert node.failed is not None and node.done.is_set(), said
+            assert "could be reached since this node came back" in node.failed
+            assert not session.outcome.over and not session.log.votes()
+    assert voted == [False, True]

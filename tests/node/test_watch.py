@@ -117,7 +117,8 @@ def test_a_spectator_goes_on_through_another_seat_when_its_node_dies(tmp_path: P
         h.wait_for(r"round 1: \w+ deals", 60)
         w.wait_for(r"watching game [0-9a-f]+ .* through seat 0", 30)
         h.signal(signal.SIGKILL)
-        w.wait_for(r"watching through seat [12] now", 30)
+        w.wait_for(r"watching through \S+'s node \(seat [12]\) now", 30)
+        w.wait_for(r"'s node \(seat 0\) could no longer be reached \(", 5)  # (SIGKILL)
         # the seats left vote the host out (its deadline); the spectator sees that record
         assert w.wait(90) == 0, w.text()
         game = w.wait_for(r"^game: (.*)").group(1)
