@@ -91,6 +91,7 @@ STYLE = {
 MONO = {k: " ".join(w for w in v.split() if not w.startswith("#")) for k, v in STYLE.items()}
 
 END_GRACE_S = 1.5  # the game's end shows this long before Enter may close it
+ECHO_S = 8.0  # a move's echo ("sent: ...") and a flash (a swap, a catch) stay up this long
 
 KEY_NAMES = {
     Keys.Left: "left",
@@ -138,6 +139,7 @@ class TableUI:
         self.clock = clock
         self.tick_s = tick_s
         self.state = UiState()
+        self._flash_at = self._sent_at = 0.0  # when the flash and a move's echo were set
         self.start = asyncio.Event()
         self.lobby: HostLobby | None = None  # the host's lobby: its `x` key gives a seat up
         self.table: dict[str, Any] | None = None
@@ -206,7 +208,8 @@ class TableUI:
             and name.isprintable()  # (the host's word: the lobby shows it quoted)
         ):
             # a joiner's title names the table too (the host's does from the start)
-            self.title += f" · {name}"
+            resumed = self.title.endswith("resumed")
+            self.title = f"p2puno · {name}" + (" (resumed)" if resumed else "")
         self.invalidate()
 
     async def confirm(self, table: dict[str, Any]) -> bool:
@@ -318,6 +321,7 @@ class TableUI:
                     )
                 if e.kind in ("reshuffle", "swap", "rotate", "returned", "caught", "jump"):
                     self.state.flash = line or ""
+                    self._flash_at = self.clock()
                 if e.kind == "swap" and self.me in (e.seat, e.other):
                     self.state.cursor = 0
             else:
@@ -393,6 +397,7 @@ class TableUI:
             self.state.message = "nothing to decide now"
             return
         self.state.message = "" if action is None else f"sent: {self._words(action)}"
+        self._sent_at = self.clock()
         self.state.mode = "play"
         self.state.pending = ()
         self.state.uno = False
@@ -799,16 +804,21 @@ class TableUI:
             if w.seats:
                 t = self.timing
                 limit = float(t.step_s)
-                if w.kind == "action" and not any("response" in o for o in w.owed.values()):
+                deciding = w.kind == "action" and not any("response" in o for o in w.owed.values())
+                if deciding:
                     limit = t.turn_s + t.step_s
                 elif w.kind == "window":
                     limit = t.step_s + t.window_ms / 1000
                 waited = now - self._wait_since
                 # a countdown once the wait is longer than it should be (a window is held
-                # window_ms by every node; a machine answers at once): before, it is noise
+                # window_ms by every node; a machine answers at once): before, it is noise;
+                # a person deciding: their own time first, as the players' screens count it
                 usual = t.window_ms / 1000 + 1.0 if w.kind == "window" else 2.0
-                if waited > usual or (limit > t.step_s and w.kind != "window"):
-                    wait_left = limit - waited
+                left = limit - waited
+                if deciding:
+                    wait_left = left - t.step_s if left > t.step_s else left
+                elif waited > usual:
+                    wait_left = left
         vi = ViewInputs(
             names=self.names,
             me=self.me,
@@ -843,8 +853,11 @@ class TableUI:
     def view(self) -> TableView:
         assert self.source is not None
         st = self.state
-        if st.message.startswith("sent:") and self.over():
-            st.message = ""  # the last move's echo is stale under the game's end
+        now = self.clock()
+        if st.message.startswith("sent:") and (self.over() or now - self._sent_at > ECHO_S):
+            st.message = ""  # the move's echo: the move list has it by then (or the end)
+        if st.flash and now - self._flash_at > ECHO_S:
+            st.flash = ""  # (a review: "Bot-1 caught Ann" stayed up many moves later)
         if st.flash and not st.message:
             st = UiState(**{**st.__dict__, "message": st.flash})
         view = table_view(self.source, st, self.inputs())

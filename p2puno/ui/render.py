@@ -122,8 +122,18 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
                 )
             ],
             [("", "Make it larger (it redraws at once), or q to leave.")],
+            [],
         ]
-        lines = [fit_line(m, width) for m in msg]
+        # what is going on, and its clock, stay in view (a review: a turn ran out unseen);
+        # so does the question q asks (it was asked unseen, a y away from leaving)
+        status = view.status
+        if view.deadline is not None:
+            status += f" · {max(0.0, view.deadline):.0f} s left"
+        msg += [[("", line)] for line in textwrap.wrap(status, max(10, width))]
+        if view.mode == "quit":
+            msg += [[("class:choice", c)] for c in view.choice_lines]
+            msg.append([("class:help", view.help_line)])
+        lines = [fit_line(m, width) for m in msg[:height]]
         return lines + [[("", " " * width)] for _ in range(height - len(lines))]
     if view.mode == "help":
         return _help(width, height)
@@ -132,7 +142,10 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     right = f"{view.verification} "
     if view.watchers:
         right = f"watching: {view.watchers} · " + right
-    pad = max(1, width - width_of(header) - width_of(right))
+    room = width - width_of(right) - 2  # (two spaces at least between the two)
+    if width_of(header) > room:  # the title gives way first: the status on the right stays
+        header = fit(header, max(0, room - 1)).rstrip(" ") + "…"
+    pad = max(2, width - width_of(header) - width_of(right))
     vstyle = "class:alert" if view.verification.startswith(("✗", "!")) else "class:ok"
     top.append([("class:header", header + " " * pad), ("class:header " + vstyle, right)])
     # middle: seats and the table on the left, the log on the right
@@ -480,7 +493,13 @@ def lobby_lines(
         )
     elif mode == "quit":
         gone = "the table closes for everyone" if host else "your seat is given up"
+        if final and not host:  # (a seat that leaves a table being confirmed: lobby.md 2)
+            hold = timing.get("turn_s") or 60
+            gone += f", and no seat from this address for {hold} s"
         keys = f" Leave the lobby ({gone}; no game has begun)? y: leave · n / Esc: stay"
+        if width_of(keys) > width:  # (the keys must show: the question goes above them)
+            out = [*words("class:status.you", keys.strip()), *out]
+            keys = " Leave the lobby? y: leave · n / Esc: stay"
     elif mode == "unseat":
         keys = " Give up which seat? its number (the player is told) · any other key: back"
     elif mode == "help":

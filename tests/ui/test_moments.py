@@ -257,6 +257,11 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
     final["options"] = {"target": 200, "house": [], "timing": {"turn_s": 60, "step_s": 20}}
     asked = text(lobby_lines(final, "127.0.0.1:9", False, 100, 24, asked=True, asked_left=41.2))
     assert "seats 3 (final)" in asked and "(free)" not in asked and "within 42 s" in asked
+    # a review: leaving a table being confirmed held the address off (a second person on the
+    # same machine was refused for a minute) and the question did not say so
+    leave = text(lobby_lines(final, "", False, 100, 24, mode="quit"))
+    assert "no seat from this address for 60 s" in leave
+    assert leave.splitlines()[-1].strip() == "Leave the lobby? y: leave · n / Esc: stay"
     # a review: nothing in the roster said which seat was the reader's own
     bob = {**seat, "name": "Bob"}
     mine = text(lobby_lines({**final, "seats": [seat, bob]}, "", False, 100, 24, me="Bob"))
@@ -510,3 +515,61 @@ def test_a_wait_on_the_seat_on_turn_says_what_it_decides() -> None:
     assert "Bob: to play or keep the drawn card" in said[Phase.DRAWN]
     assert "Bob: to answer the Draw card played on them" in said[Phase.PENALTY]
     assert "Bob: to say what the challenged hand shows" in said[Phase.VERDICT]
+
+
+def test_a_spectator_counts_a_person_down_as_the_players_do() -> None:
+    """A review: while Ann decided, Ann's and Bob's screens said 47 s left and the spectator's
+    75 s (its count ran to the vote: turn_s + step_s). A spectator counts the person's own
+    time first, as the players' screens do (docs/ui.md "One clock"), then the machine's."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.session.session import Outcome, Timing, Waiting
+
+    now = [100.0]
+    src = SimpleNamespace(
+        engine=Game(Options(3)),
+        outcome=Outcome("playing", (0, 0, 0)),
+        waiting=lambda: Waiting(7, "action", (0,), {0: "action proposal"}),
+    )
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Eve", input=pipe, output=DummyOutput(), clock=lambda: now[0])
+        ui.attach(src, None, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+        ui.timing = Timing(step_s=20, turn_s=60, window_ms=2500)
+        ui.inputs()  # (the wait starts now)
+        now[0] += 13.0
+        assert ui.inputs().wait_left == 47.0  # the person's own time, as on every screen
+        now[0] += 50.0  # past the person's 60 s: their node's step_s, to play for them
+        assert ui.inputs().wait_left == 17.0
+        # a review: "Bot-1 caught Ann without UNO: +2 cards" stayed on a spectator's message
+        # line to the game's end (a flash left only with a key, which a spectator never
+        # presses); a move's echo "sent: ..." stayed up through later moves
+        ui.state.flash, ui._flash_at = "Bot-1 caught Ann without UNO: +2 cards", now[0]
+        ui.state.message, ui._sent_at = "sent: you play blue 6", now[0]
+        ui.view()
+        assert ui.state.flash and ui.state.message
+        now[0] += 9.0
+        ui.view()
+        assert ui.state.flash == "" and ui.state.message == ""
+
+
+def test_a_long_header_gives_way_on_the_left_and_keeps_the_status() -> None:
+    """A review, after a resume at 100 columns: "p2puno · resumed · Ann's table · code
+    A4VN-YOWF · round 1 · to 500 watching: Eve · ✓ 1 deck verifie" (no separator, the status
+    cut). The title gives way first; the watchers and the verification stay whole."""
+    from p2puno.session.session import Outcome, Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import render
+
+    src = SimpleNamespace(
+        engine=Game(Options(3)),
+        outcome=Outcome("playing", (0, 0, 0)),
+        waiting=lambda: Waiting(7, "sync", (), {}),
+    )
+    vi = ViewInputs(["Ann", "Bob", "Cid"], 0, title="p2puno · Ann's table (resumed)")
+    vi.code, vi.watchers = "A4VN-YOWF", ["Eve", "Zoë"]
+    for width in (80, 100):
+        top = "".join(t for _, t in render(table_view(src, UiState(), vi), width, 24)[0])  # type: ignore[arg-type]
+        assert top.rstrip().endswith("watching: Eve, Zoë · verifying every move"), top
+        assert len(top) == width and "  watching" in top
+        assert top.startswith(" p2puno · Ann's table") and "…" in top
+    assert "code A4VN-YOWF" in top  # (at 100 columns)

@@ -380,7 +380,12 @@ async def test_help_quit_confirmation_and_resize() -> None:
         await wait_for(t.screen, lambda s: "Leave the table?" not in s)
         await asyncio.sleep(0.6)  # the app polls the size every 0.5 s (and hears SIGWINCH)
         t.screen.resize(60, 20)
-        await wait_for(t.screen, "needs 80x24", timeout=3)
+        small = await wait_for(t.screen, "needs 80x24", timeout=3)
+        assert "your turn · " in small and " s left" in small  # (a review: the clock unseen)
+        await press(t.pipe, "q")  # ... and q asked its question unseen, a y away from leaving
+        await wait_for(t.screen, "Leave the table?", timeout=3)
+        await press(t.pipe, "n")
+        await wait_for(t.screen, lambda s: "Leave the table?" not in s)
         t.screen.resize(100, 30)
         text = await wait_for(t.screen, "your turn", timeout=3)
         assert len(t.screen.lines) == 30 and len(t.screen.lines[0]) == 100
