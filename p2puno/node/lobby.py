@@ -567,7 +567,7 @@ def check_join(
     for s in seats:
         if s.name.casefold() == name.casefold():
             was = "" if s.name == name else f" (as {s.name!r})"
-            return f"the name {name!r} is taken at this table{was}"
+            return f"the name {name!r} is taken at this table{was}: join with another --name"
     try:
         sign, dh, nonce = (bytes.fromhex(msg[k]) for k in ("sign", "dh", "nonce"))
     except (KeyError, TypeError, ValueError):

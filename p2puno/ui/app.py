@@ -422,6 +422,8 @@ class TableUI:
             return f"you catch {self.names[a.target]}"
         if a.kind is Kind.COLOR:
             return f"you name {color_name(a.choose)}"
+        if a.kind in (Kind.GUILTY, Kind.INNOCENT):  # (was "you innocent")
+            return f"the verdict: {a.kind.value}"
         return f"you {a.kind.value}"
 
     # ------------------------------------------------------------------ keys
@@ -584,6 +586,8 @@ class TableUI:
                     st.message = f"the hand you were shown says otherwise: {want.value} is untrue"
                 else:
                     self.answer(a)
+            elif len(verdicts) == 1:  # (the hand shown decides it: the other key is refused)
+                st.message = f"give the verdict the hand shows: Enter ({verdicts[0].kind.value})"
             else:
                 st.message = "give the verdict: Enter (or g guilty / i innocent)"
             return

@@ -391,6 +391,7 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
     # the seats
     rows = []
     in_play = g.phase not in (Phase.DEALER_DRAW, Phase.GAME_OVER) and bool(g.hands)
+    in_play = in_play and not src.outcome.over  # (a stopped game: nobody is on turn)
     for s in range(g.players):
         cards = len(g.hands[s]) if s < len(g.hands) else 0
         uno = ""
@@ -679,6 +680,8 @@ def _choices(
                     f"It {'holds' if v == 'guilty' else 'holds no'} {color_name(g.wd4_color)} "
                     f"card: the verdict is {v.upper()}"
                 )
+            if len(verdicts) == 1:  # (the hand decides it: the other key is refused)
+                return lines, f"Enter: give the verdict ({verdicts[0].kind.value})"
             return lines, "Enter: give the verdict · g guilty · i innocent"
         if g.phase is Phase.PENALTY:
             n = g.pending

@@ -135,8 +135,11 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
             msg.append([("class:help", view.help_line)])
         lines = [fit_line(m, width) for m in msg[:height]]
         return lines + [[("", " " * width)] for _ in range(height - len(lines))]
-    if view.mode == "help":
-        return _help(width, height)
+    if view.mode == "help":  # (the status and its clock stay: a turn runs on meanwhile)
+        status = view.status
+        if view.deadline is not None:
+            status += f" · {max(0.0, view.deadline):.0f} s left"
+        return _help(width, height, status)
     top: list[Line] = []
     header = f" {view.title} · {view.round_info}"
     right = f"{view.verification} "
@@ -216,22 +219,21 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         bottom.append([("class:alert", " " + view.message)])
     bottom.append([("class:help", " " + view.help_line)])
     middle_h = height - len(top) - len(bottom)
-    if view.end:
-        box = _box(view.end, width)
-        rows = left[: max(0, middle_h - len(box))]
-        middle = [fit_line(line, width) for line in rows]
-        middle = middle[: max(0, middle_h - len(box))] + box
-    else:
-        n_log = middle_h - 1
-        wrapped: list[str] = []
-        for t in view.log[-n_log:]:
-            wrapped.extend(wrap(t, right_w - 1, indent="   "))
-        log_lines += [[("", " " + t)] for t in wrapped[-n_log:]] if n_log > 0 else []
-        middle = []
-        for i in range(middle_h):
-            lft = left[i] if i < len(left) else []
-            rgt = log_lines[i] if i < len(log_lines) else []
-            middle.append([*fit_line(lft, left_w), ("class:dim", "│"), *fit_line(rgt, right_w)])
+    # an end's box goes under the seats and the last moves, which stay in view above it (a
+    # review: the box hid the moves that ended the game, never seen on any screen)
+    box = _box(view.end, width) if view.end else []
+    cols_h = max(0, middle_h - len(box))
+    n_log = cols_h - 1
+    wrapped: list[str] = []
+    for t in view.log[-n_log:] if n_log > 0 else []:
+        wrapped.extend(wrap(t, right_w - 1, indent="   "))
+    log_lines += [[("", " " + t)] for t in wrapped[-n_log:]] if n_log > 0 else []
+    middle = []
+    for i in range(cols_h):
+        lft = left[i] if i < len(left) else []
+        rgt = log_lines[i] if i < len(log_lines) else []
+        middle.append([*fit_line(lft, left_w), ("class:dim", "│"), *fit_line(rgt, right_w)])
+    middle += box
     middle = middle[:middle_h]
     while len(middle) < middle_h:
         middle.append([("", " " * width)])
@@ -322,13 +324,14 @@ def _box(text: list[str], width: int) -> list[Line]:
     return out
 
 
-def _help(width: int, height: int) -> list[Line]:
+def _help(width: int, height: int, status: str = "") -> list[Line]:
     lines = [
         fit_line([("class:header" if i == 0 else "", " " + t)], width) for i, t in enumerate(HELP)
     ]
-    lines = lines[: height - 1]
-    while len(lines) < height - 1:
+    lines = lines[: height - 2]
+    while len(lines) < height - 2:
         lines.append([("", " " * width)])
+    lines.append(fit_line([("class:status.you", " " + status)], width))
     lines.append(fit_line([("class:help", " any key: back to the table")], width, "class:help"))
     return lines
 
@@ -441,8 +444,10 @@ def lobby_lines(
                 f"deadlines: {timing.get('turn_s')} s to decide (then your own node's bot "
                 f"plays), claim window {window_s:.1f} s, {timing.get('step_s')} s for a machine",
             )
+        if "options" not in table and not seats:  # (no table known: a refusal, or none yet)
+            return out
         out += gap
-        taken = f"seats {len(seats)} (final)" if final else f"seat {len(seats)}/{size}"
+        taken = f"final: {len(seats)} seated" if final else f"{len(seats)} of {size} seated"
         head = f"{'#':>4}  {taken:16} {'who':6} {'runs on':16} link key"
         out.append([("class:dim", head + ("               confirmed" if final else ""))])
         warned = False

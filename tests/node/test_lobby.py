@@ -67,7 +67,10 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
     with pytest.raises(LobbyError, match="the name 'Ann' is taken"):
         await (await _join(ep.port, "Ann"))
     # names a player would take for the same one, or for none (found driving the CLI)
-    with pytest.raises(LobbyError, match=r"the name 'ann' is taken at this table \(as 'Ann'\)"):
+    with pytest.raises(
+        LobbyError,
+        match=r"the name 'ann' is taken at this table \(as 'Ann'\): join with another --name",
+    ):
         await (await _join(ep.port, "ann"))
     for blank in ("Ann ", "   "):
         with pytest.raises(LobbyError, match="a name cannot start or end with a space"):

@@ -250,13 +250,14 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
     assert " ".join(ended.split()).count("without a word") == 6  # wrapped, not cut off
     reaching = text(lobby_lines({"name": "(reaching the host...)"}, "?", False, 80, 24))
     assert "game to" not in reaching and "house rules" not in reaching and "join" not in reaching
+    assert "seated" not in reaching and "who" not in reaching  # (a review: "seat 0/?" drawn)
     # a review: after the host's s with 3 of 4 seats taken, the final table still showed a
     # free seat, and "press Enter within 60 s" that never counted down
     seat = {"name": "Ann", "kind": "person", "runner": "self", "key": "ab", "ready": False}
     final = {**table, "size": 4, "confirm": True, "seats": [seat] * 3}
     final["options"] = {"target": 200, "house": [], "timing": {"turn_s": 60, "step_s": 20}}
     asked = text(lobby_lines(final, "127.0.0.1:9", False, 100, 24, asked=True, asked_left=41.2))
-    assert "seats 3 (final)" in asked and "(free)" not in asked and "within 42 s" in asked
+    assert "final: 3 seated" in asked and "(free)" not in asked and "within 42 s" in asked
     # a review: leaving a table being confirmed held the address off (a second person on the
     # same machine was refused for a minute) and the question did not say so
     leave = text(lobby_lines(final, "", False, 100, 24, mode="quit"))

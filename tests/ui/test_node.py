@@ -200,7 +200,7 @@ async def test_a_person_joining_confirms_the_final_table_by_a_key(tmp_path: Path
         pat = asyncio.ensure_future(
             join_table(LOOP, port, name="Pat", ui=ui, data=DataDir(tmp_path / "p"), bind=LOOP)
         )
-        await wait_for(screen, "seat 2/3", 20)
+        await wait_for(screen, "2 of 3 seated", 20)
         quinn = asyncio.ensure_future(
             join_game(
                 LOOP, port, name="Quinn", player=quinn_says, data=DataDir(tmp_path / "q"),
@@ -252,7 +252,7 @@ async def test_the_host_gives_a_seat_up_from_the_lobby_screen(tmp_path: Path) ->
                 data=DataDir(tmp_path / "e"), bind=LOOP, say=lambda text: None,
             )
         )  # fmt: skip
-        await wait_for(screen, "seat 2/3", 10)
+        await wait_for(screen, "2 of 3 seated", 10)
         await press(pipe, "x")
         await wait_for(screen, "Give up which seat?", 5)
         await press(pipe, "0")
@@ -260,7 +260,7 @@ async def test_the_host_gives_a_seat_up_from_the_lobby_screen(tmp_path: Path) ->
         await press(pipe, "x")
         await press(pipe, "1")
         text = await wait_for(screen, "you gave Eve's seat up", 5)
-        assert "seat 1/3" in text and "Eve" not in text.replace("Eve's seat", "")
+        assert "1 of 3 seated" in text and "Eve" not in text.replace("Eve's seat", "")
         try:
             await asyncio.wait_for(eve, 10)
             raise AssertionError("Eve kept playing")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -213,9 +214,15 @@ async def test_the_wild_draw_four_challenge_its_costs_and_the_hand_shown() -> No
         await press(t.pipe, "c")
         text = await wait_for(t.screen, "shown to you")
         assert "the verdict is" in text
+        # (a review: the footer offered "g guilty · i innocent" where one of them is refused,
+        # and the echo read "sent: you innocent")
+        verdict = re.search(r"the verdict is (GUILTY|INNOCENT)", text)
+        assert verdict is not None and "g guilty · i innocent" not in text
+        assert f"Enter: give the verdict ({verdict.group(1).lower()})" in text
         await press(t.pipe, ENTER)
         a = await t.answered(2)
         assert a is not None and a.kind in (Kind.GUILTY, Kind.INNOCENT)
+        await wait_for(t.screen, f"sent: the verdict: {a.kind.value}")
         await wait_for(t.screen, "Challenge")
 
 
@@ -370,7 +377,8 @@ async def test_help_quit_confirmation_and_resize() -> None:
     async with table(once(my_turn)) as t:
         await wait_for(t.screen, "your turn")
         await press(t.pipe, "?")
-        await wait_for(t.screen, "p2puno — keys")
+        helped = await wait_for(t.screen, "p2puno — keys")
+        assert "your turn · " in helped and " s left" in helped  # (a review: the clock hid)
         await press(t.pipe, "x")
         await wait_for(t.screen, "your turn")
         await press(t.pipe, "q")
