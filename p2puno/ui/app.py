@@ -33,8 +33,8 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from p2puno.engine.actions import Action, Kind
-from p2puno.engine.cards import COLORS
-from p2puno.engine.game import Phase
+from p2puno.engine.cards import CARD_TEXT, COLORS
+from p2puno.engine.game import Game, Phase
 from p2puno.node.lobby import HostLobby, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.model import (
@@ -91,6 +91,8 @@ STYLE = {
 MONO = {k: " ".join(w for w in v.split() if not w.startswith("#")) for k, v in STYLE.items()}
 
 END_GRACE_S = 1.5  # the game's end shows this long before Enter may close it
+# events that change a hand (after your draw in one batch, its last cards are not the drawn)
+_HAND_MOVES = frozenset({"play", "jump", "draw", "swap", "rotate", "round", "start"})
 ECHO_S = 8.0  # a move's echo ("sent: ...") and a flash (a swap, a catch) stay up this long
 
 KEY_NAMES = {
@@ -140,6 +142,8 @@ class TableUI:
         self.tick_s = tick_s
         self.state = UiState()
         self._flash_at = self._sent_at = 0.0  # when the flash and a move's echo were set
+        self._logged = 0  # lines ever put in the move list (it keeps the last 300)
+        self._drawn: list[tuple[int, tuple[int, ...], str]] = []  # your draws not named yet
         self.start = asyncio.Event()
         self.lobby: HostLobby | None = None  # the host's lobby: its `x` key gives a seat up
         self.table: dict[str, Any] | None = None
@@ -292,7 +296,7 @@ class TableUI:
         m = re.search(r"table code (\S+);", text)
         if m:
             self.code = m.group(1)
-        self.log.append(text.strip())
+        self._log(text.strip())
         self.invalidate()
 
     def on_events(self, events: list[SessionEvent]) -> None:
@@ -306,7 +310,7 @@ class TableUI:
         # ... and a round whose next one was dealt later in the batch (a resumed node's first
         # batch is the game so far) is history: its box would show the later round's hands
         later_deals = sum(1 for ev in events if ev.event is not None and ev.event.kind == "start")
-        for ev in events:
+        for i, ev in enumerate(events):
             self.verification.note(ev)
             if ev.event is not None:
                 e = ev.event
@@ -327,8 +331,48 @@ class TableUI:
             else:
                 line = describe_session_event(ev, self.names)
             if line:
-                self.log.append(line)
+                self._log(line)
+                d = ev.event
+                if d is not None and d.kind == "draw" and d.seat == self.me is not None:
+                    self._note_draw(g, d.value, line, events[i + 1 :])
+        self._name_draws(g)
         self.invalidate()
+
+    def _log(self, line: str) -> None:
+        self.log.append(line)
+        self._logged += 1
+
+    def _note_draw(self, g: Game, n: int, line: str, after: list[SessionEvent]) -> None:
+        """Your own draw: its cards are named in the move list once your node has their keys
+        (they come after the draw: the line first says how many). The engine holds the state
+        after the whole batch, so the drawn cards are the hand's last ``n`` only when nothing
+        later in the batch changed the hand; else the line keeps the count."""
+        me = self.me
+        assert me is not None
+        for ev in after:
+            x = ev.event
+            if (
+                x is not None
+                and x.kind in _HAND_MOVES
+                and (x.kind in ("rotate", "round", "start") or me in (x.seat, x.other))
+            ):
+                return
+        hand = g.hands[me]
+        if 0 < n <= len(hand):
+            self._drawn.append((self._logged, tuple(hand[-n:]), line))
+
+    def _name_draws(self, g: Game) -> None:
+        keep = []
+        for serial, slots, line in self._drawn:
+            at = len(self.log) - (self._logged - serial) - 1
+            if at < 0 or self.log[at] != line:
+                continue  # (scrolled out of the move list)
+            faces = [g.faces[x] if 0 <= x < len(g.faces) else -1 for x in slots]
+            if all(f >= 0 for f in faces):
+                self.log[at] = f"{line}: {' '.join(CARD_TEXT[f] for f in faces)}"
+            else:
+                keep.append((serial, slots, line))
+        self._drawn = keep[-8:]  # (a draw whose keys never come is forgotten in time)
 
     # ------------------------------------------------------------------ decisions
     async def ask(self, prompt: Prompt) -> Action | None:
@@ -765,7 +809,7 @@ class TableUI:
 
     def failed(self, text: str) -> None:
         self.failure = text
-        self.log.append(f"!! {text}")
+        self._log(f"!! {text}")
         self.state.message = f"{text} — q leaves"
         self.invalidate()
 
@@ -858,6 +902,8 @@ class TableUI:
         assert self.source is not None
         st = self.state
         now = self.clock()
+        if self._drawn:
+            self._name_draws(self.source.engine)
         if st.message.startswith("sent:") and (self.over() or now - self._sent_at > ECHO_S):
             st.message = ""  # the move's echo: the move list has it by then (or the end)
         if st.flash and now - self._flash_at > ECHO_S:

@@ -574,3 +574,34 @@ def test_a_long_header_gives_way_on_the_left_and_keeps_the_status() -> None:
         assert len(top) == width and "  watching" in top
         assert top.startswith(" p2puno · Ann's table") and "…" in top
     assert "code A4VN-YOWF" in top  # (at 100 columns)
+
+
+def test_your_own_draws_are_named_once_their_keys_come() -> None:
+    """Two reviews: "You drew 2 cards" in your own move list, while your screen knew the
+    cards. The draw comes before the other seats' keys for its cards, so the line first says
+    how many, then names them once they open (002 · Draw: the card goes to your hand)."""
+    import re
+
+    from prompt_toolkit.output import DummyOutput
+
+    table = SessionTable(Options(3, target=60), seed="draws")
+    s0 = table.sessions[0]
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="P0", input=pipe, output=DummyOutput())
+        ui.attach(s0, 0, [p.name for p in s0.log.players])
+        receive = s0.receive
+
+        def seen(raw: bytes) -> object:
+            out = receive(raw)
+            ui.on_events(list(s0.events))
+            s0.events.clear()
+            return out
+
+        s0.receive = seen  # type: ignore[method-assign]
+        table.run()
+    lines = [x for x in ui.log if x.startswith("You drew ") and "for dealer" not in x]
+    named = [re.fullmatch(r"You drew (\d+) cards?: ((?:[rygbW]\S* ?)+)", x) for x in lines]
+    assert len(lines) >= 3 and all(m is not None for m in named), lines
+    for m in named:
+        if m is not None:
+            assert len(m.group(2).split()) == int(m.group(1)), m.group(0)
