@@ -72,6 +72,14 @@ def fit(text: str, width: int) -> str:
     return "".join(out) + " " * (width - used)
 
 
+def cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, ending in "…" when it did not fit (two long names
+    that share a start must not look the same), padded to ``width``."""
+    if width_of(text) <= width:
+        return fit(text, width)
+    return fit(fit(text, width - 1).rstrip(" ") + "…", width)
+
+
 def fit_line(line: Line, width: int, fill: str = "") -> Line:
     out: Line = []
     used = 0
@@ -157,9 +165,8 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     left: list[Line] = [[("class:dim", "   # player        cards UNO  score")]]
     for r in view.seats:
         mark = "▶" if r.on_turn else " "
-        name = r.name + (" (you)" if r.you else "")
-        if r.kind == "bot":
-            name += " ·bot"
+        tag = (" (you)" if r.you else "") + (" ·bot" if r.kind == "bot" else "")
+        name = cut(r.name, 13 - len(tag)).rstrip(" ") + tag
         style = "class:you" if r.you else ""
         if r.on_turn:
             style += " class:turn"
@@ -460,8 +467,8 @@ def lobby_lines(
             conn = "up" if s.get("connected", True) else "DOWN"
             name = str(s.get("name", "?"))
             if me and name == me:
-                name = fit(name, 9).rstrip(" ") + (" (lost)" if lost else " (you)")
-            name, kind = fit(name, 16), fit(str(s.get("kind", "?")), 6)
+                name = cut(name, 9).rstrip(" ") + (" (lost)" if lost else " (you)")
+            name, kind = cut(name, 16), fit(str(s.get("kind", "?")), 6)
             row: Line = [
                 ("", f"  {i:>2}  {name} {kind} "),
                 ("class:alert" if warn else "", fit(runner, 16)),

@@ -271,6 +271,10 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
         lobby_lines({**final, "seats": [seat, bob]}, "", False, 100, 24, me="Bob", lost=True)
     )
     assert "Bob (lost)" in gone and "(you)" not in gone  # (the host gave it up: `x`)
+    # a review: a 32-character name was cut to 16 with no mark, like another with its start
+    zoe = {**seat, "name": "ZoëWWWWWWWWWWWWWWWWWWWWWWWWWWWWW"}
+    cutoff = text(lobby_lines({**final, "seats": [seat, zoe]}, "", False, 100, 24, me="Ann"))
+    assert "ZoëWWWWWWWWWWWW… " in cutoff
     # ... and a joiner's title did not name the table (the host's did)
     from prompt_toolkit.output import DummyOutput
 
