@@ -295,6 +295,12 @@ class HostLobby:
             self.start_asked = True
             self._roster_changed()
 
+    def reopen(self) -> None:
+        """The host's start with the seats taken is off (a seat went since): the table is
+        open again, and the host chooses again."""
+        self.start_asked = False
+        self._roster_changed()
+
     def confirm_s(self) -> float:
         """How long a person has to confirm the table: the table's turn deadline."""
         timing = self.options.get("timing")

@@ -593,14 +593,24 @@ async def _seated(lobby: HostLobby, start: asyncio.Event | None) -> None:
     at them has confirmed the table as it is; one who lets the confirm deadline pass is
     unseated (protocol/lobby.md section 2)."""
     loop = asyncio.get_running_loop()
-    while not lobby.can_start():
-        if start is not None and start.is_set() and len(lobby.seats) < 2:
-            start.clear()  # (everyone left after it was asked: the next joiner finds it open)
-            lobby.start_asked = False
+    asked_with = 0  # the seats taken when the host asked to start with them
+    while True:
+        if start is not None and start.is_set() and len(lobby.seats) < max(2, asked_with):
+            # a seat went (left, unconfirmed, given up) after the host chose to start with
+            # the seats taken: the table opens again, its seat free, and the host chooses
+            # again (a review: the game began with fewer players than the host had seen)
+            start.clear()
+            asked_with = 0
+            lobby.reopen()
+            lobby.say(
+                f"the table is open again with {len(lobby.seats)} seated (a seat went while "
+                "it was being confirmed): s starts with the seats taken"
+            )
         if start is not None and start.is_set() and len(lobby.seats) >= 2:
             lobby.ask_start()
-            if lobby.can_start():
-                break
+            asked_with = asked_with or len(lobby.seats)
+        if lobby.can_start():
+            break
         lobby.changed.clear()
         waits = [asyncio.ensure_future(lobby.changed.wait())]
         if start is not None and not start.is_set():

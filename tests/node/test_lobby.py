@@ -270,8 +270,10 @@ async def test_no_card_is_shuffled_before_each_person_confirms_the_final_table()
 async def test_a_seat_that_leaves_makes_the_others_confirm_again() -> None:
     """The host starts with the seats taken (4 of 5): no one else may sit, and each person
     confirms those seats. Ann confirms; the bot leaves before Cid does: what Ann confirmed
-    no longer holds (a confirmation names the whole table), so both are asked about the new
-    table, and the genesis is that one."""
+    no longer holds (a confirmation names the whole table), and the host's start with those
+    seats is off too (the table opens again: a review saw a game begin with fewer players
+    than the host had chosen). The host starts again; both are asked about the new table,
+    and the genesis is that one."""
     ep, lobby, ident = await _host(5)
     ann_says, cid_says = _Person(), _Person()
     ann = await _join_person(ep.port, "Ann", ann_says)
@@ -293,6 +295,9 @@ async def test_a_seat_that_leaves_makes_the_others_confirm_again() -> None:
     bob_link.close("leaves")  # (Bob's link closes: he leaves the table)
     with pytest.raises(LobbyError):
         await asyncio.wait_for(bob, 5)
+    await _until(lambda: not start.is_set())
+    assert not lobby.confirming and len(lobby.seats) == 3  # (open again: a seat is free)
+    start.set()  # the host's s again, with the 3 left
     await _until(lambda: len(ann_says.asked) == 2 and len(cid_says.asked) == 2)
     for said in (ann_says, cid_says):
         assert [s["name"] for s in said.asked[1]["seats"]] == ["Host", "Ann", "Cid"]  # type: ignore[index, union-attr]
@@ -342,6 +347,30 @@ async def test_a_person_who_does_not_confirm_in_time_is_unseated() -> None:
     await _until(lambda: len(lobby.seats) == 2)
     assert not lobby.confirming and not seated.done()
     seated.cancel()
+    ep.close()
+
+
+async def test_a_seat_gone_after_the_host_chose_to_start_opens_the_table_again() -> None:
+    """A review: host of 4 seats, 3 taken, the host pressed s; a person let the confirm
+    deadline pass and was unseated, and the game began at once with the 2 seats left, which
+    the host had never chosen. The table opens again instead, the seat free, and the host
+    chooses again (protocol/lobby.md section 2)."""
+    ep, lobby, _ = await _host(4, turn_s=1)
+    person = _Person()
+    ann = await _join_person(ep.port, "Ann", person)
+    await _join(ep.port, "Bob")
+    await _until(lambda: len(lobby.seats) == 3)
+    start = asyncio.Event()
+    seated = asyncio.ensure_future(_seated(lobby, start))
+    start.set()  # (the host's s, with 3 of 4 seated)
+    await _until(lambda: len(person.asked) == 1)
+    person.answers.put_nowait(None)  # (never answers)
+    with pytest.raises(LobbyError, match="you did not confirm the table within 1 s"):
+        await asyncio.wait_for(ann, 5)
+    await _until(lambda: not start.is_set())
+    assert len(lobby.seats) == 2 and not lobby.confirming and not seated.done()
+    start.set()  # the host chooses again: the two left, now
+    await asyncio.wait_for(seated, 5)
     ep.close()
 
 
