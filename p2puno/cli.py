@@ -760,6 +760,9 @@ def resume(
     narrate: bool = typer.Option(False, "--narrate", help="describe every move in words"),
     quiet: Quiet = False,
     verbose: Verbose = False,
+    give_up: bool = typer.Option(
+        False, "--give-up", help="stop offering this game here (its log stays as it is)"
+    ),
 ) -> None:
     """Bring a node back into the game it was playing when it stopped.
 
@@ -784,6 +787,18 @@ def resume(
         last = f" (the last game there is over: p2puno replay {over[0]})" if over else ""
         typer.echo(f"no unfinished game{which} in {data.root}{last}", err=True)
         raise typer.Exit(1)
+    if give_up:
+        from pathlib import Path
+
+        from p2puno.node.run import give_up as mark_given_up
+
+        g = games[0]
+        mark_given_up(g)
+        typer.echo(
+            f"game {str(g['game'])[:16]} is no longer offered here; its log stays as it "
+            f"stood: p2puno replay {Path(g['folder']) / 'log'} (NOT OVER: no verdict)"
+        )
+        return
     person = not str(games[0].get("player", "person")).startswith("bot:")
     if bot is None and _terminal() and person:
         from p2puno.ui.launch import resume_table
@@ -901,8 +916,14 @@ def _offer_resume(data: object) -> None:
             f"unfinished here: `{cmd}` takes it up again",
             err=True,
         )
+        if g.get("unreached"):  # (its last resume reached no seat: it may be over elsewhere)
+            typer.echo(
+                "  its last resume reached no other seat: the others may have ended it "
+                f"without this one. `p2puno resume {gid} --give-up` stops offering it",
+                err=True,
+            )
         if _terminal() and typer.confirm("resume it now (instead of a new game)?", False):
-            resume(gid, None, str(data.root), False, False, False)
+            resume(gid, None, str(data.root), False, False, False, False)
             raise typer.Exit(0)
 
 

@@ -238,6 +238,7 @@ class GameNode:
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
         self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
         self._reached = False  # a link to some seat has come up since this node started
+        self.unreached = False  # it stopped for that: back, and no seat reached (see below)
         # a resumed node: (monotonic) when the step it came back into became due, as far as
         # it can tell (its log's last write before it stopped). The others' deadlines for that
         # step run from then, not from the resume: its person's time and its own wait on the
@@ -966,6 +967,7 @@ class GameNode:
                 "(a seat away past its deadline is voted out). It does not stop the game on its "
                 "own: the game stays unfinished here, to take up again once another seat is up"
             )
+            self.unreached = True
             self.say(self.failed)
             self._closing = True
             self.done.set()

@@ -246,6 +246,9 @@ async def _run_game(
     outcome = await node.run()
     if node.failed is not None:
         root = files.folder.parent.parent  # (<data dir>/games/<game>)
+        if node.unreached:  # (said again when `host` or `join` offers the game back)
+            drop = ("resumed", "away_s", "folder", "mtime")
+            files.write_meta({k: v for k, v in meta.items() if k not in drop} | {"unreached": True})
         raise LobbyError(f"{node.failed}; then: {resume_command(root, game_id)}")
     if outcome.over:
         kept = {k: v for k, v in meta.items() if k not in ("resumed", "away_s")}  # (this run's)
@@ -281,6 +284,16 @@ def _games(data: DataDir) -> list[dict[str, Any]]:
 def unfinished_games(data: DataDir) -> list[dict[str, Any]]:
     """The games of this data directory a crash left unfinished, newest first."""
     return [m for m in _games(data) if not m.get("over", True)]
+
+
+def give_up(meta: dict[str, Any]) -> None:
+    """Stop offering an unfinished game of this data directory (`p2puno resume --give-up`):
+    it is marked over here, as given up, its log kept as it stands (a replay says NOT OVER).
+    Nothing is sent to anyone: the other seats' records are theirs."""
+    kept = {k: v for k, v in meta.items() if k not in ("folder", "mtime")}
+    GameFiles(Path(meta["folder"])).write_meta(
+        {**kept, "over": True, "given_up": True, "outcome": "given up here, unfinished"}
+    )
 
 
 def finished_games(data: DataDir, game: str | None = None) -> list[Path]:

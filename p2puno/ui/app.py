@@ -519,7 +519,7 @@ class TableUI:
             elif k in ("n", "N", "escape", "c-c"):
                 st.mode = "play"
             return
-        if self.over() or (self.source is None and (self.result or self.failure)):
+        if self.over() or self.failure or (self.source is None and self.result):
             now = self.clock()
             if self._over_since is None:
                 self._over_since = now
@@ -528,7 +528,8 @@ class TableUI:
             if k == "q" or (k in ("enter", "escape", " ") and now - self._over_since > END_GRACE_S):
                 self.close()
             elif k in ("enter", "escape", " "):
-                st.message = "the game is over: q closes the table"
+                ended = "the game is over" if self.over() else "your node has stopped"
+                st.message = f"{ended}: q closes the table"
             elif k == "?":
                 st.mode = "help"
             return
@@ -911,6 +912,9 @@ class TableUI:
         if st.flash and not st.message:
             st = UiState(**{**st.__dict__, "message": st.flash})
         view = table_view(self.source, st, self.inputs())
+        if self.failure and not view.end:  # (its node stopped: nothing is waited for now)
+            view = replace(view, status="your node has stopped (the moves say why)")
+            view = replace(view, status_kind="over", deadline=None)
         if st.round_end is not None and view.end and not self.over() and st.mode == "play":
             # the first key closes the round's end and does only that: the footer says so
             view = replace(view, help_line="Enter, Space or Esc: close the round's end · ? help")

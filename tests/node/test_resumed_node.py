@@ -376,3 +376,30 @@ async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
             assert "could be reached since this node came back" in node.failed
             assert not session.outcome.over and not session.log.votes()
     assert voted == [False, True]
+
+
+def test_a_game_its_last_resume_could_not_reach_can_be_given_up(tmp_path: Path) -> None:
+    """A review: a seat voted out, whose late resume reached nobody (the test above), was
+    offered the game by every later `host` and `join` for good: "was left unfinished here".
+    The offer now says the last resume reached no seat, and `resume --give-up` stops it (the
+    log stays as it stood; nothing is sent to anyone)."""
+    from typer.testing import CliRunner
+
+    from p2puno.cli import app
+    from p2puno.node.run import unfinished_games
+
+    data = DataDir(tmp_path / "bob")
+    gid = "0123456789abcdef" * 4
+    files = GameFiles(data.root / "games" / gid[:16])
+    files.write_meta({"game": gid, "seat": 2, "over": False, "unreached": True, "table": "t"})
+    files.log_path.write_bytes(b"")
+    offered = CliRunner().invoke(
+        app, ["join", "127.0.0.1:1", "--bind", "127.0.0.1", "--data-dir", str(data.root)]
+    )
+    assert "its last resume reached no other seat" in offered.output, offered.output
+    assert f"p2puno resume {gid[:16]} --give-up" in offered.output
+    done = CliRunner().invoke(app, ["resume", gid[:6], "--give-up", "--data-dir", str(data.root)])
+    assert done.exit_code == 0 and "is no longer offered here" in done.output, done.output
+    assert unfinished_games(DataDir(data.root)) == []
+    meta = json.loads(files.meta_path.read_text())
+    assert meta["over"] is True and meta["given_up"] is True and meta["seat"] == 2
