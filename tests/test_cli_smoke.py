@@ -202,3 +202,14 @@ def test_a_table_address_a_person_mistypes_gets_a_plain_reason() -> None:
 
     said = asyncio.run(http_like())
     assert "does not answer as a p2puno table" in said, said
+    # a server that waits for its client to speak first (http.server does): a timeout, told
+    from p2puno.net.link import LinkErrorCode
+
+    quiet = LinkError(LinkErrorCode.HANDSHAKE_TIMEOUT, "did not finish the handshake")
+    assert "did not answer as a p2puno table" in unreachable("127.0.0.1", 80, quiet)
+    # a joiner's node before its game starts (a review: "other_context ... (unauthenticated
+    # alert)" for `watch` at a seat's address, which works once the game is on)
+    from p2puno.net.handshake import HandshakeErrorCode
+
+    other = LinkError(HandshakeErrorCode.OTHER_CONTEXT, "the responder refused")
+    assert "use the host's address" in unreachable("127.0.0.1", 80, other)

@@ -619,6 +619,17 @@ def unreachable(host: str, port: int, e: LinkError) -> str:
             f"{host}:{port} does not answer as a p2puno table (something else listens there, "
             f"or an incompatible version: {e.code})"
         )
+    if e.code == LinkErrorCode.HANDSHAKE_TIMEOUT:
+        return (
+            f"{host}:{port} did not answer as a p2puno table within a few seconds (something "
+            "else listens there, or the node is too busy)"
+        )
+    if e.code == HandshakeErrorCode.OTHER_CONTEXT:
+        return (
+            f"{host}:{port} is a p2puno node, but has no table to join or watch there: a "
+            "joiner's node takes spectators only once its game has started; before, use the "
+            "host's address"
+        )
     return f"cannot reach a table at {host}:{port}: {e}"
 
 

@@ -1662,6 +1662,8 @@ class Session:
         """Replay this deck's inputs on the full-information shadow engine."""
         shadow = self.shadow
         index = {id(sh): i for i, sh in enumerate(self.shuffles)}
+        bluffs: list[Event] = []  # the deck's bluffs no challenge caught (a review: a caught
+        # one was told as "unchallenged" too)
         for what, value in self.deck_inputs:
             if what == "shuffle":
                 if index[id(value)] >= len(faces_by_shuffle):
@@ -1674,8 +1676,12 @@ class Session:
                     raise _Fault(e.seat, f"audit: {e.reason}") from None
                 for ev in events:
                     if ev.kind == "play" and ev.bluff:
-                        self.bluffs.append(f"seat {ev.seat} bluffed a Wild Draw Four")
-                        self.events.append(SessionEvent("bluff", str(ev), ev.seat))
+                        bluffs.append(ev)
+                    elif ev.kind == "guilty" and bluffs and bluffs[-1].seat == ev.other:
+                        bluffs.pop()  # (caught: the challenge won; not a bluff that stands)
+        for ev in bluffs:
+            self.bluffs.append(f"seat {ev.seat} bluffed a Wild Draw Four")
+            self.events.append(SessionEvent("bluff", str(ev), ev.seat))
         # Every public fact the game went by was checked on its own: the shuffles, every key
         # against its commitment, every action against the rules. The two engines then hold
         # the same public state; a difference would be a bug of the engine, not a cheat.

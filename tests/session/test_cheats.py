@@ -25,6 +25,7 @@ from p2puno.session import Session, SessionError
 from p2puno.session.harness import LocalTable
 from p2puno.session.replay import replay
 from p2puno.session.testing import (
+    AlwaysChallenges,
     Bluffer,
     FairWildFour,
     IllegalPlayer,
@@ -488,6 +489,29 @@ def test_unchallenged_bluff_is_not_a_cheat(tmp_path: Path) -> None:
     result = replay(path)
     assert result.ok, result.error
     assert result.bluffs == table.sessions[0].bluffs
+
+
+def test_a_bluff_a_challenge_caught_is_not_told_as_one_that_stands(tmp_path: Path) -> None:
+    """A review: "audit: Ann's Wild Draw Four was a bluff (unchallenged bluffs stand)" for a
+    Wild Draw Four that Bot-1 had challenged and won (000_75a4854712b36470.txt, Functions of
+    Action Cards, Wild Draw Four: "If guilty, the challenged player must draw the 4 cards").
+    The audit lists only the bluffs that stand: none, when every one is challenged."""
+    table = LocalTable(small(), seed="bluff/3")
+    bluffer = Bluffer("b")
+    table.sessions[0].decider = bluffer
+    table.sessions[1].decider = AlwaysChallenges("c")
+    errors = route(table)
+    assert bluffer.bluffed, "no bluff happened: pick another seed"
+    assert not any(errors.values())
+    finished_cleanly(table)
+    for s in table.sessions:
+        assert s.engine.stats.challenges_won >= 1
+        assert s.bluffs == []  # (each one was caught)
+    path = tmp_path / "caught.log"
+    for h, _ in table.sessions[0].log:
+        append_entry(path, table.sessions[0].log.raw(h), fsync=False)
+    result = replay(path)
+    assert result.ok and result.bluffs == [], (result.error, result.bluffs)
 
 
 # ---------------------------------------------------------------------- the log file
