@@ -413,7 +413,7 @@ class GameNode:
         self._served_sync.pop(w.id, None)  # (a key per spectator link would pile up)
         if w in self.watchers:
             self.watchers.remove(w)
-            if not self._closing:
+            if not self._closing and not self.session.outcome.over:  # (at the end: all do)
                 self.say(f"{w.name} stopped watching")
             self._announce_watchers()
 

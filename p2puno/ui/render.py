@@ -36,19 +36,19 @@ HELP = [
     "",
     "On your turn",
     "  ← → (or h l)    move along your hand (playable cards are marked *)",
-    "  Enter / Space   play the selected card (a Wild asks its color, a Seven-O 7 its seat)",
+    "  Enter / Space   play the selected card (then a Wild asks a color, a 7 a seat)",
     "  d               draw a card;  then Enter plays the drawn card, k keeps it",
     "  u               call UNO with the card you play (with two cards in hand)",
-    "  t / c           take a pending Draw Two or Wild Draw Four / challenge a Wild Draw Four",
-    "  g / i / Enter   the verdict after a challenge (the hand you were shown decides it)",
+    "  t / c           take a pending Draw Two or Four / challenge a Wild Draw Four",
+    "  g / i / Enter   the verdict after a challenge (the hand shown decides it)",
     "  r y g b         name a color (a Wild, or a Wild turned up at the start)",
     "  0-9             the seat to swap hands with (Seven-O)",
-    "  :               type a card or a word: r7  W:g  W+4:b!  g7>2  draw  keep  take  uno",
+    "  :               type a card or a word: r7  W:g  W+4:b!  g7>2  draw  keep  uno",
     "",
     "In a claim window (shown with its countdown)",
-    "  u               call UNO (you forgot it with your card: before anyone catches you)",
-    "  c               catch a player who has one card and did not call UNO (+2 for them)",
-    "  j               jump in with a card identical to the one just played (Jump-In)",
+    "  u               call UNO (forgot it with your card? do it before a catch)",
+    "  c               catch one who has one card and did not call UNO (+2 for them)",
+    "  j               Jump-In: play a card identical to the one just played",
     "  Esc / p         let the window pass",
     "",
     "Anytime:  ? this help · q leave the table (asks first) · Ctrl-L redraw",
@@ -154,8 +154,20 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     if view.watchers:
         right = f"watching: {view.watchers} · " + right
     room = width - width_of(right) - 2  # (two spaces at least between the two)
-    if width_of(header) > room:  # the title gives way first: the status on the right stays
-        header = fit(header, max(0, room - 1)).rstrip(" ") + "…"
+    if width_of(header) > room:  # the title gives way first: the status on the right stays,
+        # and so does the table code (the one thing players compare: a review found it cut)
+        name, sep, code = view.title.partition(" · code ")
+        if sep:  # the name, then the round, give way: the code stays whole
+            part, rnd = f"{sep}{code}", f" · {view.round_info}"
+            name_w = max(10, room - 1 - width_of(part) - width_of(rnd))
+            if width_of(name) > name_w:  # ("p2puno · " first: the table's name says more)
+                name = cut(name.removeprefix("p2puno · "), name_w).rstrip(" ")
+            spare = room - 1 - width_of(name) - width_of(part)
+            if width_of(rnd) > spare:
+                rnd = cut(rnd, spare).rstrip(" ") if spare >= 4 else ""
+            header = " " + name + part + rnd
+        if width_of(header) > room:
+            header = fit(header, max(0, room - 1)).rstrip(" ") + "…"
     pad = max(2, width - width_of(header) - width_of(right))
     vstyle = "class:alert" if view.verification.startswith(("✗", "!")) else "class:ok"
     top.append([("class:header", header + " " * pad), ("class:header " + vstyle, right)])
@@ -407,9 +419,9 @@ def lobby_lines(
             f"The table is final: press Enter{within} to play at it (the cards are shuffled "
             "once every player has), or q to leave; else your seat is given up.",
         )
-    elif final and waiting and not closed and not spectator:
+    elif final and waiting and not closed:
         who = "your table" if host else "the table"
-        mine = "you confirmed; " if confirmed else ""
+        mine = "you confirmed; " if confirmed and not spectator else ""
         top += words("class:status.you", f"{mine}waiting for {', '.join(waiting)} to confirm {who}")
     elif final and not closed:
         top.append([("class:status.you", " starting: the genesis is being signed ...")])

@@ -242,6 +242,10 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
         lobby_lines(table, "127.0.0.1:9", True, 100, 24, mode="quit")
     )
     assert "any key: back" in text(lobby_lines(table, "127.0.0.1:9", True, 100, 24, mode="help"))
+    # a review: a spectator read "starting: the genesis is being signed" while Bob decided
+    final3 = {**table, "confirm": True, "seats": [{"name": "Bob", "ready": False}] * 2}
+    eve = text(lobby_lines(final3, "127.0.0.1:9", False, 100, 24, spectator=True))
+    assert "waiting for Bob, Bob to confirm the table" in eve and "starting" not in eve
     watching = text(lobby_lines(table, "127.0.0.1:9", False, 100, 24, mode="quit", spectator=True))
     assert "Stop watching?" in watching and "seat" not in watching.split("\n")[-1]
     why = "the host went away: " + "its link closed without a word " * 6
@@ -576,8 +580,12 @@ def test_a_long_header_gives_way_on_the_left_and_keeps_the_status() -> None:
         top = "".join(t for _, t in render(table_view(src, UiState(), vi), width, 24)[0])  # type: ignore[arg-type]
         assert top.rstrip().endswith("watching: Eve, Zoë · verifying every move"), top
         assert len(top) == width and "  watching" in top
-        assert top.startswith(" p2puno · Ann's table") and "…" in top
-    assert "code A4VN-YOWF" in top  # (at 100 columns)
+        assert top.startswith(" Ann's") and "…" in top
+        assert "code A4VN-YOWF" in top  # (a review: at 80 columns the code was cut)
+    # the help page fits 80 columns and 24 rows, every line whole (a review: cut mid-word)
+    from p2puno.ui.render import HELP, width_of
+
+    assert len(HELP) <= 22 and all(width_of(" " + t) <= 80 for t in HELP)
 
 
 def test_your_own_draws_are_named_once_their_keys_come() -> None:
