@@ -967,8 +967,7 @@ class GameNode:
                 "(a seat away past its deadline is voted out). It does not stop the game on its "
                 "own: the game stays unfinished here, to take up again once another seat is up"
             )
-            self.unreached = True
-            self.say(self.failed)
+            self.unreached = True  # (said once, by whoever runs the node: run.py raises it)
             self._closing = True
             self.done.set()
             return
