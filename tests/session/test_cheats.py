@@ -470,23 +470,32 @@ def test_false_permutation_in_the_reveal_is_named_by_the_audit() -> None:
 
 
 # ---------------------------------------------------------------------- not a cheat
-def test_unchallenged_bluff_is_not_a_cheat(tmp_path: Path) -> None:
-    table = LocalTable(small(), seed="bluff/1")
+def _bluffed(seed: str, other: Any) -> tuple[LocalTable, Bluffer]:
+    """A 2-seat game where seat 0 bluffs every Wild Draw Four it can, played to its end."""
+    table = LocalTable(small(), seed=seed)
     bluffer = Bluffer("b")
     table.sessions[0].decider = bluffer
-    table.sessions[1].decider = Trusting("t")
+    table.sessions[1].decider = other
     errors = route(table)
     assert bluffer.bluffed, "no bluff happened: pick another seed"
     assert not any(errors.values())
     finished_cleanly(table)
+    return table, bluffer
+
+
+def _replayed(table: LocalTable, path: Path) -> Any:
+    for h, _ in table.sessions[0].log:
+        append_entry(path, table.sessions[0].log.raw(h), fsync=False)
+    return replay(path)
+
+
+def test_unchallenged_bluff_is_not_a_cheat(tmp_path: Path) -> None:
+    table, bluffer = _bluffed("bluff/1", Trusting("t"))
     for s in table.sessions:
         assert s.engine.stats.challenges_won + s.engine.stats.challenges_lost == 0
         assert sum("seat 0 bluffed" in b for b in s.bluffs) == len(bluffer.bluffed)
         assert s.bluffs == table.sessions[0].bluffs
-    path = tmp_path / "bluff.log"
-    for h, _ in table.sessions[0].log:
-        append_entry(path, table.sessions[0].log.raw(h), fsync=False)
-    result = replay(path)
+    result = _replayed(table, tmp_path / "bluff.log")
     assert result.ok, result.error
     assert result.bluffs == table.sessions[0].bluffs
 
@@ -496,21 +505,11 @@ def test_a_bluff_a_challenge_caught_is_not_told_as_one_that_stands(tmp_path: Pat
     Wild Draw Four that Bot-1 had challenged and won (000_75a4854712b36470.txt, Functions of
     Action Cards, Wild Draw Four: "If guilty, the challenged player must draw the 4 cards").
     The audit lists only the bluffs that stand: none, when every one is challenged."""
-    table = LocalTable(small(), seed="bluff/3")
-    bluffer = Bluffer("b")
-    table.sessions[0].decider = bluffer
-    table.sessions[1].decider = AlwaysChallenges("c")
-    errors = route(table)
-    assert bluffer.bluffed, "no bluff happened: pick another seed"
-    assert not any(errors.values())
-    finished_cleanly(table)
+    table, _ = _bluffed("bluff/3", AlwaysChallenges("c"))
     for s in table.sessions:
         assert s.engine.stats.challenges_won >= 1
         assert s.bluffs == []  # (each one was caught)
-    path = tmp_path / "caught.log"
-    for h, _ in table.sessions[0].log:
-        append_entry(path, table.sessions[0].log.raw(h), fsync=False)
-    result = replay(path)
+    result = _replayed(table, tmp_path / "caught.log")
     assert result.ok and result.bluffs == [], (result.error, result.bluffs)
 
 
