@@ -441,7 +441,8 @@ class HostLobby:
         if reason is not None:
             with contextlib.suppress(LinkError):
                 send(link, {"t": "refuse", "reason": reason})
-            self.say(f"refused {link.address}: {reason}")
+            told = reason.removesuffix(": join with another --name")  # (the joiner's advice)
+            self.say(f"refused {link.address}: {told}")
             link.close(reason)
             return
         seat = Seat(

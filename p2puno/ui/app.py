@@ -922,9 +922,8 @@ class TableUI:
 
     def lines(self, width: int, height: int) -> list[Line]:
         if self.source is None:
-            table = self.table or {
-                "name": "(opening the table...)" if self.is_host else "(reaching the host...)"
-            }
+            waiting = "(opening the table...)" if self.is_host else "(reaching the host...)"
+            table = self.table or {"name": "(no table)" if self.failure else waiting}
             msg = self.lobby_message or self.failure or ""
             if self.log and not msg:
                 msg = self.log[-1]

@@ -138,8 +138,12 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         if view.deadline is not None:
             status += f" · {max(0.0, view.deadline):.0f} s left"
         msg += [[("", line)] for line in textwrap.wrap(status, max(10, width))]
-        if view.mode == "quit":
-            msg += [[("class:choice", c)] for c in view.choice_lines]
+        if view.mode == "quit":  # (wrapped: a review found its first line cut at 70 columns)
+            msg += [
+                [("class:choice", part)]
+                for c in view.choice_lines
+                for part in textwrap.wrap(c, max(10, width)) or [""]
+            ]
             msg.append([("class:help", view.help_line)])
         lines = [fit_line(m, width) for m in msg[:height]]
         return lines + [[("", " " * width)] for _ in range(height - len(lines))]

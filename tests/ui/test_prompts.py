@@ -391,7 +391,8 @@ async def test_help_quit_confirmation_and_resize() -> None:
         small = await wait_for(t.screen, "needs 80x24", timeout=3)
         assert "your turn · " in small and " s left" in small  # (a review: the clock unseen)
         await press(t.pipe, "q")  # ... and q asked its question unseen, a y away from leaving
-        await wait_for(t.screen, "Leave the table?", timeout=3)
+        asked = await wait_for(t.screen, "Leave the table?", timeout=3)
+        assert "come back in time" in " ".join(asked.split())  # (wrapped, not cut at 60)
         await press(t.pipe, "n")
         await wait_for(t.screen, lambda s: "Leave the table?" not in s)
         t.screen.resize(100, 30)
