@@ -48,6 +48,7 @@ from p2puno.ui.model import (
     describe_event,
     describe_session_event,
     parse_typed,
+    penalty_words,
     plays_of,
     resolve_play,
     round_end_lines,
@@ -755,6 +756,9 @@ class TableUI:
     def _why_simple(self, kind: Kind, p: Prompt) -> str:
         if p.kind != "turn":
             return "that is for your turn; now: claim (u, c, j) or let it pass (Esc)"
+        g = self.source.engine if self.source is not None else None
+        if kind is Kind.DRAW and g is not None and g.phase is Phase.PENALTY:
+            return penalty_words(g)
         return {
             Kind.DRAW: "you may draw only at the start of your turn",
             Kind.KEEP: "nothing drawn to keep",

@@ -339,8 +339,26 @@ def _why_not(action: Action, game: Game) -> str:
     try:
         game.check(action)
     except IllegalAction as e:
+        penalty = game.phase is Phase.PENALTY and action.seat == game.turn
+        if penalty and action.kind in (Kind.DRAW, Kind.PLAY) and not e.reason.startswith("only"):
+            return penalty_words(game)  # (the engine's general reason named the wrong card)
         return e.reason
     return "that is not one of the choices now"
+
+
+def penalty_words(game: Game) -> str:
+    """What the seat on turn may do with a Draw card pending on it, in words (a review: a
+    typed draw was told "you may draw only at the start of your turn" under a Draw Two)."""
+    what = "Draw Two" if game.pending_rank == DRAW_TWO else "Wild Draw Four"
+    ways = [f"t takes the {game.pending} cards"]
+    if game.options.progressive:
+        ways.append(f"or stack another {what} on it")
+    try:
+        game.check(Action(game.turn, Kind.CHALLENGE))
+        ways.append("or c challenges it")
+    except IllegalAction:
+        pass
+    return f"a {what} is on you: " + ", ".join(ways)
 
 
 def _why_not_simple(kind: Kind, game: Game, me: int) -> str:
@@ -851,6 +869,7 @@ __all__ = [
     "describe_session_event",
     "face_text",
     "parse_typed",
+    "penalty_words",
     "resolve_play",
     "table_view",
 ]

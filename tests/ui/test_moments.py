@@ -617,3 +617,28 @@ def test_your_own_draws_are_named_once_their_keys_come() -> None:
     for m in named:
         if m is not None:
             assert len(m.group(2).split()) == int(m.group(1)), m.group(0)
+
+
+def test_a_refusal_under_a_pending_draw_two_names_the_draw_two() -> None:
+    """A review, with "A Draw Two on you" on the screen: a typed draw was told "you may draw
+    only at the start of your turn", a card "take the penalty (or challenge a Wild Draw
+    Four)". Both now say what is pending and what may be done (000_75a4854712b36470.txt,
+    Functions of Action Cards, Draw Two: the next player draws 2 and loses the turn)."""
+    import random
+
+    from p2puno.bots import make_bot
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.engine.cards import DRAW_TWO
+    from p2puno.engine.game import Phase
+    from p2puno.sim.runner import Table
+    from p2puno.ui.model import _why_not
+
+    t = Table(Options(2), [make_bot("random", f"d{s}") for s in range(2)], random.Random(4))
+    g = t.game
+    while not (g.phase is Phase.PENALTY and g.pending_rank == DRAW_TWO):
+        t.step()
+        assert g.phase is not Phase.GAME_OVER, "no Draw Two came: another seed"
+    said = _why_not(Action(g.turn, Kind.DRAW), g)
+    assert said == "a Draw Two is on you: t takes the 2 cards", said
+    card = Action(g.turn, Kind.PLAY, g.hands[g.turn][0])
+    assert _why_not(card, g) == said
