@@ -119,6 +119,13 @@ def card_style(c: CardView) -> str:
     return f"class:card.{letter}"
 
 
+def status_text(view: TableView) -> str:
+    """The status line and its countdown: on the table, the help page and a small screen."""
+    if view.deadline is None:
+        return view.status
+    return f"{view.status} · {max(0.0, view.deadline):.0f} s left"
+
+
 def render(view: TableView, width: int, height: int) -> list[Line]:
     """The whole screen as ``height`` lines of ``width`` cells."""
     if width < MIN_WIDTH or height < MIN_HEIGHT:
@@ -134,9 +141,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         ]
         # what is going on, and its clock, stay in view (a review: a turn ran out unseen);
         # so does the question q asks (it was asked unseen, a y away from leaving)
-        status = view.status
-        if view.deadline is not None:
-            status += f" · {max(0.0, view.deadline):.0f} s left"
+        status = status_text(view)
         msg += [[("", line)] for line in textwrap.wrap(status, max(10, width))]
         if view.mode == "quit":  # (wrapped: a review found its first line cut at 70 columns)
             msg += [
@@ -148,10 +153,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         lines = [fit_line(m, width) for m in msg[:height]]
         return lines + [[("", " " * width)] for _ in range(height - len(lines))]
     if view.mode == "help":  # (the status and its clock stay: a turn runs on meanwhile)
-        status = view.status
-        if view.deadline is not None:
-            status += f" · {max(0.0, view.deadline):.0f} s left"
-        return _help(width, height, status)
+        return _help(width, height, status_text(view))
     top: list[Line] = []
     header = f" {view.title} · {view.round_info}"
     right = f"{view.verification} "
@@ -217,9 +219,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     # bottom: status, hand, choices, message, keys
     bottom: list[Line] = []
     st_style = {"you": "class:status.you", "over": "class:ok"}.get(view.status_kind, "")
-    status = view.status
-    if view.deadline is not None:
-        status += f" · {max(0.0, view.deadline):.0f} s left"
+    status = status_text(view)
     bottom.append([(st_style, " " + status)])
     if view.progress:
         bottom.append([("class:dim", " " + view.progress)])
