@@ -311,10 +311,12 @@ def parse_typed(
     # prefer the drawn card, then the first of that face
     variants.sort(key=lambda a: (a.slot != game.drawn, a.slot))
     first = [a for a in variants if a.slot == variants[0].slot]
+    if uno and not any(a.uno for a in first):
+        # (the "!" is refused, not dropped: the person believes they call UNO)
+        n = len(game.hands[me])
+        return None, f"UNO is called with your next-to-last card: you hold {n}, leave out the !", ()
     action, need, left = resolve_play(first, uno, choose, target)
     if action is None and need == "no":
-        if uno and not any(a.uno for a in first):
-            return None, "UNO is called with your next-to-last card", ()
         return None, "that is not one of the choices now", ()
     return action, need, left
 
@@ -741,7 +743,8 @@ def _choices(
                 "Two cards: press u to call UNO with the card you play "
                 + ("(armed: UNO!)" if ui.uno else "(not armed)")
             )
-        return lines, "←/→ choose · Enter play · d draw · u UNO · : type · ? help"
+        uno_key = " · u UNO" if me is not None and len(g.hands[me]) == 2 else ""
+        return lines, f"←/→ choose · Enter play · d draw{uno_key} · : type · ? help"
     # a claim window or the claimant's turn
     claims = []
     if simple_of(prompt, Kind.UNO) is not None:

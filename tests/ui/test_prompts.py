@@ -128,9 +128,20 @@ async def test_a_turn_by_keys_and_an_illegal_choice_explained() -> None:
 
 async def test_typing_a_card_and_words() -> None:
     async with table(once(my_turn)) as t:
-        await wait_for(t.screen, "your turn")
+        text = await wait_for(t.screen, "your turn")
         await press(t.pipe, ":", "z", "9", ENTER)
         await wait_for(t.screen, "'z9' is neither a card")
+        # 002 · Going Out: UNO goes with the next-to-last card; with more, neither the footer
+        # offers u nor is a typed "!" dropped unseen (the card is not played: the person
+        # believed they were calling UNO)
+        held = len(t.ui.view().hand)
+        if held != 2:
+            assert "u UNO" not in text
+            card = next(c for c in t.ui.view().hand if c.playable)
+            typed = card.text + (":g" if card.text.startswith("W") else "") + "!"
+            await press(t.pipe, ":", *typed, ENTER)
+            await wait_for(t.screen, f"you hold {held}, leave out the !")
+            assert not t.answers
         await press(t.pipe, ":", *"draw", ENTER)
         a = await t.answered()
         assert a is not None and a.kind is Kind.DRAW
@@ -233,7 +244,7 @@ def two_cards(g: Game, kind: str, actions: list[Action]) -> bool:
 async def test_uno_called_with_the_card() -> None:
     async with table(once(two_cards), seed="uno") as t:
         text = await wait_for(t.screen, "press u to call UNO", timeout=20)
-        assert "(not armed)" in text
+        assert "(not armed)" in text and "u UNO" in text
         await press(t.pipe, "u")
         await wait_for(t.screen, "(armed: UNO!)")
         await press(t.pipe, ENTER)
