@@ -157,6 +157,7 @@ class Watcher:
     id: int  # negative: its slot in the per-peer limits
     sent: int = 0  # entries of the log (in acceptance order) it has been sent
     pos: int | None = 0  # offset in the log file while the backlog streams (None: done)
+    seats: tuple[list[int], list[int]] | None = None  # the last "seats" report it was sent
 
 
 @dataclass
@@ -440,7 +441,15 @@ class GameNode:
         """What each spectator lacks: first the log file from its start (every entry, in the
         order it joined the log, paced by the link's queue), then each new entry at once."""
         log_ = self.session.log
+        seats = (sorted(self.away() - self.left), sorted(self.left))
         for w in list(self.watchers):
+            if w.seats != seats:  # (what this node sees of the other seats' nodes)
+                w.seats = seats
+                away: list[JSONValue] = list(seats[0])
+                left: list[JSONValue] = list(seats[1])
+                with contextlib.suppress(LinkError):
+                    report: JSONValue = {"t": "seats", "away": away, "left": left}
+                    w.link.send(MsgType.LOBBY, encode(report))
             if w.pos is not None:
                 self._stream_backlog(w)
             if w.pos is not None or w.sent >= len(log_):

@@ -31,6 +31,7 @@ from p2puno.node.lobby import LobbyError, receive, send, table_code, unreachable
 from p2puno.node.store import DataDir, GameFiles
 from p2puno.session import Session, SessionError
 from p2puno.session.session import Outcome, SessionEvent, Timing
+from p2puno.wire import EncodingError, decode
 
 Say = Callable[[str], None]
 
@@ -80,6 +81,10 @@ class Spectator:
         self.addresses: list[Address | None] = []
         self.link: Link | None = None
         self.through: int | None = None  # the seat whose node it watches through
+        # what that node sees of the other seats' nodes (its "seats" reports): link lost
+        # (left or unreachable), and said it was leaving; the table marks them in the wait
+        self.away: frozenset[int] = frozenset()
+        self.left: frozenset[int] = frozenset()
         self.refused = 0
         self.audits = 0
         self._progress = time.monotonic()
@@ -197,6 +202,9 @@ class Spectator:
         link.set_handler(lambda m: self._on_message(m.type, m.payload))
 
     def _on_message(self, mtype: int, payload: bytes) -> None:
+        if mtype == MsgType.LOBBY and self.session is not None:
+            self._on_seats(payload)
+            return
         if mtype != MsgType.ENTRY or self.session is None:
             return
         s = self.session
@@ -213,6 +221,37 @@ class Spectator:
             self._progress = time.monotonic()
             if self.files is not None:
                 s.prune_memory(PRUNE_KEEP)
+        self._wake.set()
+
+    def _on_seats(self, payload: bytes) -> None:
+        """The node's view of the other seats, said when it changes (who left the table, who
+        is out of reach, who is back). Not trusted beyond the words: nothing is checked or
+        decided on it, and a malformed report is ignored."""
+        s = self.session
+        assert s is not None
+        try:
+            msg = decode(payload)
+        except EncodingError:
+            return
+        if not isinstance(msg, dict) or msg.get("t") != "seats":
+            return
+        got: list[frozenset[int]] = []
+        for key in ("away", "left"):
+            seats = msg.get(key)
+            if not isinstance(seats, list) or not all(
+                type(x) is int and 0 <= x < s.n for x in seats
+            ):
+                return
+            got.append(frozenset(x for x in seats if type(x) is int))
+        away, left = got
+        names = [p.name for p in s.log.players]
+        for seat in sorted(left - self.left):
+            self.say(f"{names[seat]} (seat {seat}) left the table")
+        for seat in sorted(away - self.away - left):
+            self.say(f"{names[seat]} (seat {seat}) could no longer be reached")
+        for seat in sorted((self.away | self.left) - away - left):
+            self.say(f"{names[seat]} (seat {seat}) is back")
+        self.away, self.left = away, left
         self._wake.set()
 
     def _flush_events(self) -> None:
@@ -243,6 +282,9 @@ class Spectator:
                     left = why.code == "bye"  # (said on purpose: its person left, or it stopped)
                     gone = "left the table" if left else f"could no longer be reached ({why})"
                     self.say(f"{who}'s node (seat {seat}) {gone}: watching through another seat")
+                    if 0 <= seat < len(players):  # (until the next node's report)
+                        self.away = frozenset({seat})
+                        self.left = frozenset({seat}) if left else frozenset()
                 if not await self._reconnect():
                     return "no node of the table answers"
                 continue

@@ -149,6 +149,7 @@ class TableUI:
         self.lobby: HostLobby | None = None  # the host's lobby: its `x` key gives a seat up
         self.table: dict[str, Any] | None = None
         self.node: GameNode | None = None
+        self.watching: Spectator | None = None  # a spectator's table: whom it watches through
         self.source: Source | None = None
         self.me: int | None = None
         self.names: list[str] = []
@@ -266,6 +267,7 @@ class TableUI:
         if spectator.files is not None:
             self.log_path = str(spectator.files.log_path)
         spectator.on_events = self.on_events
+        self.watching = spectator
         self._seats_from_table()
         self.invalidate()
 
@@ -843,8 +845,7 @@ class TableUI:
             window = src is not None and src.waiting().kind == "window"
             usual = self.timing.window_ms / 1000 + 1.0 if window else 2.0
             step_s = float(self.timing.step_s)
-            away = self.node.away() if self.node is not None else set()
-            gone = src is not None and set(src.waiting().seats) <= away
+            gone = src is not None and set(src.waiting().seats) <= self._away()
             if deciding and not gone:  # (a seat that is gone decides nothing: the vote's time)
                 wait_left = left - step_s if left > step_s else left
             elif deciding or waited > usual:  # (a machine answers at once: before, noise)
@@ -858,6 +859,7 @@ class TableUI:
                 t = self.timing
                 limit = float(t.step_s)
                 deciding = w.kind == "action" and not any("response" in o for o in w.owed.values())
+                deciding = deciding and not set(w.seats) <= self._away()  # (gone: the vote's)
                 if deciding:
                     limit = t.turn_s + t.step_s
                 elif w.kind == "window":
@@ -889,13 +891,30 @@ class TableUI:
             log_path=self.log_path,
             autopilot=self.autopilot,
             watchers=self._watchers(),
-            away=frozenset(self.node.away()) if self.node is not None else frozenset(),
-            left=frozenset(self.node.left) if self.node is not None else frozenset(),
+            away=frozenset(self._away()),
+            left=self._left(),
             spinner=self.spinner,
         )
         if self.extra_view is not None:
             self.extra_view(vi)
         return vi
+
+    def _away(self) -> set[int]:
+        """The seats whose node is out of reach (left, or unreachable): this node's own view,
+        or, for a spectator, that of the node it watches through."""
+        if self.node is not None:
+            return self.node.away()
+        if self.watching is not None:
+            return set(self.watching.away | self.watching.left)
+        return set()
+
+    def _left(self) -> frozenset[int]:
+        """The seats whose node said it was leaving (its person pressed q)."""
+        if self.node is not None:
+            return frozenset(self.node.left)
+        if self.watching is not None:
+            return self.watching.left
+        return frozenset()
 
     def _watchers(self) -> list[str]:
         """Who watches the game (each node tells the table who watches through it)."""

@@ -132,6 +132,30 @@ def test_a_spectator_goes_on_through_another_seat_when_its_node_dies(tmp_path: P
             n.kill()
 
 
+def test_a_spectator_is_told_when_a_seat_it_does_not_watch_through_goes(tmp_path: Path) -> None:
+    """The node it watches through reports what it sees of the other seats' nodes: a spectator
+    learnt of a seat gone only from the vote's record at the end (a review)."""
+    h = host(tmp_path / "host", "--seats", "3", "--bot", "heuristic", "--target", "300", *FAST)
+    nodes = [h]
+    try:
+        port = h.port()
+        w = Node(["watch", f"{LOOPBACK}:{port}", "--name", "Eve", "--brief"], tmp_path / "w", "w")
+        nodes.append(w)
+        time.sleep(1.0)
+        bots = _bots(tmp_path, port, 2)
+        nodes.extend(bots)
+        h.wait_for(r"round 1: \w+ deals", 60)
+        w.wait_for(r"watching game [0-9a-f]+ .* through seat 0", 30)
+        bots[0].signal(signal.SIGKILL)
+        w.wait_for(r"^J0 \(seat [12]\) could no longer be reached$", 10)
+        assert w.wait(90) == 0, w.text()
+        w.wait_for(r"^game: stopped after step \d+: J0 silent past the deadline")
+        assert "is back" not in w.text()
+    finally:
+        for n in nodes:
+            n.kill()
+
+
 def test_a_table_found_by_discovery_is_watched_from_the_lobby(tmp_path: Path) -> None:
     """`p2puno lobby --watch` (discovery on the loopback interface only) waits in the lobby
     as a spectator and follows the game once the seats are taken."""
@@ -192,6 +216,38 @@ def test_a_watching_message_of_any_shape_is_a_lobby_error_never_a_crash(msg: obj
     except LobbyError:
         return
     raise AssertionError("a made-up genesis was taken")
+
+
+seat_lists = json_values | st.lists(st.integers(-2, 5), max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["t", "away", "left"]), json_values)
+    | st.fixed_dictionaries({"t": st.just("seats"), "away": seat_lists, "left": seat_lists})
+    | st.binary(max_size=40)
+)
+def test_a_seats_report_of_any_shape_is_taken_or_ignored_never_a_crash(msg: object) -> None:
+    players = [SimpleNamespace(name=n) for n in ("Ann", "Bob", "Cy")]
+    spectator = Spectator(name="Eve")
+    spectator.session = SimpleNamespace(n=3, log=SimpleNamespace(players=players))  # type: ignore[assignment]
+    spectator._on_seats(msg if isinstance(msg, bytes) else encode(msg))  # type: ignore[arg-type]
+    assert spectator.away <= {0, 1, 2} and spectator.left <= {0, 1, 2}
+
+
+def test_a_seats_report_is_said_once_per_change() -> None:
+    players = [SimpleNamespace(name=n) for n in ("Ann", "Bob", "Cy")]
+    said: list[str] = []
+    spectator = Spectator(name="Eve", say=said.append)
+    spectator.session = SimpleNamespace(n=3, log=SimpleNamespace(players=players))  # type: ignore[assignment]
+    for away, left in (([1], []), ([1], []), ([], [2]), ([], [])):
+        spectator._on_seats(encode({"t": "seats", "away": away, "left": left}))  # type: ignore[arg-type]
+    assert said == [
+        "Bob (seat 1) could no longer be reached",
+        "Cy (seat 2) left the table",
+        "Bob (seat 1) is back",
+        "Cy (seat 2) is back",
+    ]
 
 
 def test_one_address_cannot_take_every_spectators_slot() -> None:
