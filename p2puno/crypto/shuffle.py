@@ -109,6 +109,20 @@ def _show_aead(shared: bytes, ephemeral: bytes, recipient_public: bytes, header:
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(shared)
 
 
+_PROBE = X25519PrivateKey.from_private_bytes(bytes(range(1, 33)))  # public: only a probe
+
+
+def weak_x25519(public: bytes) -> bool:
+    """Whether an exchange with ``public`` gives the all-zero secret (a point of small order:
+    its shared secret is zero with every private key, the probe's included, as X25519 clamps
+    every scalar to a multiple of the cofactor), which pyca refuses with a ValueError."""
+    try:
+        _PROBE.exchange(X25519PublicKey.from_public_bytes(public))
+    except ValueError:
+        return True
+    return False
+
+
 def decrypt_show(show: ShowMessage, x25519_private: bytes) -> list[tuple[int, bytes]] | None:
     """``[(key, salt)]`` for the show's entries, or ``None`` if it does not decrypt."""
     try:
@@ -562,6 +576,10 @@ class ShuffleView:
             self._malformed(c.player, f"commitment of player {c.player} does not fit the shuffle")
         if len(c.commitments) != spec.size:
             self._malformed(c.player, f"commitment of player {c.player} has the wrong size")
+        if weak_x25519(c.x25519_public):
+            # (every card shown to it would fail the exchange: a seat could stop every honest
+            # node at the first card it must be shown)
+            self._malformed(c.player, f"player {c.player} committed to a weak X25519 key")
         old = self._commitments.get(c.player)
         if old is not None and old != c:
             self._malformed(c.player, f"player {c.player} sent two different commitments")

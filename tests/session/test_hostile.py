@@ -815,3 +815,36 @@ class _Recorder(list):  # type: ignore[type-arg]
         if ev.kind == "dispute":
             self.into.append(ev.text)
         super().append(ev)
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        "00" * 32,  # the identity
+        "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",  # order 8
+    ],
+)
+def test_a_commitment_to_a_weak_x25519_key_names_its_seat_never_crashes_a_node(
+    point: str,
+) -> None:
+    """A seat commits to a point of small order as the key its cards are shown to: every
+    exchange with it gives the all-zero secret, which pyca refuses with a ValueError. Before,
+    that error came out of every honest node the first time it had to show that seat a card
+    (a code review: every node stopped with an internal error, no one named, and a resume
+    replayed into the same crash); now the commitment is refused and its seat named."""
+    n, cheat = 3, 1
+    table = LocalTable(Options(n, target=20), seed="weak-x25519")
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        f = fields(raw)
+        body = f["body"]
+        if sender != cheat or not isinstance(body, dict) or "commitment" not in body:
+            return raw
+        done.append(True)
+        weak = {**body["commitment"], "x25519_public": point}
+        return resign(table, raw, body={**body, "commitment": weak})
+
+    SimNet(table, "weak-x25519", hostile(tamper, cheat)).run()
+    assert done
+    same_verdict(table, [0, 2], cheat, "weak X25519 key")
