@@ -131,7 +131,10 @@ def choose_color(seat: int, color: int) -> Action:
 
 
 def _parse_int(text: str, what: str, limit: int) -> int:
-    if not text.isdigit() or (len(text) > 1 and text[0] == "0") or int(text) >= limit:
+    # (ASCII only: str.isdigit takes "²" and "١", which int() refuses or reads as 1)
+    if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
+        raise NotationError(f"bad {what}: {text!r}")
+    if int(text) >= limit:
         raise NotationError(f"bad {what}: {text!r}")
     return int(text)
 

@@ -3,6 +3,8 @@
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2puno.engine import NotationError, parse_action, parse_face
 from p2puno.engine.actions import Kind
@@ -107,9 +109,29 @@ def test_action_fields() -> None:
         "0 jump draw",
         "0 r7#3>",
         "0 r7#3>10",
+        "² draw",  # Unicode digits: "²" passes str.isdigit, then int() raised ValueError
+        "١ draw",  # ... and "١" (Arabic-Indic one) was read as seat 1: a second spelling
+        "0 r7#١",
+        "0 catch ٢",
     ],
 )
 def test_bad_actions_are_refused_with_a_reason(bad: str) -> None:
     with pytest.raises(NotationError) as e:
         parse_action(bad)
     assert str(e.value)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("0123456789 #:!>rgbyWSR+2468dawkjucth²١٢\u0660")))
+    | st.text(max_size=20)
+)
+def test_any_text_is_an_action_or_a_notation_error_and_reads_back_the_same(text: str) -> None:
+    """What a seat signs as its action is parsed by every node: any text either gives the one
+    action it spells (written back byte for byte: one spelling per action) or a NotationError,
+    never another exception (a code review: "²" raised ValueError in every node)."""
+    try:
+        a = parse_action(text)
+    except NotationError:
+        return
+    assert str(a) == text
