@@ -1878,4 +1878,10 @@ def options_from_obj(obj: JSONValue) -> Options:
         or scoring not in ("standard", "lowest")
     ):
         raise ValueError("bad options")
-    return Options(players=players, target=target, scoring=scoring, **parse_house(",".join(house)))  # type: ignore[arg-type]
+    rules = parse_house(",".join(str(h) for h in house))
+    options = Options(players=players, target=target, scoring=scoring, **rules)  # type: ignore[arg-type]
+    if list(options.house) != house:
+        # one spelling per table (the game id hashes it): each name once, in the order of
+        # HOUSE_RULES; parse_house alone took " seven-o", a repeat, or "progressive,seven-o"
+        raise ValueError(f"house must be {list(options.house)} for these rules, in that order")
+    return options

@@ -171,3 +171,27 @@ def test_each_node_keeps_its_log_and_its_secrets_0600(tmp_path: Path) -> None:
         assert all(SecretReveal.from_obj(r).player == seat for r in shuffles)
         result = replay(tmp_path / f"node{seat}.log")
         assert result.ok, result.error
+
+
+@pytest.mark.parametrize(
+    "house",
+    [
+        ["jump-in", "jump-in"],
+        [" seven-o"],
+        ["progressive,seven-o"],
+        [""],
+        ["seven-o", "progressive"],
+    ],
+)
+def test_the_genesis_options_have_one_spelling_per_table(house: list[str]) -> None:
+    """The game id hashes the genesis, so the same table spelt two ways would be two games (a
+    code review found five spellings taken): each house rule once, in the engine's order
+    (protocol/schemas/session-options.json; the rules themselves: docs/rules.md section 13)."""
+    from p2puno.session.session import options_from_obj, options_to_obj
+
+    obj = {"players": 3, "house": house, "scoring": "standard", "target": 500}
+    with pytest.raises(ValueError, match="house must be"):
+        options_from_obj(obj)  # type: ignore[arg-type]
+    for on in itertools.product((False, True), repeat=3):
+        o = Options(3, progressive=on[0], seven_o=on[1], jump_in=on[2])
+        assert options_from_obj(options_to_obj(o)) == o
