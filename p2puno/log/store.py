@@ -277,10 +277,13 @@ def scan_log_file(path: str | os.PathLike[str]) -> LogShape:
     return LogShape(back, first_vote)
 
 
-# An entry's own role and seq: adjacent in canonical JSON (sorted keys), and never inside a
-# string, where every quote is escaped. A line that is not an entry may match or not: the
-# real pass refuses it either way, and a match only makes the reader keep more steps.
-_ROLE_SEQ: Final = re.compile(rb'"role":"(proposal|response|vote)","seq":(\d{1,18})')
+# An entry's own role and seq: adjacent in canonical JSON (sorted keys), never inside a
+# string, where every quote is escaped, and the last of their names in the line (only "sig"
+# and "v" follow them), as _indexed_seq reads them: the greedy ^.* takes a line's last match,
+# so a body that nests {"role":"proposal","seq":0} does not make the reader keep every step
+# (a code review). A line that is not an entry may match or not: the real pass refuses it
+# either way, and a match only makes the reader keep more steps.
+_ROLE_SEQ: Final = re.compile(rb'^.*"role":"(proposal|response|vote)","seq":(\d{1,18})', re.M)
 
 
 def add_log_line(log: Log, index: int, raw: bytes) -> None:

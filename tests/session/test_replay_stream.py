@@ -340,3 +340,22 @@ def test_a_line_longer_than_any_entry_is_named_with_its_length(tmp_path: Path) -
     path.write_bytes(b"\n".join([*head, big]))
     r = replay(path)
     assert r.bad_entry == 3 and r.error is not None and "torn" in r.error
+
+
+def test_a_body_that_nests_a_role_and_a_step_does_not_widen_the_window(tmp_path: Path) -> None:
+    """The first pass reads each line's own role and step off its bytes; a body may carry
+    extra members (spec 10.3), and one nesting {"role": "proposal", "seq": 0} made the replay
+    keep every step in memory (a code review). Only the line's last match is its own."""
+    from p2puno.log.store import scan_log_file
+
+    def line(seq: int, body: str = "{}") -> bytes:
+        return b'{"author":0,"body":%s,"role":"proposal","seq":%d,"sig":"00","v":1}' % (
+            body.encode(),
+            seq,
+        )
+
+    path = tmp_path / "nested.log"
+    nested = '{"x":{"role":"proposal","seq":0},"y":{"role":"vote","seq":1}}'
+    path.write_bytes(b"\n".join([line(5), line(6, nested), line(7)]) + b"\n")
+    shape = scan_log_file(path)
+    assert shape.back == 0 and shape.first_vote is None
