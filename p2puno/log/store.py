@@ -635,6 +635,10 @@ def write_secrets(path: str | os.PathLike[str], secrets: NodeSecrets) -> None:
     target = Path(path)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     data = encode(secrets.to_obj()) + b"\n"
+    # a temp file left by a process killed mid-write that had this pid (O_EXCL refused it
+    # and the node stopped, "the disk refused a write"); O_EXCL still refuses a link put
+    # there between the two calls
+    tmp.unlink(missing_ok=True)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.fchmod(fd, 0o600)  # umask cannot widen it, but be explicit

@@ -173,6 +173,10 @@ def test_secrets_file(tmp_path: Path) -> None:
     # Rewrite is atomic (same path, no temp files left) and still 0600.
     write_secrets(path, NodeSecrets(identity=ident))
     assert sorted(os.listdir(tmp_path)) == ["node.secrets"]
+    # A temp file left by a killed process that had this pid does not stop the write.
+    (tmp_path / f".node.secrets.{os.getpid()}.tmp").write_bytes(b"half")
+    write_secrets(path, NodeSecrets(identity=ident))
+    assert sorted(os.listdir(tmp_path)) == ["node.secrets"]
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     # No secret in any repr.
     for hx in ident.export_secrets().values():
