@@ -13,12 +13,15 @@ Policy, in brief:
 
 from __future__ import annotations
 
+from collections import Counter
+
 from p2puno.bots.base import Bot
 from p2puno.bots.view import SeatView
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import (
     CARD_COLOR,
     CARD_POINTS,
+    CARD_RANK,
     DECK_SIZE,
     DRAW_TWO,
     REVERSE,
@@ -111,7 +114,7 @@ class HeuristicBot(Bot):
             return False
         seen = view.my_cards() + view.discard_cards()
         unseen = DECK_SIZE - len(seen)
-        of_color = 25 - sum(1 for c in seen if CARD_COLOR[c] == color)
+        of_color = COLOR_COUNT[color] - sum(1 for c in seen if CARD_COLOR[c] == color)
         if unseen <= 0 or of_color <= 0:
             return False
         q = of_color / unseen
@@ -120,4 +123,6 @@ class HeuristicBot(Bot):
         return p > 0.45
 
 
-CARD_POINTS_BY_RANK = {r: (r if r <= 9 else 20 if r <= DRAW_TWO else 50) for r in range(15)}
+# (the engine's scoring, 002 · Scoring, by rank; and how many cards of each color the deck has)
+CARD_POINTS_BY_RANK = {CARD_RANK[c]: CARD_POINTS[c] for c in range(DECK_SIZE)}
+COLOR_COUNT = Counter(CARD_COLOR)

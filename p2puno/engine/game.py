@@ -58,6 +58,8 @@ from p2puno.engine.options import Options
 UNKNOWN: Final = UNKNOWN_CARD
 _new: Final = tuple.__new__  # builds a NamedTuple without its Python-level __new__ (hot paths)
 HAND_SIZE: Final = 7  # 002 · Setup 2: "deals each player 7 cards"
+UNO_PENALTY: Final = 2  # 002 · Going Out: caught without UNO, "draw two cards"
+CHALLENGE_EXTRA: Final = 2  # 002 · Wild Draw Four: a challenge lost, "PLUS an additional 2"
 
 
 class Phase(Enum):
@@ -994,7 +996,7 @@ class Game:
             self.vulnerable.discard(t)
             self.stats.uno_penalties += 1
             events.append(_new(_EVENT, ("caught", t, -1, 0, seat, None)))
-            self.owed.append([t, 2])
+            self.owed.append([t, UNO_PENALTY])
             return self._settle(events)
         # Kind.COLOR
         self._close_window()
@@ -1021,9 +1023,11 @@ class Game:
             self.turn = seat
         else:
             # "... you must draw the 4 cards PLUS an additional 2 cards (6 total)!"
-            events.append(_new(_EVENT, ("innocent", seat, -1, n + 2, self.offender, None)))
+            events.append(
+                _new(_EVENT, ("innocent", seat, -1, n + CHALLENGE_EXTRA, self.offender, None))
+            )
             self.stats.challenges_lost += 1
-            self.owed.append([seat, n + 2])
+            self.owed.append([seat, n + CHALLENGE_EXTRA])
             self.turn = self.next_seat(seat)
         self.offender = -1
         return self._settle(events)

@@ -19,7 +19,7 @@ from p2puno.engine.cards import (
     WILD_CARD,
     WILD_DRAW_FOUR,
 )
-from p2puno.engine.game import Event, Game
+from p2puno.engine.game import UNO_PENALTY, Event, Game
 
 COLOR_NAMES = ("red", "yellow", "green", "blue")
 RANK_NAMES = {SKIP: "Skip", REVERSE: "Reverse", DRAW_TWO: "Draw Two"}
@@ -100,7 +100,7 @@ def event_words(
     if k == "uno":
         return f"{Who(e.seat)}: UNO!"
     if k == "caught":
-        return f"{Who(e.other)} caught {who(e.seat)} without UNO: +2 cards"
+        return f"{Who(e.other)} caught {who(e.seat)} without UNO: +{UNO_PENALTY} cards"
     if k == "challenge":
         whose = "your" if e.other == me else f"{who(e.other)}'s"
         return f"{Who(e.seat)} challenged {whose} Wild Draw Four"

@@ -31,7 +31,7 @@ from p2puno.engine.cards import (
     parse_color,
     parse_face,
 )
-from p2puno.engine.game import Event, Game, IllegalAction, Phase
+from p2puno.engine.game import CHALLENGE_EXTRA, UNO_PENALTY, Event, Game, IllegalAction, Phase
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
 from p2puno.session.words import named
 from p2puno.session.words import session_words as describe_session_event
@@ -713,7 +713,7 @@ def _choices(
                 )
                 lines.append(
                     f"  if it held a {color_name(g.wd4_color)} card, {offender} draws {n} and "
-                    f"you play; if not, you draw {n + 2}."
+                    f"you play; if not, you draw {n + CHALLENGE_EXTRA}."
                 )
                 keys.append("t take · c challenge")
             else:
@@ -752,7 +752,7 @@ def _choices(
         keys.append("u UNO")
     for a in catches_of(prompt):
         who = names[a.target] if a.target < len(names) else str(a.target)
-        claims.append(f"c catch {who}: one card, no UNO called (+2 cards for them)")
+        claims.append(f"c catch {who}: one card, no UNO called (+{UNO_PENALTY} cards for them)")
     if catches_of(prompt):
         keys.append("c catch")
     if any(a.kind is Kind.JUMP for a in acts):
