@@ -501,6 +501,8 @@ class Session:
             if result.entry.role is Role.VOTE:
                 self._on_vote(result.entry)
             self._advance()
+            if self._stop is not None:
+                self._decide_stop()  # (a reveal part owed may have come: silent no more)
             for child in sorted(self._waiting_on.pop(result.hash, ())):  # none waits on it now
                 parked = self._parked.get(child)
                 if parked is None:
@@ -706,8 +708,16 @@ class Session:
         return True
 
     def _maybe_produce(self) -> bool:
-        """Write our entry for the current step if it is due. True if something was made."""
-        if self.seat is None or self.identity is None or self._voted or self.over:
+        """Write our entry for the current step if it is due. True if something was made.
+
+        A voter writes nothing more in the chain but its part of a reveal (spec 10.15): a
+        reveal needs no decision, so an honest seat always sends it, and a voter that owes
+        one and withholds it is silent (_decide_stop)."""
+        if self.seat is None or self.identity is None or self.blame is not None:
+            return False
+        if self._finished or (
+            (self._voted or self._stop is not None) and self.step.kind != "reveal"
+        ):
             return False
         seq = self._done_seq + 1
         proposal = self.log.proposal(seq)
@@ -946,6 +956,12 @@ class Session:
             # first step on): the standings at K are not known here yet. A vote's parents are
             # step K's entries, so this node gets there, and decides then (_after_step)
             return
+        # A voter that owes its part of the reveal after K is silent too: every seat sends
+        # its part of a reveal, voter or not (_maybe_produce), so one that signed a vote
+        # instead is keeping its secrets from the audit (helper-25: a winner kept an
+        # unaudited win, and a cheat its false dispute, that way, naming no one)
+        withheld = self._reveal_owed(k) & set(votes)
+        silent = tuple(sorted({*silent, *withheld}))
         scores = next(s for at, s in reversed(self._standings) if at <= k)
         winners: tuple[int, ...] = ()
         void = self.deck_no >= 2  # a round was in play (deck 1 is the draw for dealer)
@@ -961,6 +977,15 @@ class Session:
         self._stop = Outcome("stopped", scores, winners, silent=silent, void=void, step=k)
         if previous != self._stop:
             self.events.append(SessionEvent("over", str(self._stop)))
+
+    def _reveal_owed(self, k: int) -> set[int]:
+        """The seats that owe their part of step K + 1 if it is a reveal still in progress:
+        its proposer while its proposal is missing, else the responders missing."""
+        if self._done_seq != k or self.step.kind != "reveal":
+            return set()
+        if self.log.proposal(k + 1) is None:
+            return {self.step.proposer}
+        return set(self.log.missing_responders(k + 1))
 
     def note_evidence(self, eq: Equivocation) -> None:
         """Equivocation evidence found outside :meth:`receive` (a log file being replayed):

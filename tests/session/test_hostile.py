@@ -597,6 +597,47 @@ def test_a_round_played_to_its_end_counts_unless_its_winner_withholds_its_secret
         assert got.winners == () and got.scores == (0, 0) and got.void
 
 
+@pytest.mark.parametrize("who", ["winner", "loser"])
+def test_a_seat_that_votes_instead_of_sending_its_last_reveal_is_silent_all_the_same(
+    who: str,
+) -> None:
+    """As above, but the seat signs a vote to stop where its reveal was due (helper-25's
+    attack, over TCP): every other seat joined, nobody was named, and a winner kept its win
+    with its deck never audited (spec 10.15: a winner that keeps its secrets from the audit
+    might be hiding a cheat). A voter that owes its part of the reveal in progress is silent
+    too: named, and a winner's round is void; a loser's still counts."""
+    options = Options(3, target=20)
+    honest = LocalTable(options, seed="vote-withhold")
+    honest.run()
+    o = honest.sessions[0].outcome
+    assert o.state == "finished"
+    winner = o.winners[0]
+    cheat = winner if who == "winner" else (winner + 1) % 3
+    table = LocalTable(options, seed="vote-withhold")
+    voted: list[bytes] = []
+
+    def tamper(seat: int, raw: bytes) -> bytes | None:
+        over = table.sessions[seat].engine.phase is Phase.GAME_OVER
+        if seat != cheat or not over or "secrets" not in fields(raw)["body"]:
+            return raw
+        me = table.sessions[seat]
+        assert me.identity is not None and not voted
+        voted.append(me.log.vote(me.identity, seat, "stop", {"waiting": []}))
+        me._maybe_produce = lambda: False  # type: ignore[method-assign]  # (it writes no more)
+        return voted[0]  # its vote, in place of its reveal
+
+    SimNet(table, "vote-withhold", hostile(tamper, cheat)).run()
+    assert voted
+    outcomes = {table.sessions[i].outcome for i in range(3) if i != cheat}
+    assert len(outcomes) == 1, outcomes
+    (got,) = outcomes
+    assert got.state == "stopped" and got.silent == (cheat,), got
+    if who == "loser":
+        assert got.winners == o.winners and got.scores == o.scores and not got.void
+    else:
+        assert got.winners == () and got.void
+
+
 # ---------------------------------------------------------------------- item 1 (hostile)
 def test_entries_with_parents_that_never_come_are_bounded_per_author_in_bytes() -> None:
     """A seat floods signed entries whose parents do not exist: they wait, within a budget
