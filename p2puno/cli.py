@@ -725,10 +725,11 @@ def lobby(
             raise typer.Exit(0)
         verb = "watch" if spectate else "join"
         for _ in range(20):  # a typo asks again (Ctrl-C leaves)
-            chosen = pick_table(tables, str(typer.prompt(f"{verb} which table")).strip())
+            typed = str(typer.prompt(f"{verb} which table")).strip()
+            chosen = pick_table(tables, typed)
             if chosen is not None and chosen.addresses:
                 break
-            typer.echo(choose)
+            typer.echo(f"no table {typed!r} listed: {choose}")
         else:
             raise typer.Exit(2)
     ad = chosen

@@ -524,6 +524,9 @@ async def host_game(
     follow: asyncio.Future[None] | None = None
     stopping: asyncio.Future[None] | None = None
     if discovery:
+        if interfaces is None and bind and bind not in ("0.0.0.0", "::") and _is_ip(bind):
+            interfaces = [bind]  # (listening on one address: advertised there only, not at
+            # every interface's address, where nothing listens)
         advertiser = await _advertise(lobby, endpoint.port, interfaces, say)
     if advertiser is not None:
         follow = asyncio.ensure_future(_advert_follows(lobby, advertiser))
@@ -697,31 +700,45 @@ def bot_command(
     ]  # fmt: skip
 
 
+def _is_ip(text: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 async def _advertise(
     lobby: HostLobby, port: int, interfaces: list[str] | None, say: Say
 ) -> Advertiser | None:
     from zeroconf import InterfaceChoice
 
-    from p2puno.net.discovery import TableAd, fingerprint
+    from p2puno.net.discovery import AdError, TableAd, fingerprint
 
     house = lobby.options.get("house")
     target = lobby.options.get("target")
-    ad = TableAd(
-        name=lobby.table[:32],
-        lobby_id=lobby.lobby_id,
-        host_fingerprint=fingerprint(lobby.seats[0].sign_pk),
-        seats_total=lobby.size,
-        seats_taken=len(lobby.seats),
-        house=tuple(h for h in house if isinstance(h, str)) if isinstance(house, list) else (),
-        target=target if isinstance(target, int) else 500,
-        scoring=str(lobby.options.get("scoring", "standard")),
-        port=port,
-        code=lobby.lobby_id.hex()[:8],
-    )
+    try:  # discovery is a convenience: HOST:PORT always works (never a crash here)
+        ad = TableAd(
+            name=lobby.table,  # (the whole name: a cut one could end on a space, or miss a join)
+            lobby_id=lobby.lobby_id,
+            host_fingerprint=fingerprint(lobby.seats[0].sign_pk),
+            seats_total=lobby.size,
+            seats_taken=len(lobby.seats),
+            house=tuple(h for h in house if isinstance(h, str)) if isinstance(house, list) else (),
+            target=target if isinstance(target, int) else 500,
+            scoring=str(lobby.options.get("scoring", "standard")),
+            port=port,
+            code=lobby.lobby_id.hex()[:8],
+        )
+    except AdError as e:
+        say(f"(not advertised on the LAN: {e})")
+        return None
     adv = Advertiser()
     try:
         await adv.start(ad, interfaces=interfaces or InterfaceChoice.All)
-    except Exception as e:  # discovery is a convenience: HOST:PORT always works
+    except Exception as e:
         say(f"(not advertised on the LAN: {e})")
         return None
     return adv

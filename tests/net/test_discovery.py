@@ -544,3 +544,36 @@ def test_lobby_join_picks_a_table_by_number_name_or_host_key() -> None:
     assert pick_table(tables, "3") is None and pick_table(tables, "nobody") is None
     assert pick_table([a, b, c], "loopy") is None  # two of that name
     assert pick_table([a, b, c], c.host_fingerprint[:8]) is c
+
+
+async def test_a_host_advertises_its_whole_table_name_and_never_crashes_on_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A review: the advert cut the name to 32 characters, so "Thursday night at the office
+    UN league" was cut on a space, the advert refused it and the host crashed (and `lobby
+    --join` by the whole name could never match the cut one). The whole name goes out now,
+    and an advert that cannot be made is said, never raised."""
+    from types import SimpleNamespace
+
+    import p2puno.node.run as run
+
+    started: list[TableAd] = []
+
+    class Fake:
+        async def start(self, ad: TableAd, interfaces: object) -> None:
+            started.append(ad)
+
+    monkeypatch.setattr(run, "Advertiser", Fake)
+    said: list[str] = []
+    lobby = SimpleNamespace(
+        table="Thursday night at the office UN league",
+        options={"house": [], "target": 500, "scoring": "standard"},
+        lobby_id=bytes(32),
+        seats=[SimpleNamespace(sign_pk=bytes(32))],
+        size=2,
+    )
+    assert await run._advertise(lobby, 5000, [LOOPBACK], said.append) is not None, said  # type: ignore[arg-type]
+    assert started[0].name == lobby.table and not said
+    lobby.table = " padded "
+    assert await run._advertise(lobby, 5000, [LOOPBACK], said.append) is None  # type: ignore[arg-type]
+    assert said and said[0].startswith("(not advertised on the LAN: ")
