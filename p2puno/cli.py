@@ -920,7 +920,7 @@ def _offer_resume(data: object) -> None:
         if g.get("unreached"):  # (its last resume reached no seat: it may be over elsewhere)
             typer.echo(
                 "  its last resume reached no other seat: the others may have ended it "
-                f"without this one. `p2puno resume {gid} --give-up` stops offering it",
+                f"without this one. `{cmd} --give-up` stops offering it",
                 err=True,
             )
         if _terminal() and typer.confirm("resume it now (instead of a new game)?", False):
