@@ -379,7 +379,10 @@ async def resume_game(
         say("a moment to pass on what the other seats may lack, then stops")
     meta = {**meta, "resumed": started, "away_s": away_s}
     # the bots this machine ran at that table (a host's): they stopped with it, back with it
-    procs = [] if session.outcome.over else await _resume_bots(data, str(meta["game"]), say)
+    adopted: list[DataDir] = []  # its bots still running (not its children: see below)
+    procs = (
+        [] if session.outcome.over else await _resume_bots(data, str(meta["game"]), say, adopted)
+    )
     ended = False
     try:
         result = await _run_game(
@@ -390,12 +393,34 @@ async def resume_game(
         return result
     finally:
         endpoint.close()
+        if not ended:  # (its person left, or it failed: the bots it runs stop with it)
+            for bot_data in adopted:
+                _stop_holder(bot_data)
         await _reap(procs, ended)
 
 
-async def _resume_bots(data: DataDir, game: str, say: Say) -> list[asyncio.subprocess.Process]:
+def _stop_holder(data: DataDir) -> None:
+    """SIGTERM to the process that holds ``data`` (a bot of this host that outlived it: the
+    host was killed, not its bot), if it holds it still: the pid is read from the lock the
+    holder keeps, and only while the lock is held, so a pid used again is not signalled."""
+    import signal
+
+    try:
+        pid = int((data.root / "lock").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    if pid != os.getpid() and data.busy():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+
+
+async def _resume_bots(
+    data: DataDir, game: str, say: Say, adopted: list[DataDir]
+) -> list[asyncio.subprocess.Process]:
     """`p2puno resume` for each bot seat this data directory's host ran in ``game`` and that
-    did not finish it (each its own process, as when the host started it)."""
+    did not finish it (each its own process, as when the host started it). A bot seat still
+    running (the host was killed, not it) goes into ``adopted``: it is stopped with the host
+    (the leave question says so), as the bots the host started are."""
     procs = []
     for folder in sorted((data.root / "bots").glob("*")):
         try:
@@ -413,6 +438,7 @@ async def _resume_bots(data: DataDir, game: str, say: Say) -> list[asyncio.subpr
             # still running (this host was killed, its bot was not): leave it be; a second
             # copy would fail to bind, and its rebuild could cut the live bot's last line
             say(f"{who} is still running: left as it is")
+            adopted.append(bot_data)
         elif mine:
             say(f"bringing back {who}")
             procs.append(

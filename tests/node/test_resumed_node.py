@@ -404,3 +404,27 @@ def test_a_game_its_last_resume_could_not_reach_can_be_given_up(tmp_path: Path) 
     assert unfinished_games(DataDir(data.root)) == []
     meta = json.loads(files.meta_path.read_text())
     assert meta["over"] is True and meta["given_up"] is True and meta["seat"] == 2
+
+
+def test_a_bot_that_outlived_its_killed_host_is_stopped_with_the_resumed_host(
+    tmp_path: Path,
+) -> None:
+    """A review killed a host (its bot seat went on, as designed: the game can wait for the
+    host's resume), resumed it and left with q: "your node stopped, and the 1 bot it runs
+    with it", and the bot ran on. The resumed host now stops a bot it finds running when it
+    stops, found by the lock its data directory holds (never a pid that no longer holds it)."""
+    from p2puno.node.run import _stop_holder
+
+    folder = tmp_path / "bot"
+    code = (
+        "import sys, time; from p2puno.node.store import DataDir; "
+        f"DataDir({str(folder)!r}).hold(); print('held', flush=True); time.sleep(60)"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "held"
+        _stop_holder(DataDir(folder))
+        assert child.wait(10) == -15  # SIGTERM
+        _stop_holder(DataDir(folder))  # held by nobody now: nothing is signalled
+    finally:
+        child.kill()
