@@ -639,7 +639,12 @@ def bot_node(
         help="seconds the bot may take per decision",
         callback=_think,
     ),
-    runner: str = typer.Option("self", "--runner", metavar="self|host", help="who runs this bot"),
+    runner: str = typer.Option(
+        "self",
+        "--runner",
+        metavar="self|host",
+        help="who runs this bot (host: only the bots `p2puno host --bots K` starts)",
+    ),
     bind: Bind = "",
     data_dir: DataDirOpt = None,
     quiet: Quiet = False,

@@ -235,6 +235,10 @@ class HostLobby:
         self.size = seats
         self.seats: list[Seat] = [me]
         self.lobby_id = os.urandom(32)
+        # what the bots this host's node starts carry to claim "runner": "host" (given to
+        # them in their environment): anyone else claiming it was believed, and the table
+        # showed a stranger's bot as the host's (a review)
+        self.bot_token = os.urandom(16).hex()
         self.say = say or (lambda text: None)
         self.changed = asyncio.Event()
         self.listeners: list[asyncio.Event] = []  # each set at every change (one per task)
@@ -431,6 +435,11 @@ class HostLobby:
             return
         host = host_of(link)
         reason = self._check_join(link, msg)
+        if reason is None and msg.get("runner") == "host" and msg.get("token") != self.bot_token:
+            reason = (
+                "only the bots this host's node starts run on the host (p2puno host --bots K); "
+                "a bot from elsewhere joins with --runner self"
+            )
         wait_s = self.held_s(host)
         if reason is None and wait_s > 0:
             reason = (
@@ -644,6 +653,7 @@ async def join_table(
     nonce: bytes,
     kind: str = "person",
     runner: str = "self",
+    token: str | None = None,
     say: Callable[[str], None] | None = None,
     timeout: float = 3600.0,
     on_table: Callable[[dict[str, Any]], None] | None = None,
@@ -674,6 +684,8 @@ async def join_table(
     }
     if confirm is not None:
         join["confirms"] = True
+    if token is not None:  # (a bot the host's node started: see HostLobby.bot_token)
+        join["token"] = token
     send(link, join)
     seat: Any = -1
     table: dict[str, Any] = {}

@@ -447,14 +447,22 @@ async def _resume_bots(
     return procs
 
 
-async def _child(who: str, say: Say, *args: str) -> asyncio.subprocess.Process:
+BOT_TOKEN_ENV = "P2PUNO_HOST_BOT_TOKEN"  # (HostLobby.bot_token, to the bots a host starts)
+
+
+async def _child(
+    who: str, say: Say, *args: str, token: str | None = None
+) -> asyncio.subprocess.Process:
     """A bot seat's own process: ``python -m p2puno ARGS``, reading nothing. What it prints
     (with --quiet: only why it stopped, if it failed) reaches the host's lines as ``say``,
-    named: written to the terminal itself, it tore up the host's full-screen table."""
+    named: written to the terminal itself, it tore up the host's full-screen table.
+    ``token``: its claim to be the host's own bot, in its environment (not on its command
+    line, which every user of the machine can read)."""
+    env = None if token is None else {**os.environ, BOT_TOKEN_ENV: token}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "p2puno", *args,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
+        stderr=asyncio.subprocess.STDOUT, env=env,
     )  # fmt: skip
     assert proc.stdout is not None
     task = asyncio.ensure_future(_relay_lines(proc.stdout, who, say))
@@ -541,7 +549,11 @@ async def host_game(
     procs = []
     for k in range(bots):
         bot = f"Bot-{k + 1}"
-        procs.append(await _spawn_bot(endpoint.port, bot, bot_policy, data, k, think, bind, say))
+        procs.append(
+            await _spawn_bot(
+                endpoint.port, bot, bot_policy, data, k, think, bind, say, lobby.bot_token
+            )
+        )
         # one at a time, so that Bot-1 sits before Bot-2 (seats go in the order of joining:
         # started together, "seat 1: Bot-3" read wrong); at most a few seconds each
         await _until_seated(lobby, bot, procs[-1], 5.0)
@@ -700,11 +712,13 @@ async def _spawn_bot(
     think: float,
     bind: str | None,
     say: Say,
+    token: str,
 ) -> asyncio.subprocess.Process:
     """A bot seat of the host's: its own process, keys and data directory (the host's machine
     runs it, so the host could read its hand: the table says so)."""
     folder = data.root / "bots" / f"{os.getpid()}-{k}"
-    return await _child(name, say, *bot_command(port, name, policy, bind, str(folder), think))
+    command = bot_command(port, name, policy, bind, str(folder), think)
+    return await _child(name, say, *command, token=token)
 
 
 def bot_command(
@@ -800,6 +814,7 @@ async def join_game(
             nonce=nonce,
             kind=player.kind,
             runner=runner,
+            token=os.environ.get(BOT_TOKEN_ENV) if runner == "host" else None,
             say=say,
             on_table=on_table,
             confirm=player.confirm if player.kind == "person" else None,

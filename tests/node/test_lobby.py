@@ -87,6 +87,26 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
     ep.close()
 
 
+@pytest.mark.parametrize("token", [None, "0" * 32])
+async def test_only_the_hosts_own_bots_may_say_the_host_runs_them(token: str | None) -> None:
+    """A review: `p2puno bot ADDR --runner host` from anywhere showed in every roster as a
+    bot "on host" (run by the host's machine: the host could see its hand), a claim no one
+    checked. The bots a host's node starts carry its lobby's token; any other is refused."""
+    ep, lobby, _ = await _host(3)
+    ident = Identity.generate()
+    link = await open_link(LOOP, ep.port, ident, None)
+    join = {"t": "join", "v": 1, "name": "Sneaky", "sign": ident.sign_pk.hex(),
+            "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
+            "kind": "bot", "runner": "host"}  # fmt: skip
+    if token is not None:
+        join["token"] = token
+    link.send(MsgType.LOBBY, encode(join))
+    msg = await asyncio.wait_for(receive(link), 5)
+    assert msg["t"] == "refuse" and "a bot from elsewhere joins with --runner self" in msg["reason"]
+    assert len(lobby.seats) == 1
+    ep.close()
+
+
 async def test_a_bad_protocol_version_is_refused_with_a_reason() -> None:
     ep, _lobby, _ = await _host(2)
     link = await open_link(LOOP, ep.port, Identity.generate(), None)
@@ -777,7 +797,7 @@ async def test_one_unseated_at_the_deadline_is_held_off_like_one_who_left() -> N
     link = await open_link(LOOP, ep.port, bot_ident, None)
     join = {"t": "join", "v": 1, "name": "Mal", "sign": bot_ident.sign_pk.hex(),
             "dh": bot_ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
-            "kind": "bot", "runner": "host"}  # fmt: skip
+            "kind": "bot", "runner": "host", "token": lobby.bot_token}  # fmt: skip
     link.send(MsgType.LOBBY, encode(join))
     await _until(lambda: lobby.confirming)
     await link.aclose("leaves")
