@@ -471,8 +471,11 @@ def _run_node(
 
             assert isinstance(data, DataDir)
             if unfinished_games(data):
+                back = resume_command(data.root)
                 typer.echo(
-                    f"its game goes on: come back with `{resume_command(data.root)}`", err=True
+                    "the others vote it out once the table's deadline passes, and the game "
+                    f"ends for everyone, unless you come back in time: `{back}`",
+                    err=True,
                 )
         raise typer.Exit(code) from None
 

@@ -382,6 +382,8 @@ class GameNode:
         name = msg.get("name")
         if not isinstance(name, str) or not 0 < len(name) <= 32 or not name.isprintable():
             name = "a spectator"
+        elif any(p.name.casefold() == name.casefold() for p in self.session.log.players):
+            name = name[:18] + " (a spectator)"  # (32 in all; "Bob is watching" on Bob's screen)
         refusal = watch_refusal([w.link for w in self.watchers], link)
         if refusal is not None:
             with contextlib.suppress(LinkError):

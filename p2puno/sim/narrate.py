@@ -82,7 +82,8 @@ class Narrator:
             for s in range(game.players):
                 hand = " ".join(self.card(c) for c in sorted(game.hand_cards(s)))
                 points = game.hand_points(s)
-                lines.append(f"    {self.who(s)} left with {hand or '-'}  ({points} pts)")
+                held = f"left with {hand}  ({points} pts)" if hand else "went out"
+                lines.append(f"    {self.who(s)} {held}")
             return "\n".join(lines)
         if k == "game-over":
             return None  # (the demo and the node say the end themselves)

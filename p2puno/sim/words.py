@@ -106,9 +106,11 @@ def event_words(
         return f"{Who(e.seat)} challenged {whose} Wild Draw Four"
     if k == "guilty":
         verb = "draw" if e.other == me else "draws"
-        return f"Challenge won: {who(e.other)} bluffed and {verb} {e.value}"
+        # (said by who won it: "Challenge won: you bluffed" read wrong on the bluffer's screen)
+        return f"{Who(e.seat)} won the challenge: {who(e.other)} bluffed and {verb} {e.value}"
     if k == "innocent":
-        return f"Challenge lost: {who(e.seat)} draw{'' if e.seat == me else 's'} {e.value}"
+        verb = "draw" if e.seat == me else "draws"
+        return f"{Who(e.seat)} lost the challenge: no bluff, and {who(e.seat)} {verb} {e.value}"
     if k == "swap":
         return f"{Who(e.seat)} swapped hands with {who(e.other)} (Seven-O)"
     if k == "rotate":

@@ -471,6 +471,8 @@ class TableUI:
             return f"you name {color_name(a.choose)}"
         if a.kind in (Kind.GUILTY, Kind.INNOCENT):  # (was "you innocent")
             return f"the verdict: {a.kind.value}"
+        if a.kind is Kind.UNO:  # (was "you uno")
+            return "you call UNO"
         return f"you {a.kind.value}"
 
     # ------------------------------------------------------------------ keys
@@ -506,7 +508,7 @@ class TableUI:
         if self.autopilot and self.node is not None:
             self.node.person_is_back()
             self.autopilot = False
-            st.message = "you play again from your next decision"
+            st.flash, self._flash_at = "you play again from your next decision", self.clock()
         if k == "c-l":
             self.app.renderer.clear()
             return

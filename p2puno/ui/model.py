@@ -697,7 +697,7 @@ def _choices(
             if len(verdicts) == 1:
                 v = verdicts[0].kind.value
                 lines.append(
-                    f"It {'holds' if v == 'guilty' else 'holds no'} {color_name(g.wd4_color)} "
+                    f"It {'holds a' if v == 'guilty' else 'holds no'} {color_name(g.wd4_color)} "
                     f"card: the verdict is {v.upper()}"
                 )
             if len(verdicts) == 1:  # (the hand decides it: the other key is refused)

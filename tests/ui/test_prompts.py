@@ -234,7 +234,7 @@ async def test_the_wild_draw_four_challenge_its_costs_and_the_hand_shown() -> No
         a = await t.answered(2)
         assert a is not None and a.kind in (Kind.GUILTY, Kind.INNOCENT)
         await wait_for(t.screen, f"sent: the verdict: {a.kind.value}")
-        await wait_for(t.screen, "Challenge")
+        await wait_for(t.screen, "You won the challenge" if a.kind is Kind.GUILTY else "You lost")
 
 
 def two_cards(g: Game, kind: str, actions: list[Action]) -> bool:
