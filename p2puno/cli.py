@@ -619,11 +619,14 @@ def join(
     bot: BotOpt = None,
     bind: Bind = "",
     data_dir: DataDirOpt = None,
+    narrate: bool = typer.Option(
+        False, "--narrate", help="describe every move in words (at a line prompt)"
+    ),
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
     """Take a seat at a table by its address."""
-    _join(address, name, bot, "self", bind, data_dir, quiet, verbose)
+    _join(address, name, bot, "self", bind, data_dir, quiet, verbose, narrate=narrate)
 
 
 @app.command(name="bot")
@@ -947,6 +950,7 @@ def _join(
     verbose: bool,
     *,
     think: float = 0.0,
+    narrate: bool = False,
 ) -> None:
     from p2puno.node.run import join_game, parse_address
     from p2puno.node.store import DataDir, DataError
@@ -988,6 +992,7 @@ def _join(
             runner=runner,
             say=_say(quiet),
             verbose=verbose,
+            narrate=narrate,
         ),
         data=data,
         quiet=quiet,
