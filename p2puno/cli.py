@@ -278,6 +278,15 @@ def _say(quiet: bool) -> Callable[[str], None]:
 def _timing(step_s: int, turn_s: int, window_ms: int) -> object:
     from p2puno.session import Timing
 
+    # each option named with its range (a review got "--step-s, --turn-s or --window-ms:
+    # timing out of range" for --turn-s 0); the ranges are Timing.from_obj's
+    for option, value, low, high in (
+        ("--step-s", step_s, 1, 3600),
+        ("--turn-s", turn_s, 1, 3600),
+        ("--window-ms", window_ms, 0, 60_000),
+    ):
+        if not low <= value <= high:
+            raise typer.BadParameter(f"{option} {value}: from {low} to {high}")
     try:
         return Timing.from_obj({"step_s": step_s, "turn_s": turn_s, "window_ms": window_ms})
     except ValueError as e:
@@ -315,6 +324,12 @@ def default_table(name: str) -> str:
     while len(text.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
         text = text[:-1].rstrip()
     return text
+
+
+def _listen_s(value: float) -> float:
+    if not 0.5 <= value <= 600:
+        raise typer.BadParameter("seconds from 0.5 to 600")
+    return value
 
 
 def _think(value: float) -> float:
@@ -504,7 +519,9 @@ def host(
     ),
     turn_s: int = typer.Option(60, metavar="SECONDS", help="seconds a person may take to decide"),
     window_ms: int = typer.Option(
-        2500, metavar="MS", help="claim window (UNO catch, jump-in), milliseconds"
+        2500,
+        metavar="MS",
+        help="claim window (UNO catch, jump-in), milliseconds (0: no time to claim: bots only)",
     ),
     bind: Bind = "",
     port: int = typer.Option(
@@ -672,7 +689,11 @@ def lobby(
         "", metavar="ADDRESS", help="the interface address to look on (default: all)"
     ),
     wait: float = typer.Option(
-        3.0, "--wait", metavar="SECONDS", help="seconds to listen for tables"
+        3.0,
+        "--wait",
+        metavar="SECONDS",
+        help="seconds to listen for tables",
+        callback=_listen_s,
     ),
     pick: str = typer.Option(
         "",
@@ -1001,4 +1022,4 @@ def _join(
 
 
 def main() -> None:
-    app()
+    app(prog_name="p2puno")  # (run as python -m p2puno, its usage lines said "python -m p2puno")
