@@ -96,3 +96,18 @@ def test_a_result_is_told_by_name_not_by_seat_numbers() -> None:
     nobody = Outcome("cheat", (0, 0, 0), blame=Blame(-1, "the deck does not open", 9))
     assert outcome_words(nobody, names).startswith("a fault was found at step 9: the deck")
     assert outcome_words(won, []) == "seat 0 wins; scores: seat 0 512, seat 1 80, seat 2 0"
+
+
+def test_a_zero_under_seven_o_says_whose_hand_you_now_hold() -> None:
+    """001 · SEVEN-O 1: "all players pass their hands to the next player in direction of
+    play". A review read only that every hand passed on, not whose it now held; the event
+    carries the direction it passed in, so the words hold when said late (a catch-up)."""
+    from p2puno.engine.game import Event
+    from p2puno.sim.words import event_words
+
+    names = ["Ann", "Bob", "Cy"]
+    for direction, giver in ((1, "Cy"), (-1, "Bob")):
+        said = event_words(None, names, 0, Event("rotate", 2, -1, direction))  # type: ignore[arg-type]
+        assert said is not None and said.endswith(f": you now hold {giver}'s hand")
+    said = event_words(None, names, None, Event("rotate", 2, -1, 1))  # type: ignore[arg-type]
+    assert said is not None and "you now hold" not in said  # (a spectator holds no hand)

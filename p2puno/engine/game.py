@@ -1089,7 +1089,9 @@ class Game:
                 # direction of play".
                 old = self.hands
                 self.hands = [old[(i - self.direction) % n] for i in range(n)]
-                events.append(_new(_EVENT, ("rotate", seat, -1, 0, -1, None)))
+                # (value: the direction they passed in, so a screen can say whose hand
+                # each seat now holds, also when it describes the move later)
+                events.append(_new(_EVENT, ("rotate", seat, -1, self.direction, -1, None)))
         if before_size == 2 and not uno and len(self.hands[seat]) == 1:
             self.vulnerable.add(seat)
         # Effects of the card, from the player's seat.

@@ -114,7 +114,10 @@ def event_words(
     if k == "swap":
         return f"{Who(e.seat)} swapped hands with {who(e.other)} (Seven-O)"
     if k == "rotate":
-        return "A 0: every hand passes on in the direction of play (Seven-O)"
+        text = "A 0: every hand passes on in the direction of play (Seven-O)"
+        if me is not None and e.value in (1, -1) and names:  # (a review: whose hand now?)
+            text += f": you now hold {who((me - e.value) % len(names))}'s hand"
+        return text
     if k == "reshuffle":
         return f"The discard pile is reshuffled (jointly) into a new draw pile of {e.value}"
     if k == "out":
