@@ -912,11 +912,20 @@ class Game:
         002 · Wild Draw Four: "You may only play this card when you do NOT have another card in
         your hand that matches the COLOR on the DISCARD pile".
         """
+        return self._holds_color(self.wd4_hand, self.wd4_color)
+
+    def wd4_bluff_now(self, seat: int) -> bool | None:
+        """Would a Wild Draw Four that ``seat`` plays now be a bluff (a card of the color in
+        play in its hand: the rule above)? None if this view cannot see that hand. For the
+        table, which warns before such a card is played."""
+        return self._holds_color(self.hands[seat], self.color)
+
+    def _holds_color(self, slots: Sequence[int], color: int) -> bool | None:
         faces = self.faces
-        cards = [faces[s] for s in self.wd4_hand]
+        cards = [faces[s] for s in slots]
         if UNKNOWN in cards:
             return None
-        return any(CARD_COLOR[c] == self.wd4_color for c in cards)
+        return any(CARD_COLOR[c] == color for c in cards)
 
     # ------------------------------------------------------------------ effects
     def _close_window(self) -> None:

@@ -26,6 +26,7 @@ from p2puno.engine.cards import (
     UNKNOWN_CARD,
     WILD,
     WILD_CARD,
+    WILD_DRAW_FOUR,
     NotationError,
     face_text,
     parse_color,
@@ -626,6 +627,16 @@ def _status(
     return f"{spin} your node is working (keys, checks)", "wait", None, progress
 
 
+def _selected_rank(g: Game, me: int, ui: UiState) -> int:
+    """The rank of the card under the cursor in the person's own hand, in the order
+    table_view shows it (-1: none, or not known)."""
+    slots = sorted(g.hands[me], key=lambda s: (card_sort_key(g.faces[s]), s))
+    if not slots:
+        return -1
+    c = g.faces[slots[min(max(ui.cursor, 0), len(slots) - 1)]]
+    return CARD_RANK[c] if c >= 0 else -1
+
+
 def _choices(
     g: Game,
     prompt: Prompt | None,
@@ -738,6 +749,13 @@ def _choices(
         else:
             lines.append("No card of yours can be played: d draws one.")
             return lines, "d draw · ←/→ look at your hand · : type · ? help"
+        # 002 · Wild Draw Four: legal only without a card of the color in play (a review
+        # played one unwarned; playing it anyway is a bluff a challenge may catch)
+        if me is not None and _selected_rank(g, me, ui) == WILD_DRAW_FOUR and g.wd4_bluff_now(me):
+            lines.append(
+                f"W+4 now is a bluff: you hold a {color_name(g.color)} card (a challenge "
+                "would catch it, and you would draw instead)."
+            )
         if me is not None and len(g.hands[me]) == 2:
             lines.append(
                 "Two cards: press u to call UNO with the card you play "

@@ -642,3 +642,31 @@ def test_a_refusal_under_a_pending_draw_two_names_the_draw_two() -> None:
     assert said == "a Draw Two is on you: t takes the 2 cards", said
     card = Action(g.turn, Kind.PLAY, g.hands[g.turn][0])
     assert _why_not(card, g) == said
+
+
+def test_a_wild_draw_four_that_would_be_a_bluff_is_said_before_it_is_played() -> None:
+    """002 · Wild Draw Four: "You may only play this card when you do NOT have another card in
+    your hand that matches the COLOR on the DISCARD pile". A review played one unwarned (it is
+    marked playable: a bluff is a legal play, which a challenge may catch); with the cursor on
+    it the table now says so, and not once the colour is gone from the hand."""
+    from p2puno.bots.view import SeatView
+    from p2puno.engine.cards import CARD_TEXT
+    from p2puno.session.session import Prompt
+    from p2puno.ui.model import UiState, ViewInputs, _choices, card_sort_key
+    from tests.engine.rig import rig
+
+    names = ["Ann", "Bob"]
+    for hand, bluff in ((["W+4", "g3", "r1", "r2", "r4", "b1", "b2"], True),
+                        (["W+4", "y3", "r1", "r2", "r4", "b1", "b2"], False)):  # fmt: skip
+        g, _ = rig(Options(2), [hand, ["r5", "r6", "r7", "r8", "r9", "b5", "b6"]], "g5")
+        assert g.turn == 0
+        order = sorted(g.hands[0], key=lambda s: (card_sort_key(g.faces[s]), s))
+        cursor = next(i for i, s in enumerate(order) if CARD_TEXT[g.faces[s]] == "W+4")
+        prompt = Prompt("turn", 1, tuple(g.legal_actions(0)), SeatView(g, 0))
+        lines, _ = _choices(g, prompt, UiState(cursor=cursor), names, 0, ViewInputs(names, 0))
+        warned = any("W+4 now is a bluff: you hold a green card" in ln for ln in lines)
+        assert warned is bluff, lines
+        other, _ = _choices(
+            g, prompt, UiState(cursor=(cursor + 1) % 7), names, 0, ViewInputs(names, 0)
+        )
+        assert not any("bluff" in ln for ln in other)
