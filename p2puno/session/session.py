@@ -1778,8 +1778,17 @@ class Session:
     def _set_blame(self, seat: int, reason: str, seq: int) -> None:
         """A cheat: the earliest one found is the verdict (every node ends with the same)."""
         blame = Blame(seat, reason, seq)
-        if self.blame is not None and (self.blame.step, self.blame.seat) <= (seq, seat):
-            return
+        old = self.blame
+        if old is not None and (old.step, old.seat) <= (seq, seat):
+            # (one seat, one step, two faults: equivocation wins, whichever came first. An
+            # equivocator may send one node a version it refuses and another the other one:
+            # each named it, for different reasons, until the evidence, which spreads to
+            # every node, decided it; a review saw two honest records differ so)
+            equivocation = reason.startswith("equivocation")
+            if not ((old.step, old.seat) == (seq, seat) and equivocation):
+                return
+            if old.reason.startswith("equivocation"):
+                return
         self.blame = blame
         self.prompt = None
         self.log.freeze()

@@ -342,6 +342,34 @@ def test_equivocation_over_a_relaying_network_ends_the_game_on_every_node() -> N
         assert [ev.author for ev in table.sessions[i].log.evidence] == [2]
 
 
+def test_an_equivocation_one_node_refuses_and_one_takes_ends_with_one_verdict() -> None:
+    """helper-25 over TCP: seat 2 sent one peer a legal play and the other a play of a card
+    it does not hold, both signed. The first named an equivocation, the second "not in its
+    hand": one seat, one step, two reasons, two honest records that differ. The evidence
+    spreads to every node and, for one seat at one step, equivocation is the verdict."""
+    table = LocalTable(Options(3, target=20), seed="equiv-refused")
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> Any:
+        f = fields(raw)
+        if sender != 2 or done or f["role"] != "proposal" or f["kind"] != "action":
+            return raw
+        action = f["body"].get("action", "") if isinstance(f["body"], dict) else ""
+        if " " not in action or "#" not in action:  # (a play: "2 r5#17")
+            return raw
+        seat, rest = action.split(" ", 1)
+        face = rest.split("#", 1)[0]
+        mine = set(table.sessions[2].engine.hands[2])
+        bogus_slot = next(s for s in range(108) if s not in mine)
+        bogus = resign(table, raw, body={**f["body"], "action": f"{seat} {face}#{bogus_slot}"})
+        done.append(True)
+        return [(raw, [0]), (bogus, [1])]
+
+    SimNet(table, "equiv-refused", hostile(tamper, 2)).run()
+    assert done
+    same_verdict(table, [0, 1], 2, "equivocation")
+
+
 def test_a_flood_of_resigned_versions_is_kept_and_relayed_a_bounded_number_of_times() -> None:
     """Seat 2 sends 200 signed versions of one response to every peer (each a valid
     equivocation). Every honest node names seat 2 as before, but keeps at most
