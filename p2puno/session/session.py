@@ -927,7 +927,10 @@ class Session:
             amended = counted is not None and counted[1] == entry
             what = "amends its vote" if amended else "had voted (an amended vote came first)"
         if isinstance(waiting, list) and all(type(w) is int for w in waiting):
-            waiting = ", ".join(f"seat {w}" for w in waiting)  # (named by the words: Bob, Cy)
+            # (named by the words: Bob, Cy; an empty list read "waiting for )")
+            waiting = ", ".join(f"seat {w}" for w in waiting) or "no one"
+        else:  # (any JSON a voter signed: shown short and printable, as a dispute's words)
+            waiting = "".join(c if c.isprintable() else "?" for c in str(waiting)[:80])
         self.events.append(
             SessionEvent("vote", f"seat {entry.author} {what} to stop (waiting for {waiting})")
         )
@@ -1004,8 +1007,8 @@ class Session:
         if self.on_entry is not None:
             self.on_entry(eq.second)  # the log file keeps the evidence
         self.outbox.extend([eq.first, eq.second])  # so that every node holds the proof
-        what = "vote" if eq.role is Role.VOTE else f"{eq.role.value} at step {eq.seq}"
-        self.events.append(SessionEvent("evidence", f"seat {eq.author} signed two {what}s"))
+        what = "votes" if eq.role is Role.VOTE else f"{eq.role.value}s at step {eq.seq}"
+        self.events.append(SessionEvent("evidence", f"seat {eq.author} signed two {what}"))
         self.note_evidence(eq)
 
     # ------------------------------------------------------------------ keys owed

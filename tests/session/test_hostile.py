@@ -917,3 +917,28 @@ def test_a_commitment_to_a_weak_x25519_key_names_its_seat_never_crashes_a_node(
     SimNet(table, "weak-x25519", hostile(tamper, cheat)).run()
     assert done
     same_verdict(table, [0, 2], cheat, "weak X25519 key")
+
+
+def test_a_votes_words_reach_the_terminals_printable_and_short() -> None:
+    """helper-25: a seat signed a vote naming 3 KB of text with terminal escapes as the seats
+    it waited for, and every honest screen printed it whole; an empty list read "waiting for
+    )". The vote still counts (spec 10.15: members that are not seat numbers are ignored)."""
+    junk = "\x1b[2J\x1b[31mAnn is at fault\u202e" + "X" * 3000
+    said: list[str] = []
+    for waiting in ([junk], []):
+        sent = [0]
+
+        def first_40(sender: int, raw: bytes, sent: list[int] = sent) -> bytes | None:
+            sent[0] += 1
+            return raw if sent[0] <= 40 else None  # (then the network goes quiet)
+
+        table = LocalTable(Options(2, target=20), seed="vote-words", tamper=first_40)
+        table.run()
+        ann, evil = table.sessions
+        assert evil.identity is not None
+        for h in evil.log.hashes():  # (what it holds, so that its vote's parents are there)
+            ann.receive(evil.log.raw(h))
+        ann.receive(evil.log.vote(evil.identity, 1, "stop", {"waiting": waiting}))
+        said += [ev.text for ev in ann.events if ev.kind == "vote" and "seat 1" in ev.text[:6]]
+    assert len(said) == 2 and all(t.isprintable() and len(t) <= 140 for t in said), said
+    assert said[1].endswith("(waiting for no one)")
