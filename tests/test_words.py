@@ -91,7 +91,7 @@ def test_a_result_is_told_by_name_not_by_seat_numbers() -> None:
     assert outcome_words(voted, names).startswith("stopped after step 4 by every seat's vote; ")
     cheat = Outcome("cheat", (0, 0, 0), blame=Blame(1, "seat 1 sent seat 10's key", 7))
     assert outcome_words(cheat, names) == (
-        "Bob cheated at step 7: Bob sent seat 10's key; scores: Ann 0, Bob 0, Cy 0"
+        "Bob (seat 1) cheated at step 7: Bob sent seat 10's key; scores: Ann 0, Bob 0, Cy 0"
     )
     nobody = Outcome("cheat", (0, 0, 0), blame=Blame(-1, "the deck does not open", 9))
     assert outcome_words(nobody, names).startswith("a fault was found at step 9: the deck")
@@ -111,3 +111,18 @@ def test_a_zero_under_seven_o_says_whose_hand_you_now_hold() -> None:
         assert said is not None and said.endswith(f": you now hold {giver}'s hand")
     said = event_words(None, names, None, Event("rotate", 2, -1, 1))  # type: ignore[arg-type]
     assert said is not None and "you now hold" not in said  # (a spectator holds no hand)
+
+
+def test_a_cheat_is_named_with_its_seat() -> None:
+    """helper-25 joined as "Ноѕt" (Cyrillic letters) beside the host, Host, and cheated: every
+    blame line read as if the host had. The one named carries its seat number."""
+    from p2puno.session.session import SessionEvent
+    from p2puno.session.words import session_words
+
+    names = ["Host", "H1", "Ноѕt"]
+    said = session_words(SessionEvent("blame", "step 17: seat 2 is at fault: two claims", 2), names)
+    assert said == "!! cheat found: step 17: Ноѕt (seat 2) is at fault: two claims"
+    said = session_words(SessionEvent("evidence", "seat 2 signed two votes", 2), names)
+    assert said is not None and said.startswith(
+        "!! two versions of one entry: Ноѕt (seat 2) signed"
+    )

@@ -1008,7 +1008,9 @@ class Session:
             self.on_entry(eq.second)  # the log file keeps the evidence
         self.outbox.extend([eq.first, eq.second])  # so that every node holds the proof
         what = "votes" if eq.role is Role.VOTE else f"{eq.role.value}s at step {eq.seq}"
-        self.events.append(SessionEvent("evidence", f"seat {eq.author} signed two {what}"))
+        self.events.append(
+            SessionEvent("evidence", f"seat {eq.author} signed two {what}", eq.author)
+        )
         self.note_evidence(eq)
 
     # ------------------------------------------------------------------ keys owed

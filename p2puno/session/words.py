@@ -34,15 +34,28 @@ def session_words(ev: SessionEvent, names: Sequence[str]) -> str | None:
         return f"audit: {who}'s Wild Draw Four was a bluff (unchallenged bluffs stand)"
     if ev.kind == "dispute":
         return f"! dispute: {text}: every seat reveals its secrets, the audit will name who"
-    if ev.kind == "blame":
-        return f"!! cheat found: {text}"
+    if ev.kind == "blame":  # (the one blamed with its seat: see outcome_words)
+        return f"!! cheat found: {_with_seat(ev, names, text)}"
     if ev.kind == "vote":
         return f"! vote to stop: {text}"
     if ev.kind == "evidence":
+        text = _with_seat(ev, names, text)
         return f"!! two versions of one entry: {text} (the evidence goes to every seat)"
     if ev.kind == "refused":
         return f"refused an entry: {text}"
     return None
+
+
+def _with_seat(ev: SessionEvent, names: Sequence[str], text: str) -> str:
+    """``text`` (players by name) with the seat of the one the event names after its first
+    mention: "Bob (seat 1) signed two ...". Two players may look alike by name."""
+    if not 0 <= ev.seat < len(names):
+        return text
+    name = names[ev.seat]
+    at = text.find(name)
+    if at < 0:
+        return text
+    return f"{text[: at + len(name)]} (seat {ev.seat}){text[at + len(name) :]}"
 
 
 def _who(seats: Sequence[int], names: Sequence[str]) -> str:
@@ -63,7 +76,10 @@ def outcome_words(o: Outcome, names: Sequence[str]) -> str:
         said = f"{_who(o.winners, names)} {_wins(o.winners)}" if o.winners else "nobody wins"
     elif o.state == "cheat" and o.blame is not None:
         b = o.blame
-        who = f"{_who([b.seat], names)} cheated" if b.seat >= 0 else "a fault was found"
+        # (with the seat: a player named "Ноѕt" in Cyrillic letters read as the host, Host,
+        # in a review's blame line; the seat number tells them apart)
+        seat = f" (seat {b.seat})" if 0 <= b.seat < len(names) else ""
+        who = f"{_who([b.seat], names)}{seat} cheated" if b.seat >= 0 else "a fault was found"
         said = f"{who} at step {b.step}: {named(b.reason, names)}{void}"
     elif o.state == "stopped":
         who = f": {_who(o.silent, names)} silent past the deadline" if o.silent else ""
