@@ -544,6 +544,23 @@ class HostLobby:
         return GameSetup(genesis, 0, mine, table_code(log_.game_id), self.view())
 
 
+# Letters of other scripts drawn like Latin ones (Unicode's confusables, the common ones):
+# "Ноѕt" in Cyrillic beside "Host" read as one player in a review's blame lines.
+_LOOKALIKE = str.maketrans(
+    "аеорсухѕіјԁһӏԛԝаʏνοαιкмтвнрсх" + "ΑΒΕΗΙΚΜΝΟΡΤΥΧΖ" + "АВЕКМНОРСТХЅІЈ",
+    "aeopcyxsijdhlqwayvoaikmtbhpcx" + "abehikmnoptyxz" + "abekmhopctxsij",
+)
+
+
+def name_skeleton(name: str) -> str:
+    """What a name looks like: compatibility forms folded (NFKC: fullwidth, ligatures), case
+    folded, and letters of other scripts drawn like Latin ones read as those. Two names with
+    one skeleton are one name at a table (check_join)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKE)
+
+
 def name_problem(name: object) -> str | None:
     """Why ``name`` cannot be a player's name (None: it can): 1 to 32 printable characters,
     no space at either end (a blank name, or "Ann " beside "Ann", would look like another).
@@ -584,6 +601,11 @@ def check_join(
         if s.name.casefold() == name.casefold():
             was = "" if s.name == name else f" (as {s.name!r})"
             return f"the name {name!r} is taken at this table{was}: join with another --name"
+        if name_skeleton(s.name) == name_skeleton(name):
+            return (
+                f"the name {name!r} looks like {s.name!r}, taken at this table: join with "
+                "another --name"
+            )
     try:
         sign, dh, nonce = (bytes.fromhex(msg[k]) for k in ("sign", "dh", "nonce"))
     except (KeyError, TypeError, ValueError):

@@ -72,6 +72,10 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
         match=r"the name 'ann' is taken at this table \(as 'Ann'\): join with another --name",
     ):
         await (await _join(ep.port, "ann"))
+    # a name drawn like a seated one (helper-25 joined as "Ноѕt" in Cyrillic beside "Host")
+    for lookalike in ("\u0410nn", "\uff21nn"):  # Cyrillic A, fullwidth A
+        with pytest.raises(LobbyError, match=r"looks like 'Ann', taken at this table"):
+            await (await _join(ep.port, lookalike))
     for blank in ("Ann ", "   "):
         with pytest.raises(LobbyError, match="a name cannot start or end with a space"):
             await (await _join(ep.port, blank))
