@@ -52,6 +52,15 @@ from p2puno.wire import EncodingError, JSONValue, decode, encode
 log = logging.getLogger("p2puno.node")
 T = TypeVar("T")
 
+_LINK_WORDS = {  # why a link to a seat ended, as a person reads it
+    "eof": "its connection closed",
+    "silent": "nothing came from it for a while",
+    "stalled": "nothing came from it for a while",
+    "io_error": "a network error",
+    "rate_limited": "it sent more than a node may",
+    "too_slow": "it stopped taking what this node sends",
+    "closed": "this node closed it",
+}
 NODE_LIMITS = Limits(frames_per_s=4000.0, frames_burst=20000.0, bytes_per_s=32 * 2**20)
 GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
@@ -581,8 +590,9 @@ class GameNode:
                     f"{self._name(seat)} (seat {seat}) left the table: they may come back "
                     "with `p2puno resume` before the deadline"
                 )
-            else:
-                self.say(f"lost the link to {self._name(seat)} (seat {seat}): {e}")
+            else:  # (in words, its code after them: "eof: peer 60ab... at ..." read as noise)
+                why = _LINK_WORDS.get(e.code, e.detail)
+                self.say(f"lost the link to {self._name(seat)} (seat {seat}): {why} ({e.code})")
         if current:
             del self.links[seat]
             self._lost_at[seat] = time.monotonic()
