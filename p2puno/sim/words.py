@@ -79,7 +79,7 @@ def event_words(
         bluff = " — a bluff!" if e.bluff else ""
         return f"{Who(e.seat)} played {text}{bluff} ({left} left)"
     if k == "jump":
-        return f"{Who(e.seat)} jumped in with {text}!"
+        return f"{Who(e.seat)} jumped in with {text}! ({e.value} left)"
     if k == "color":
         return f"  color is now {color_name(e.value)}"
     if k == "draw":
