@@ -508,7 +508,7 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         last_round = [ln for ln in ui.round_end or [] if not ln.startswith("  scores:")]
         if outcome.state != "finished":
             last_round = []  # a void or stopped game: its last round did not end
-        end = _end(src, vi, names, me) + last_round
+        end = _end(src, vi, names, me) + ([""] + last_round if last_round else [])
     round_info = f"round {g.round_no}" if g.round_no else "draw for dealer"
     round_info += f" · to {g.options.target}"
     title = vi.title + (f" · code {vi.code}" if vi.code else "")
@@ -835,8 +835,8 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
             verdict = f"{decks} audited and verified; the deck in play was not"
         else:
             verdict = "no deck audited (the game stopped before the first audit)"
-    elif audits:
-        verdict = f"every deck audited and verified ({decks}, {rounds})"
+    elif audits:  # (the first deck is the draw for dealer: "8 decks, 7 rounds" read wrong)
+        verdict = f"every deck audited and verified ({decks}: the draw for dealer, {rounds})"
     else:
         verdict = "no deck audited"
     lines.append(f"  verification: {verdict}")
