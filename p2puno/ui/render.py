@@ -238,8 +238,9 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         bottom.append([("class:choice", " " + c)])
     if view.mode == "type":
         bottom.append([("class:input", " : " + view.typed + "▏")])
-    if view.message:
-        bottom.append([("class:alert", " " + view.message)])
+    if view.message:  # (two lines at most: "... nor a word (draw, ..., catc" was cut)
+        for part in wrap(view.message, width - 1)[:2]:
+            bottom.append([("class:alert", " " + part)])
     bottom.append([("class:help", " " + view.help_line)])
     middle_h = height - len(top) - len(bottom)
     # an end's box goes under the seats and the last moves, which stay in view above it (a

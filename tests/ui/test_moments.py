@@ -670,3 +670,24 @@ def test_a_wild_draw_four_that_would_be_a_bluff_is_said_before_it_is_played() ->
             g, prompt, UiState(cursor=(cursor + 1) % 7), names, 0, ViewInputs(names, 0)
         )
         assert not any("bluff" in ln for ln in other)
+
+
+def test_a_long_message_is_wrapped_not_cut() -> None:
+    """A review: "'blah' is neither a card (…) nor a word (draw, keep, take, challenge, uno,
+    catc" at 80 columns. A message takes two lines when it needs them."""
+    from p2puno.session.session import Outcome, Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import render
+
+    src = SimpleNamespace(
+        engine=Game(Options(2)),
+        outcome=Outcome("playing", (0, 0)),
+        waiting=lambda: Waiting(3, "action", (1,), {1: "its action proposal"}),
+    )
+    message = (
+        "'blah' is neither a card (r7, W:g, g+2, jump g7) nor a word (draw, keep, take, "
+        "challenge, uno, catch, pass)"
+    )
+    view = table_view(src, UiState(message=message), ViewInputs(["Ann", "Bob"], 0))  # type: ignore[arg-type]
+    text = " ".join("".join(t for _, t in line).strip() for line in render(view, 80, 24))
+    assert "catch, pass)" in text and "nor a word" in text
