@@ -239,6 +239,9 @@ class HostLobby:
         # them in their environment): anyone else claiming it was believed, and the table
         # showed a stranger's bot as the host's (a review)
         self.bot_token = os.urandom(16).hex()
+        # seats a bot of this host's node at the table (`b` in the host's lobby: a friend who
+        # did not come); set by host_game, None where no bot can be started
+        self.add_bot: Callable[[], Awaitable[str]] | None = None
         self.say = say or (lambda text: None)
         self.changed = asyncio.Event()
         self.listeners: list[asyncio.Event] = []  # each set at every change (one per task)

@@ -557,6 +557,28 @@ async def host_game(
         # one at a time, so that Bot-1 sits before Bot-2 (seats go in the order of joining:
         # started together, "seat 1: Bot-3" read wrong); at most a few seconds each
         await _until_seated(lobby, bot, procs[-1], 5.0)
+
+    async def add_bot() -> str:
+        """One more bot of this node's at the table while it is open (the host's `b`)."""
+        if lobby.started or lobby.confirming or len(lobby.seats) >= lobby.size:
+            return "no seat to give a bot: the table is full or starting"
+        taken = {s.name.casefold() for s in lobby.seats}
+        k = next(i for i in range(len(procs), len(procs) + lobby.size + 1)
+                 if f"bot-{i + 1}" not in taken)  # fmt: skip
+        bot = f"Bot-{k + 1}"
+        procs.append(
+            await _spawn_bot(
+                endpoint.port, bot, bot_policy, data, k, think, bind, say, lobby.bot_token
+            )
+        )
+        await _until_seated(lobby, bot, procs[-1], 5.0)
+        return (
+            f"{bot} sits at the table"
+            if any(s.name == bot for s in lobby.seats)
+            else (f"{bot} could not sit (its lines say why)")
+        )
+
+    lobby.add_bot = add_bot
     ended = False
     advertiser: Advertiser | None = None
     follow: asyncio.Future[None] | None = None

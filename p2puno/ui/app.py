@@ -18,7 +18,7 @@ import os
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -169,6 +169,7 @@ class TableUI:
         self.failure: str | None = None
         self.left = False  # the person chose to leave
         self.lobby_message = ""
+        self._seating: asyncio.Future[None] | None = None  # a bot being seated (b, the host)
         self._confirm: asyncio.Future[bool] | None = None  # the final table, asked (a joiner)
         self._confirm_since = 0.0  # when it was asked (clock)
         self.confirmed = False  # the person confirmed the table now shown
@@ -588,6 +589,13 @@ class TableUI:
             if k == "x" and self.is_host and self.lobby is not None:
                 st.mode = "unseat"
                 return
+            if k == "b" and self.is_host and self.lobby is not None:
+                add = self.lobby.add_bot
+                if add is None or self._seating is not None:
+                    return
+                self.lobby_message = "seating a bot of this machine's (its own process)..."
+                self._seating = asyncio.ensure_future(self._add_bot(add))
+                return
             if k == "s" and self.is_host:
                 seats = self.table.get("seats", []) if self.table else []
                 if isinstance(seats, list) and len(seats) >= 2:
@@ -607,6 +615,15 @@ class TableUI:
             return
         st.round_end = None
         self._decide_key(k)
+
+    async def _add_bot(self, add: Callable[[], Awaitable[str]]) -> None:
+        try:
+            self.lobby_message = await add()
+        except Exception as e:  # (a bot that cannot start is said, the lobby goes on)
+            self.lobby_message = f"no bot seated: {e}"
+        finally:
+            self._seating = None
+            self.invalidate()
 
     def _decide_key(self, k: str) -> None:
         st = self.state

@@ -508,7 +508,7 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         last_round = [ln for ln in ui.round_end or [] if not ln.startswith("  scores:")]
         if outcome.state != "finished":
             last_round = []  # a void or stopped game: its last round did not end
-        end = _end(src, vi, names, me) + ([""] + last_round if last_round else [])
+        end = _end(src, vi, names, me) + (["", *last_round] if last_round else [])
     round_info = f"round {g.round_no}" if g.round_no else "draw for dealer"
     round_info += f" · to {g.options.target}"
     title = vi.title + (f" · code {vi.code}" if vi.code else "")

@@ -532,12 +532,14 @@ def lobby_lines(
     elif mode == "unseat":
         keys = " Give up which seat? its number (the player is told) · any other key: back"
     elif mode == "help":
-        start = "s start now with the seats taken · x give a seat up · " if host else ""
-        keys = f" {start}q or Ctrl-C leave · any key: back"
+        start = "s start now · b add a bot · x give a seat up · " if host else ""
+        keys = f" {start}q leave · any key: back"
     elif asked:
         keys = " Enter play at this table · ? help · q leave"
     elif host and not final:
-        keys = " s start now (with the seats taken) · x give a seat up · ? help · q leave"
+        keys = " s start with the seats taken · b add a bot · x give a seat up · ? help · q leave"
+        if width_of(keys) > width:
+            keys = " s start now · b add a bot · x give a seat up · ? help · q leave"
     elif final:
         give = " · x give a seat up" if host else ""
         keys = f" the players are confirming the table{give} · ? help · q leave"

@@ -920,3 +920,35 @@ async def test_the_line_prompt_says_a_question_was_withdrawn(
     with contextlib.suppress(asyncio.CancelledError):
         await ask
     assert "that question is withdrawn" in capsys.readouterr().out
+
+
+async def test_the_host_seats_a_bot_from_the_lobby(tmp_path: object) -> None:
+    """A review: a friend did not come, and the host could not seat a bot once the table was
+    open (only `--bots K` when opening it). `b` in the host's lobby seats one of its machine's
+    bots, its own process, as `--bots` does; none once the table is full."""
+    from pathlib import Path
+
+    from p2puno.node.lobby import make_options
+    from p2puno.node.players import BotPlayer
+    from p2puno.node.run import host_game
+    from p2puno.node.store import DataDir
+
+    assert isinstance(tmp_path, Path)
+    lobbies: list[HostLobby] = []
+    said: list[str] = []
+    options = make_options(2, [], "standard", 10, Timing(5, 5, 0))
+    host = asyncio.ensure_future(
+        host_game(
+            table="t", name="Host", seats=2, options=options,
+            player=BotPlayer("heuristic", "h"), data=DataDir(tmp_path / "h"), bind=LOOP,
+            port=0, discovery=False, say=said.append, linger_s=0.2, on_lobby=lobbies.append,
+        )
+    )  # fmt: skip
+    await _until(lambda: bool(lobbies) and lobbies[0].add_bot is not None, 10)
+    lobby = lobbies[0]
+    assert lobby.add_bot is not None
+    assert await lobby.add_bot() == "Bot-1 sits at the table"
+    assert [(s.name, s.kind, s.runner) for s in lobby.seats[1:]] == [("Bot-1", "bot", "host")]
+    assert "no seat" in await lobby.add_bot() or lobby.started  # (full: it starts)
+    result = await asyncio.wait_for(host, 120)
+    assert result.outcome.over
