@@ -102,20 +102,32 @@ def test_a_spectator_from_the_lobby_checks_every_move_and_sees_no_hand(tmp_path:
             n.kill()
 
 
+def _watched_in_round_1(
+    tmp: Path, nodes: list[Node], lobby_s: float
+) -> tuple[Node, Node, list[Node]]:
+    """A host's table of 3 (2 bot nodes join), watched by Eve from its lobby on: (the host,
+    the spectator, the bots) once round 1 is dealt; each node also in ``nodes``."""
+    h = host(tmp / "host", "--seats", "3", "--bot", "heuristic", "--target", "300", *FAST)
+    nodes.append(h)
+    port = h.port()
+    w = Node(["watch", f"{LOOPBACK}:{port}", "--name", "Eve", "--brief"], tmp / "w", "w")
+    nodes.append(w)
+    time.sleep(lobby_s)
+    bots = _bots(tmp, port, 2)
+    nodes.extend(bots)
+    h.wait_for(r"round 1: \w+ deals", 60)
+    w.wait_for(r"watching game [0-9a-f]+ .* through seat 0", 30)
+    return h, w, bots
+
+
 def test_a_spectator_goes_on_through_another_seat_when_its_node_dies(tmp_path: Path) -> None:
     """The spectator comes in the lobby and the host is killed in the first round (a game's
     length is not known in advance: a spectator started once the game was under way could
     come after a short game's end)."""
-    h = host(tmp_path / "host", "--seats", "3", "--bot", "heuristic", "--target", "300", *FAST)
-    nodes = [h]
+    nodes: list[Node] = []
     try:
-        port = h.port()
-        w = Node(["watch", f"{LOOPBACK}:{port}", "--name", "Eve", "--brief"], tmp_path / "w", "w")
-        nodes.append(w)
-        time.sleep(2.0)  # (in the lobby the host says nothing of it: it waits there, unseen)
-        nodes.extend(_bots(tmp_path, port, 2))
-        h.wait_for(r"round 1: \w+ deals", 60)
-        w.wait_for(r"watching game [0-9a-f]+ .* through seat 0", 30)
+        # (in the lobby the host says nothing of the spectator: it waits there, unseen)
+        h, w, _ = _watched_in_round_1(tmp_path, nodes, lobby_s=2.0)
         h.signal(signal.SIGKILL)
         w.wait_for(r"watching through \S+'s node \(seat [12]\) now", 30)
         w.wait_for(r"'s node \(seat 0\) could no longer be reached \(", 5)  # (SIGKILL)
@@ -135,17 +147,9 @@ def test_a_spectator_goes_on_through_another_seat_when_its_node_dies(tmp_path: P
 def test_a_spectator_is_told_when_a_seat_it_does_not_watch_through_goes(tmp_path: Path) -> None:
     """The node it watches through reports what it sees of the other seats' nodes: a spectator
     learnt of a seat gone only from the vote's record at the end (a review)."""
-    h = host(tmp_path / "host", "--seats", "3", "--bot", "heuristic", "--target", "300", *FAST)
-    nodes = [h]
+    nodes: list[Node] = []
     try:
-        port = h.port()
-        w = Node(["watch", f"{LOOPBACK}:{port}", "--name", "Eve", "--brief"], tmp_path / "w", "w")
-        nodes.append(w)
-        time.sleep(1.0)
-        bots = _bots(tmp_path, port, 2)
-        nodes.extend(bots)
-        h.wait_for(r"round 1: \w+ deals", 60)
-        w.wait_for(r"watching game [0-9a-f]+ .* through seat 0", 30)
+        _, w, bots = _watched_in_round_1(tmp_path, nodes, lobby_s=1.0)
         bots[0].signal(signal.SIGKILL)
         w.wait_for(r"^J0 \(seat [12]\) could no longer be reached$", 10)
         assert w.wait(90) == 0, w.text()
