@@ -547,21 +547,43 @@ class HostLobby:
         return GameSetup(genesis, 0, mine, table_code(log_.game_id), self.view())
 
 
-# Letters of other scripts drawn like Latin ones (Unicode's confusables, the common ones):
-# "Ноѕt" in Cyrillic beside "Host" read as one player in a review's blame lines.
-_LOOKALIKE = str.maketrans(
-    "аеорсухѕіјԁһӏԛԝаʏνοαιкмтвнрсх" + "ΑΒΕΗΙΚΜΝΟΡΤΥΧΖ" + "АВЕКМНОРСТХЅІЈ",
-    "aeopcyxsijdhlqwayvoaikmtbhpcx" + "abehikmnoptyxz" + "abekmhopctxsij",
-)
+# Characters drawn like Latin ones (the common ones of Unicode's confusables, TR39): "Ноѕt"
+# in Cyrillic beside "Host" read as one player in a review's blame lines. Capitals are read
+# before case folding (Greek Η folds to η, drawn otherwise), small letters after it.
+_CAPITALS = {
+    "A": "АΑᎪⲀꓮ", "B": "ВΒᏴⲂꓐ", "C": "СᏟꓚ", "D": "ꓓ", "E": "ЕΕᎬⲈꓰ", "F": "ꓝ", "G": "Ꮐꓖ",
+    "H": "НΗᎻⲎꓧ", "I": "ІΙꓲ", "J": "ЈᎫꓙ", "K": "КΚᏦⲔꓗ", "L": "ꓡ", "M": "МΜᎷⲘꓟ", "N": "ΝⲚꓠ",
+    "O": "ОΟⲞꓳ", "P": "РΡᏢⲢꓑ", "R": "ꓣ", "S": "ЅᏚꓢ", "T": "ТΤᎢⲦꓔ", "U": "ꓴ", "V": "ꓦ",
+    "W": "Ꮃꓪ", "X": "ХΧⲬꓫ", "Y": "ҮΥꓬ", "Z": "ΖᏃꓜ",
+    "l": "I1|",  # (an ASCII capital I, a one, a bar: "EviI" for "Evil", "Hl" for "H1")
+    "o": "0",
+}  # fmt: skip
+_SMALL = {
+    "a": "аα", "b": "ʙ", "c": "сᴄ", "d": "ԁᴅ", "e": "еᴇ", "g": "ɢց", "h": "һհʜ", "i": "іιɪ",
+    "j": "јᴊ", "k": "κᴋ", "l": "ӏʟוןl", "m": "ᴍ", "n": "ɴո", "o": "оοօᴏס", "p": "рρᴘ", "q": "ԛ",
+    "r": "ʀ", "s": "ѕꜱ", "t": "ᴛ", "u": "սᴜ", "v": "νᴠ", "w": "ԝᴡ", "x": "х", "y": "уʏ",
+    "z": "ᴢ",
+}  # fmt: skip
+_AS_CAPITAL = str.maketrans({c: latin for latin, cs in _CAPITALS.items() for c in cs})
+_AS_SMALL = str.maketrans({c: latin for latin, cs in _SMALL.items() for c in cs})
+# drawn as nothing: blanks that are letters or symbols, not spaces (Braille, Hangul fillers,
+# Khmer's invisible vowels); marks and format characters are dropped by category
+_BLANKS = frozenset("\u2800\u3164\uffa0\u115f\u1160\u17b4\u17b5")
 
 
 def name_skeleton(name: str) -> str:
-    """What a name looks like: compatibility forms folded (NFKC: fullwidth, ligatures), case
-    folded, and letters of other scripts drawn like Latin ones read as those. Two names with
-    one skeleton are one name at a table (check_join)."""
+    """What a name looks like: compatibility forms folded (NFKC: fullwidth, bold math
+    letters, ligatures), marks, format characters and blank letters dropped, case folded, and
+    characters drawn like Latin letters read as those. Two names with one skeleton are one
+    name at a table (check_join). A blocklist of the common look-alikes, not Unicode's whole
+    table: the seat number beside every name a verdict gives is the other half."""
     import unicodedata
 
-    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKE)
+    text = unicodedata.normalize("NFKC", name)
+    text = "".join(
+        c for c in text if c not in _BLANKS and unicodedata.category(c) not in ("Mn", "Me", "Cf")
+    )
+    return text.translate(_AS_CAPITAL).casefold().translate(_AS_SMALL)
 
 
 def name_problem(name: object) -> str | None:

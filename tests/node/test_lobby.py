@@ -73,7 +73,9 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
     ):
         await (await _join(ep.port, "ann"))
     # a name drawn like a seated one (helper-25 joined as "Ноѕt" in Cyrillic beside "Host")
-    for lookalike in ("\u0410nn", "\uff21nn"):  # Cyrillic A, fullwidth A
+    # (Cyrillic A, fullwidth A, Greek Alpha, Cherokee A, an invisible joiner, a blank Braille
+    # cell: helper-28 seated the last four)
+    for lookalike in ("\u0410nn", "\uff21nn", "\u0391nn", "\u13aann", "An\u034fn", "Ann\u2800"):
         with pytest.raises(LobbyError, match=r"looks like 'Ann', taken at this table"):
             await (await _join(ep.port, lookalike))
     for blank in ("Ann ", "   "):
