@@ -103,9 +103,9 @@ def test_the_narration_of_a_batch_shows_no_hands_of_a_later_round() -> None:
     said = [part for line in said for part in line.splitlines()]
     overs = [k for k, ln in enumerate(said) if "Round over:" in ln]
     assert len(overs) == rounds  # each round's end told once
-    hands = [k for k, ln in enumerate(said) if "left with" in ln]
+    hands = [k for k, ln in enumerate(said) if "left with" in ln or ln.endswith(" went out")]
     assert hands == [overs[-1] + 1, overs[-1] + 2]  # the last in full: every hand under it
-    points = [int(said[k].rsplit("(", 1)[1].split()[0]) for k in hands]
+    points = [int(said[k].rsplit("(", 1)[1].split()[0]) for k in hands if "left with" in said[k]]
     assert int(said[overs[-1]].rsplit(" ", 1)[1]) == sum(points)
 
 
@@ -273,8 +273,10 @@ def test_a_second_node_on_a_data_directory_in_use_is_refused(tmp_path: Path) -> 
             assert "Traceback" not in done.stderr
         assert files.log_path.read_bytes() == b'{"torn'  # untouched
         said: list[str] = []
-        started = asyncio.run(_resume_bots(data, "0123456789abcdef" * 4, said.append))
+        adopted: list[DataDir] = []
+        started = asyncio.run(_resume_bots(data, "0123456789abcdef" * 4, said.append, adopted))
         assert started == [] and said == ["Bot-1 (seat 1) is still running: left as it is"]
+        assert [d.root for d in adopted] == [bot.root]  # (stopped with this host: see below)
     finally:
         for p in procs:
             p.kill()
