@@ -405,11 +405,8 @@ def _stop_holder(data: DataDir) -> None:
     holder keeps, and only while the lock is held, so a pid used again is not signalled."""
     import signal
 
-    try:
-        pid = int((data.root / "lock").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return
-    if pid != os.getpid() and data.busy():
+    pid = data.holder()
+    if pid is not None and pid != os.getpid() and data.busy():
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGTERM)
 

@@ -97,6 +97,14 @@ class DataDir:
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         _HELD[key] = fd  # open until the process exits
 
+    def holder(self) -> int | None:
+        """The pid the last holder of :meth:`hold` wrote in the lock (None: none written).
+        Whether it holds it still is :meth:`busy`'s to say."""
+        try:
+            return int((self.root / "lock").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
     def busy(self) -> bool:
         """Whether another process holds this data directory (see :meth:`hold`)."""
         if sys.platform == "win32" or self.root.resolve() in _HELD:
