@@ -175,13 +175,18 @@ def check_table_name(name: object) -> None:
         raise AdError("table name must not start or end with spaces")
 
 
-def _check_address(address: object) -> None:
-    if not isinstance(address, str):
-        raise AdError("an address must be an IP literal")
+def is_ip(text: str) -> bool:
+    """True for an IPv4 or IPv6 literal (no host name, no port)."""
     try:
-        ipaddress.ip_address(address)
+        ipaddress.ip_address(text)
     except ValueError:
-        raise AdError("an address must be an IP literal") from None
+        return False
+    return True
+
+
+def _check_address(address: object) -> None:
+    if not isinstance(address, str) or not is_ip(address):
+        raise AdError("an address must be an IP literal")
 
 
 # ---------------------------------------------------------------------------------------------

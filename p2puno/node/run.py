@@ -19,7 +19,7 @@ from p2puno.crypto import SecretReveal
 from p2puno.engine.game import Game
 from p2puno.log import Identity, Log, read_secrets
 from p2puno.net import Link
-from p2puno.net.discovery import Advertiser
+from p2puno.net.discovery import Advertiser, is_ip
 from p2puno.node.game import PRUNE_KEEP, Address, GameNode
 from p2puno.node.lobby import (
     Endpoint,
@@ -581,7 +581,7 @@ async def host_game(
     follow: asyncio.Future[None] | None = None
     stopping: asyncio.Future[None] | None = None
     if discovery:
-        if interfaces is None and bind and bind not in ("0.0.0.0", "::") and _is_ip(bind):
+        if interfaces is None and bind and bind not in ("0.0.0.0", "::") and is_ip(bind):
             interfaces = [bind]  # (listening on one address: advertised there only, not at
             # every interface's address, where nothing listens)
         advertiser = await _advertise(lobby, endpoint.port, interfaces, say)
@@ -757,16 +757,6 @@ def bot_command(
         "--bind", "" if everywhere else host, "--data-dir", folder, "--think", str(think),
         "--quiet",
     ]  # fmt: skip
-
-
-def _is_ip(text: str) -> bool:
-    import ipaddress
-
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
 
 
 async def _advertise(
