@@ -927,8 +927,14 @@ class Session:
             amended = counted is not None and counted[1] == entry
             what = "amends its vote" if amended else "had voted (an amended vote came first)"
         if isinstance(waiting, list) and all(type(w) is int for w in waiting):
-            # (named by the words: Bob, Cy; an empty list read "waiting for )")
-            waiting = ", ".join(f"seat {w}" for w in waiting) or "no one"
+            # (named by the words: Bob, Cy; an empty list read "waiting for )"). A seat named
+            # that has voted here too is one whose vote crossed this one on the way (a review
+            # read "Bot-1 votes to stop (waiting for Host)" on the host's screen as blame)
+            voted = self.log.votes()
+            crossed = " (voted too: the votes crossed)"
+            waiting = (
+                ", ".join(f"seat {w}{crossed if w in voted else ''}" for w in waiting) or "no one"
+            )
         else:  # (any JSON a voter signed: shown short and printable, as a dispute's words)
             waiting = "".join(c if c.isprintable() else "?" for c in str(waiting)[:80])
         self.events.append(

@@ -942,3 +942,27 @@ def test_a_votes_words_reach_the_terminals_printable_and_short() -> None:
         said += [ev.text for ev in ann.events if ev.kind == "vote" and "seat 1" in ev.text[:6]]
     assert len(said) == 2 and all(t.isprintable() and len(t) <= 140 for t in said), said
     assert said[1].endswith("(waiting for no one)")
+
+
+def test_a_vote_that_crossed_anothers_says_so() -> None:
+    """helper-26: the host read "Bot-1 votes to stop (waiting for Host)" as blame, though the
+    host had voted too: the two votes crossed on the way (spec 10.15: a voter names every seat
+    it holds no vote of). A seat named that has voted here is said to have voted too."""
+    sent = [0]
+
+    def first_60(sender: int, raw: bytes) -> bytes | None:
+        sent[0] += 1
+        return raw if sent[0] <= 60 else None  # (then the network goes quiet)
+
+    table = LocalTable(Options(3, target=20), seed="crossed-votes", tamper=first_60)
+    table.run()
+    host, bot, _gone = table.sessions
+    assert bot.identity is not None
+    for h in bot.log.hashes():
+        host.receive(bot.log.raw(h))
+    assert host.stop([2])  # (its deadline passed: it names seat 2)
+    host.receive(bot.log.vote(bot.identity, 1, "stop", {"waiting": [0, 2]}))
+    said = [ev.text for ev in host.events if ev.kind == "vote" and ev.text.startswith("seat 1")]
+    assert said == [
+        "seat 1 votes to stop (waiting for seat 0 (voted too: the votes crossed), seat 2)"
+    ], said
