@@ -94,6 +94,7 @@ MONO = {k: " ".join(w for w in v.split() if not w.startswith("#")) for k, v in S
 END_GRACE_S = 1.5  # the game's end shows this long before Enter may close it
 # events that change a hand (after your draw in one batch, its last cards are not the drawn)
 _HAND_MOVES = frozenset({"play", "jump", "draw", "swap", "rotate", "round", "start"})
+_FLASHED = ("reshuffle", "swap", "rotate", "returned", "caught", "jump")  # a line of its own
 ECHO_S = 8.0  # a move's echo ("sent: ...") and a flash (a swap, a catch) stay up this long
 
 KEY_NAMES = {
@@ -145,6 +146,9 @@ class TableUI:
         self._flash_at = self._sent_at = 0.0  # when the flash and a move's echo were set
         self._logged = 0  # lines ever put in the move list (it keeps the last 300)
         self._drawn: list[tuple[int, tuple[int, ...], str]] = []  # your draws not named yet
+        # a resumed node's and a spectator's first batch is the game so far: its swaps and
+        # catches go to the move list, not the flash line (a review saw an old one as new)
+        self._history = spectator or title.endswith("resumed")
         self.start = asyncio.Event()
         self.lobby: HostLobby | None = None  # the host's lobby: its `x` key gives a seat up
         self.table: dict[str, Any] | None = None
@@ -314,6 +318,7 @@ class TableUI:
         # ... and a round whose next one was dealt later in the batch (a resumed node's first
         # batch is the game so far) is history: its box would show the later round's hands
         later_deals = sum(1 for ev in events if ev.event is not None and ev.event.kind == "start")
+        history, self._history = self._history, False
         for i, ev in enumerate(events):
             self.verification.note(ev)
             if ev.event is not None:
@@ -327,7 +332,7 @@ class TableUI:
                     self.state.round_end = round_end_lines(
                         g, self.names, self.me, e, g.round_no - later_rounds
                     )
-                if e.kind in ("reshuffle", "swap", "rotate", "returned", "caught", "jump"):
+                if e.kind in _FLASHED and not history and later_deals == 0:
                     self.state.flash = line or ""
                     self._flash_at = self.clock()
                 if e.kind == "swap" and self.me in (e.seat, e.other):

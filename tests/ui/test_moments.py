@@ -691,3 +691,34 @@ def test_a_long_message_is_wrapped_not_cut() -> None:
     view = table_view(src, UiState(message=message), ViewInputs(["Ann", "Bob"], 0))  # type: ignore[arg-type]
     text = " ".join("".join(t for _, t in line).strip() for line in render(view, 80, 24))
     assert "catch, pass)" in text and "nor a word" in text
+
+
+def test_a_catch_up_batch_flashes_nothing() -> None:
+    """A review, after a resume: "Bot-1 caught Ann" from long before the crash stood in the
+    message line as news. A resumed node's (and a spectator's) first batch is the game so far:
+    its catches and swaps go to the move list only; later batches flash as before (the
+    Seven-O swap, 001_14a553244470b24d.txt · SEVEN-O, is one of them; the catch is 002 · Going
+    Out)."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.engine.game import Event
+    from p2puno.session.session import SessionEvent
+    from p2puno.ui.app import TableUI
+
+    caught = [SessionEvent("engine", "caught", event=Event("caught", 1, -1, 2, 0))]
+    src = SimpleNamespace(engine=Game(Options(2)), outcome=SimpleNamespace(over=False))
+    flashes: dict[str, list[str]] = {}
+    with create_pipe_input() as pipe:
+        for title in ("p2puno · resumed", "p2puno · Ann's table"):
+            ui = TableUI(name="Ann", title=title, input=pipe, output=DummyOutput())
+            ui.attach(src, 0, ["Ann", "Bob"])  # type: ignore[arg-type]
+            seen = []
+            for _ in range(2):
+                ui.state.flash = ""
+                ui.on_events(caught)
+                seen.append(ui.state.flash)
+            flashes[title] = seen
+            assert any("caught" in line for line in ui.log)
+    assert flashes["p2puno · resumed"][0] == "" and "caught" in flashes["p2puno · resumed"][1]
+    assert all("caught" in f for f in flashes["p2puno · Ann's table"]), flashes
