@@ -82,7 +82,22 @@ LINK_GRACE_S = 5.0
 # got there yet does not announce it as a seat leaving the table)
 GAME_OVER_BYE = "the game is over"
 MAX_WATCHERS = 8  # spectators one node serves
+# the table's chat (a LOBBY notice, spec: protocol/transport.md "Notices"): a line of at most
+# CHAT_MAX characters, at most CHAT_BURST from one seat in any CHAT_PER_S seconds (more are
+# dropped, said once); never signed, never in the log: words at a table, not moves
+CHAT_MAX = 200
+CHAT_BURST, CHAT_PER_S = 5, 10.0
 MAX_WATCHERS_PER_ADDRESS = 4  # of them from one address: one machine cannot take every slot
+
+
+def chat_line(text: str) -> str:
+    """A chat line as every screen shows it: one line of printable characters (a tab or a line
+    break is a space, any other a "?": no terminal escapes, no bidi overrides), trimmed, at
+    most CHAT_MAX characters."""
+    line = "".join(
+        c if c.isprintable() else " " if c.isspace() else "?" for c in text[: CHAT_MAX * 2]
+    )
+    return line.strip()[:CHAT_MAX].rstrip()
 
 
 def host_of(link: Link) -> str:
@@ -209,6 +224,10 @@ class GameNode:
         self.linger_s = linger_s
         self.say = say or (lambda text: None)
         self.on_events = on_events
+        # a seat's chat line, by its roster name (None: said as a line of the node's)
+        self.on_chat: Callable[[int, str], None] | None = None
+        self._chat_times: dict[int, deque[float]] = {}  # seat -> its recent lines' times
+        self._chat_muted: set[int] = set()  # seats told of dropping their lines (once each)
         self.timing = session.timing
         self.keys = [p.sign_pk for p in session.log.players]
         self.links: dict[int, Link] = {}
@@ -643,11 +662,48 @@ class GameNode:
             self._on_notice(seat, payload)
         self._pump()
 
+    def chat(self, text: str) -> str | None:
+        """Say ``text`` to every seat this node has a link to (the table's chat): None once
+        sent, else why not. It reaches the seats linked now; a seat away misses it."""
+        line = chat_line(text)
+        if not line:
+            return "nothing to say"
+        if self._closing:
+            return "the game is over: nobody hears it"
+        self._send_all(MsgType.LOBBY, encode({"t": "chat", "text": line}))
+        if self.on_chat is not None:
+            self.on_chat(self.me, line)
+        return None
+
+    def _on_chat(self, seat: int, text: object) -> None:
+        if not isinstance(text, str):
+            return
+        line = chat_line(text)
+        if not line:
+            return
+        now = time.monotonic()
+        times = self._chat_times.setdefault(seat, deque(maxlen=CHAT_BURST))
+        if len(times) == CHAT_BURST and now - times[0] < CHAT_PER_S:
+            if seat not in self._chat_muted:
+                self._chat_muted.add(seat)
+                self.say(f"{self._name(seat)} (seat {seat}) chats too fast: lines dropped")
+            return
+        times.append(now)
+        self._chat_muted.discard(seat)
+        if self.on_chat is not None:
+            self.on_chat(seat, line)
+        else:
+            self.say(f"{self._name(seat)} says: {line}")
+
     def _on_notice(self, seat: int, payload: bytes) -> None:
-        """A seat says who watches through it (shown at the table, nothing more)."""
+        """A seat says who watches through it (shown at the table, nothing more), or says
+        something at the table (:meth:`chat`)."""
         try:
             msg = decode(payload)
         except EncodingError:
+            return
+        if isinstance(msg, dict) and msg.get("t") == "chat":
+            self._on_chat(seat, msg.get("text"))
             return
         if not isinstance(msg, dict) or msg.get("t") != "watchers":
             return

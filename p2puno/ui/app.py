@@ -35,6 +35,7 @@ from prompt_toolkit.styles import Style
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import CARD_TEXT, COLORS
 from p2puno.engine.game import Game, Phase
+from p2puno.node.game import CHAT_MAX
 from p2puno.node.lobby import HostLobby, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.model import (
@@ -259,6 +260,7 @@ class TableUI:
         if self.save_log is not None:  # where it will be once the game ends (finished)
             self.log_path = os.path.abspath(self.save_log)
         node.on_events = self.on_events  # the table describes the moves itself
+        node.on_chat = self.on_chat
         self._seats_from_table()
         self.invalidate()
 
@@ -547,6 +549,9 @@ class TableUI:
         if st.mode == "type":
             self._key_typing(k)
             return
+        if st.mode == "say":
+            self._key_saying(k)
+            return
         if st.mode == "color":
             if k in COLORS:
                 action, need, left = resolve_play(st.pending, st.uno, choose=COLORS.index(k))
@@ -611,6 +616,12 @@ class TableUI:
             return
         if k in (":", "/"):
             st.mode, st.typed = "type", ""
+            return
+        if k == "m":
+            if self.node is None:
+                st.message = "only a seat's table chats (a spectator reads it in its moves)"
+            else:
+                st.mode, st.typed = "say", ""
             return
         if k in ("left", "h", "up"):
             st.cursor = max(0, st.cursor - 1)
@@ -816,6 +827,30 @@ class TableUI:
                 self._resolved(action, need, left)
         elif len(k) == 1:
             st.typed = (st.typed + k)[:40]
+
+    def _key_saying(self, k: str) -> None:
+        st = self.state
+        if k == "escape":
+            st.mode, st.typed = "play", ""
+        elif k == "backspace":
+            st.typed = st.typed[:-1]
+        elif k == "enter":
+            text, st.typed, st.mode = st.typed, "", "play"
+            if self.node is not None and text.strip():
+                why = self.node.chat(text)
+                if why is not None:
+                    st.message = why
+        elif len(k) == 1 and k.isprintable():
+            st.typed = (st.typed + k)[:CHAT_MAX]
+
+    def on_chat(self, seat: int, text: str) -> None:
+        """A seat said something at the table: in the moves, and in the message line a while."""
+        who = "you" if seat == self.me else self.names[seat] if seat < len(self.names) else "?"
+        line = f"{who} say: {text}" if seat == self.me else f"{who} says: {text}"
+        self._log(line)
+        if seat != self.me:
+            self.state.flash, self._flash_at = line, self.clock()
+        self.invalidate()
 
     # ------------------------------------------------------------------ leaving
     def over(self) -> bool:

@@ -678,6 +678,10 @@ def _choices(
             "type a card (r7, W:g, W+4:b!, g7>2, jump g7) or a word (draw, keep, take,",
             "challenge, uno, catch 2, pass): Enter to send, Esc to cancel",
         ], "Enter send · Esc cancel"
+    if ui.mode == "say":
+        return ["say something to the table (every seat's screen shows it; not a move)"], (
+            "Enter send · Esc cancel"
+        )
     if ui.mode == "color":
         return ["Name the color for your Wild:"], "r red · y yellow · g green · b blue · Esc back"
     if ui.mode == "target":
@@ -689,7 +693,7 @@ def _choices(
             return [], "q / Enter: close the table (the game is over) · ? help"
         if me is None:
             return [], "? help · q leave"
-        return [], "←/→ look at your hand · : type · ? help · q leave"
+        return [], "←/→ look at your hand · : type · m say · ? help · q leave"
     acts = prompt.actions
     lines: list[str] = []
     keys: list[str] = []

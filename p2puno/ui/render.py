@@ -51,7 +51,8 @@ HELP = [
     "  j               Jump-In: play a card identical to the one just played",
     "  Esc / p         let the window pass",
     "",
-    "Anytime:  ? this help · q leave the table (asks first) · Ctrl-L redraw",
+    "Anytime:  m say something to the table (a chat line, not a move) · ? this help",
+    "          q leave the table (asks first) · Ctrl-L redraw",
 ]
 
 
@@ -238,6 +239,9 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         bottom.append([("class:choice", " " + c)])
     if view.mode == "type":
         bottom.append([("class:input", " : " + view.typed + "▏")])
+    if view.mode == "say":  # (the end of a long line stays in view as it is typed)
+        said = view.typed[-max(1, width - 9) :]
+        bottom.append([("class:input", " say: " + said + "▏")])
     if view.message:  # (two lines at most: "... nor a word (draw, ..., catc" was cut)
         for part in wrap(view.message, width - 1)[:2]:
             bottom.append([("class:alert", " " + part)])

@@ -219,3 +219,51 @@ def test_a_terminal_without_the_table_tells_players_by_name() -> None:
     ]
     play = SessionEvent("engine", "P1 plays r7", event=Event("play", 1))
     assert describe_event(play, game, names) is None
+
+
+async def test_a_chat_line_reaches_the_other_seats_printable_and_a_flood_is_cut(
+    tmp_path: Path,
+) -> None:
+    """The table's chat (protocol/transport.md, "Notices"): a seat's line reaches every seat
+    linked, by the sender's roster name (the link says who sent it), made one printable line;
+    more than CHAT_BURST lines in CHAT_PER_S seconds from one seat are dropped, said once.
+    Not a move: nothing of it is signed or in the log."""
+    from p2puno.node.game import CHAT_BURST, GameNode
+
+    heard: list[str] = []
+    nodes: list[GameNode] = []
+    options = make_options(2, [], "standard", 30, Timing(20, 60, 0))
+    host = asyncio.ensure_future(
+        host_game(
+            table="t", name="Host", seats=2, options=options,
+            player=SlowPerson((0.05, 0.1), "chat", slow_for=4),
+            data=DataDir(tmp_path / "h"), bind=LOOP, port=0, discovery=False,
+            say=heard.append, linger_s=0.5, on_game=nodes.append,
+        )
+    )  # fmt: skip
+    while not any("open on" in line for line in heard):
+        await asyncio.sleep(0.02)
+    line = next(line for line in heard if "open on" in line)
+    port = int(re.search(r"open on 127\.0\.0\.1:(\d+)", line).group(1))  # type: ignore[union-attr]
+    bob_heard: list[str] = []
+    bob = asyncio.ensure_future(
+        join_game(
+            LOOP, port, name="Bob", player=BotPlayer("heuristic", "b"),
+            data=DataDir(tmp_path / "j"), bind=LOOP, say=bob_heard.append, linger_s=0.5,
+            on_game=nodes.append,
+        )
+    )  # fmt: skip
+    while len(nodes) < 2 or any(not n.links for n in nodes):
+        await asyncio.sleep(0.02)
+    ann = next(n for n in nodes if n.me == 0)
+    bobs = next(n for n in nodes if n.me == 1)
+    assert ann.chat("  good luck \x1b[2J\u202e all  ") is None
+    assert ann.chat(" \t ") == "nothing to say"
+    for k in range(CHAT_BURST + 3):
+        assert bobs.chat(f"spam {k}") is None
+    await asyncio.sleep(0.5)
+    assert "Host says: good luck ?[2J? all" in bob_heard
+    got = [line for line in heard if line.startswith("Bob says: spam")]
+    assert got == [f"Bob says: spam {k}" for k in range(CHAT_BURST)], got
+    assert sum("chats too fast" in line for line in heard) == 1
+    await asyncio.wait_for(asyncio.gather(host, bob), 240)
