@@ -7,6 +7,7 @@ used by the 0600 secrets file.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Final
@@ -17,12 +18,71 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2puno.wire import EncodingError, JSONValue, b2h, h2b
 
-__all__ = ["KEY_SIZE", "Identity", "Player"]
+__all__ = ["KEY_SIZE", "Identity", "Player", "weak_ed25519"]
 
 KEY_SIZE: Final = 32
 _RAW = (serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 _TEST_SEED_DOMAIN: Final = b"p2puno/v1/test-only-seed\x00"
 MAX_NAME_CHARS: Final = 32
+
+
+# Ed25519's curve (RFC 8032 5.1): -x^2 + y^2 = 1 + d x^2 y^2 over GF(p); L the order of the base
+_P: Final = 2**255 - 19
+_D: Final = -121665 * pow(121666, -1, _P) % _P
+_L: Final = 2**252 + 27742317777372353535851937790883648493
+_SQRT_M1: Final = pow(2, (_P - 1) // 4, _P)
+_Point = tuple[int, int, int, int]  # extended coordinates (X, Y, Z, T), x = X/Z, y = Y/Z
+
+
+def _add(a: _Point, b: _Point) -> _Point:  # (RFC 8032 5.1.4)
+    x1, y1, z1, t1 = a
+    x2, y2, z2, t2 = b
+    aa = (y1 - x1) * (y2 - x2) % _P
+    bb = (y1 + x1) * (y2 + x2) % _P
+    cc = 2 * t1 * t2 * _D % _P
+    dd = 2 * z1 * z2 % _P
+    e, f, g, h = bb - aa, dd - cc, dd + cc, bb + aa
+    return (e * f % _P, g * h % _P, f * g % _P, e * h % _P)
+
+
+@functools.lru_cache(maxsize=256)
+def weak_ed25519(public: bytes) -> str | None:
+    """Why ``public`` may not be a seat's signing key, or None if it may.
+
+    A key must be the canonical encoding of a point of the prime-order group other than the
+    neutral point (RFC 8032 5.1.3, and [L]A the neutral point). A point of small order signs
+    for anyone: with the neutral point as its key, the signature (R = the neutral point,
+    S = 0) verifies over every message, and OpenSSL accepts it (helper-31 forged a seat's
+    entries, and proof of its equivocation, with no secret). A mixed-order point is no key a
+    generated one can be. Honest keys (A = aB) always pass. About 3 ms, once per key (cached):
+    a genesis, a handshake."""
+    if len(public) != KEY_SIZE:
+        return f"a signing key is {KEY_SIZE} bytes"
+    y = int.from_bytes(public, "little") & ((1 << 255) - 1)
+    sign = public[31] >> 7
+    if y >= _P:
+        return "the signing key's encoding is not canonical"
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    x = u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P) % _P
+    if v * x * x % _P != u:
+        x = x * _SQRT_M1 % _P
+        if v * x * x % _P != u:
+            return "the signing key is not a point of the curve"
+    if x == 0 and sign:
+        return "the signing key's encoding is not canonical"
+    if x == 0 and y == 1:
+        return "the signing key is the neutral point (anyone could sign for it)"
+    if x & 1 != sign:
+        x = _P - x
+    point: _Point = (x, y, 1, x * y % _P)
+    acc: _Point = (0, 1, 1, 0)  # the neutral point
+    for bit in bin(_L)[2:]:
+        acc = _add(acc, acc)
+        if bit == "1":
+            acc = _add(acc, point)
+    if acc[0] % _P != 0 or (acc[1] - acc[2]) % _P != 0:
+        return "the signing key is of small order (anyone could sign for it)"
+    return None
 
 
 def _public_raw(key: Ed25519PrivateKey | X25519PrivateKey) -> bytes:
@@ -125,6 +185,9 @@ class Player:
             dh_pk = h2b(obj["dh"], KEY_SIZE)
         except EncodingError as e:
             raise ValueError(f"player key: {e}") from None
+        weak = weak_ed25519(sign_pk)
+        if weak is not None:
+            raise ValueError(f"player {name!r}: {weak}")
         return cls(name=name, sign_pk=sign_pk, dh_pk=dh_pk)
 
     def verifier(self) -> Ed25519PublicKey:

@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 
+from p2puno.log.identity import weak_ed25519
 from p2puno.net.frames import DEFAULT_MAX_FRAME, TransportError, frame_header
 
 __all__ = [
@@ -116,7 +117,7 @@ class HandshakeErrorCode(enum.StrEnum):
     BAD_SIGNATURE = "bad_signature"  # the peer's signature does not verify over this transcript
     AUTH_FAILED = "auth_failed"  # an encrypted part does not decrypt: tampered or replayed
     UNEXPECTED_IDENTITY = "unexpected_identity"  # not the key asked for / not on the allow list
-    WEAK_KEY = "weak_key"  # an ephemeral giving an all-zero shared secret
+    WEAK_KEY = "weak_key"  # an ephemeral giving an all-zero secret, or a signing key of small order
     MALFORMED = "malformed"  # not a handshake message of this protocol, wrong size, truncated
     OUT_OF_ORDER = "out_of_order"  # the wrong message now, or a call after the end or a failure
     BUSY = "busy"  # (alert only) the responder has too many handshakes in progress
@@ -203,6 +204,9 @@ def _dh(private: X25519PrivateKey, peer_public: bytes) -> bytes:
 
 
 def _verify(sign_pk: bytes, signature: bytes, message: bytes, who: str) -> None:
+    weak = weak_ed25519(sign_pk)
+    if weak is not None:  # (a key of small order verifies a forged signature: helper-31)
+        raise _fail(HandshakeErrorCode.WEAK_KEY, f"the {who}'s key: {weak}")
     try:
         Ed25519PublicKey.from_public_bytes(sign_pk).verify(signature, message)
     except (InvalidSignature, ValueError):

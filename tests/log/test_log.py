@@ -26,6 +26,7 @@ from p2puno.log import (
     make_genesis,
     sign_entry,
 )
+from p2puno.log.identity import Player
 from p2puno.log.log import MAX_EVIDENCE_PER_AUTHOR
 from p2puno.log.testing import SampleGame, build_game
 from p2puno.wire import JSONValue, decode, encode
@@ -605,3 +606,90 @@ def test_a_vote_before_every_seat_accepted_names_the_genesis_alone() -> None:
     e = Entry.from_obj(decode(vote))
     assert (e.seq, e.prev) == (0, (entry_hash(g.entries[0]),))
     assert log.add(vote).status is Status.ADDED
+
+
+# ---------------------------------------------------------------------- weak signing keys
+_NEUTRAL = bytes([1] + [0] * 31)  # the neutral point's encoding
+
+
+class _Nobody:
+    """Holds no secret: signs everything with (R = the neutral point, S = 0)."""
+
+    sign_pk = _NEUTRAL
+
+    def sign(self, message: bytes) -> bytes:
+        return _NEUTRAL + bytes(32)
+
+
+def _weak_keys() -> list[bytes]:
+    """Keys no generated one can be: small order (the neutral point, orders 2, 4 and 8 with
+    both signs), non-canonical encodings, a mixed-order point (an honest key plus the point
+    of order 2), and a y with no x on the curve."""
+    from p2puno.log.identity import _P
+
+    def enc(y: int, sign: int = 0) -> bytes:
+        return (y | (sign << 255)).to_bytes(32, "little")
+
+    order8 = [
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+    ]
+    honest = Identity.from_test_seed(b"mixed").sign_pk
+    y = int.from_bytes(honest, "little") & ((1 << 255) - 1)
+    mixed = enc(_P - y, (honest[31] >> 7) ^ 1)  # (x, y) + (0, -1) = (-x, -y)
+    no_x = next(enc(k) for k in range(2, 50) if _curve_x(k) is None)
+    return [
+        enc(1),
+        enc(_P - 1),
+        enc(0),
+        enc(0, 1),
+        *(bytes.fromhex(h) for h in order8),
+        *(bytes.fromhex(h)[:31] + bytes([bytes.fromhex(h)[31] | 0x80]) for h in order8),
+        enc(_P),
+        enc(_P + 1),
+        enc(1, 1),
+        mixed,
+        no_x,
+    ]
+
+
+def _curve_x(y: int) -> int | None:
+    from p2puno.log.identity import _D, _P
+
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    for x in (pow(u * pow(v, -1, _P), (_P + 3) // 8, _P),):
+        for cand in (x, x * pow(2, (_P - 1) // 4, _P) % _P):
+            if v * cand * cand % _P == u:
+                return cand
+    return None
+
+
+def test_a_signing_key_of_small_order_is_refused_in_a_genesis() -> None:
+    """helper-31: a seat sat with the neutral point as its signing key, and anyone could sign
+    as it: OpenSSL verifies (R = neutral, S = 0) over any message under that key, so forged
+    entries, and a forged proof of its equivocation, were taken (spec 5: each signing key a
+    point of the prime-order group other than the neutral point; `bad_genesis`)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from p2puno.log.identity import weak_ed25519
+
+    # why it matters: the forgery verifies with no secret at all
+    Ed25519PublicKey.from_public_bytes(_NEUTRAL).verify(_Nobody().sign(b"any"), b"any")
+    weak = _weak_keys()
+    assert len(set(weak)) == len(weak) == 13
+    assert all(weak_ed25519(k) is not None for k in weak), [k.hex() for k in weak]
+    assert all(weak_ed25519(Identity.from_test_seed(bytes([i])).sign_pk) is None for i in range(40))
+    host, ann = Identity.from_test_seed(b"h"), Identity.from_test_seed(b"a")
+    dh = Identity.from_test_seed(b"m").dh_pk
+    for key in (_NEUTRAL, weak[-2]):
+        players = [host.player("Host"), ann.player("Ann"), Player("Mallory", key, dh)]
+        nonces = tuple(bytes([i]) * 32 for i in range(3))
+        with pytest.raises(ValueError, match="Mallory"):  # (the host's own node builds none)
+            make_genesis(host, 0, players, {}, nonces)
+        genesis = Genesis(players=tuple(players), options={}, nonces=nonces)  # (by hand)
+        body = genesis.to_obj()
+        g = sign_entry(host, game=genesis.game_id, seq=0, author=0, role=Role.PROPOSAL,
+                       kind="genesis", prev=[], body=body)  # fmt: skip
+        with pytest.raises(LogError) as e:
+            Log().add(g)
+        assert e.value.reason is Reason.BAD_GENESIS and "Mallory" in str(e.value), e.value

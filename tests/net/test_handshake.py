@@ -487,3 +487,31 @@ def test_vectors_are_up_to_date() -> None:
     assert (ROOT / "vectors" / "transport.json").read_text("utf-8") == text, (
         "transport.json is stale: run protocol/tools/gen_transport_vectors.py"
     )
+
+
+class _Nobody:
+    """A party with no secret at all: its "key" is the neutral point, and (R = neutral,
+    S = 0) verifies over any message under it in OpenSSL (helper-31)."""
+
+    sign_pk = bytes([1] + [0] * 31)
+
+    def sign(self, message: bytes) -> bytes:
+        return self.sign_pk + bytes(32)
+
+
+def test_a_signing_key_of_small_order_is_refused_on_either_side() -> None:
+    """helper-31 authenticated to a responder as a seat whose roster key was the neutral
+    point, holding no key: both sides now refuse such a key with `weak_key` (transport.md
+    4.3), before its signature is checked."""
+    nobody = _Nobody()
+    resp = Responder(ALICE, GAME, accept=lambda pk: True)
+    init = Initiator(nobody, GAME, expect=ALICE.sign_pk)  # type: ignore[arg-type]
+    msg3, _ = init.finish(resp.hello(init.start()))
+    with pytest.raises(HandshakeError) as e:
+        resp.finish(msg3)
+    assert e.value.code.value == "weak_key", e.value
+    resp = Responder(nobody, GAME)  # type: ignore[arg-type]
+    init = Initiator(ALICE, GAME)
+    with pytest.raises(HandshakeError) as e:
+        init.finish(resp.hello(init.start()))
+    assert e.value.code.value == "weak_key", e.value
