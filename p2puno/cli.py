@@ -264,6 +264,7 @@ def replay(
         typer.echo(f"note: {named(b, result.names)} (unchallenged bluffs stand)")
     assert result.outcome is not None  # (a log that verifies to its end has its result)
     typer.echo(f"VERIFIED: {result.entries} entries; {outcome_words(result.outcome, result.names)}")
+    typer.echo(result.players_line())
 
 
 # ---------------------------------------------------------------------- the network

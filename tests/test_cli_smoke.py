@@ -213,3 +213,35 @@ def test_a_table_address_a_person_mistypes_gets_a_plain_reason() -> None:
 
     other = LinkError(HandshakeErrorCode.OTHER_CONTEXT, "the responder refused")
     assert "use the host's address" in unreachable("127.0.0.1", 80, other)
+
+
+def test_replay_names_each_seats_key_and_refuses_a_pipe_plainly() -> None:
+    """helper-32: a game played with keys of one's own under the real players' names verified
+    with nothing to tell it apart, so the verdict names each seat's key fingerprint and the
+    game id; and a valid log read from a pipe was REJECTED ("the log must hold the genesis
+    first": the replay reads the file twice), /dev/zero read for ever. A file only, said so."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from p2puno.log import Log
+
+    log = Path(__file__).resolve().parents[1] / "protocol" / "vectors" / "game-2p.log"
+    genesis = Log()
+    genesis.add(log.read_bytes().split(b"\n", 1)[0])
+    done = subprocess.run(
+        [sys.executable, "-m", "p2puno", "replay", "--verify", str(log)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert genesis.game_id is not None
+    want = f"game {genesis.game_id.hex()[:16]}; players: " + ", ".join(
+        f"{p.name} (key {p.sign_pk.hex()[:16]})" for p in genesis.players
+    )
+    assert done.stdout.splitlines()[-1] == want, done.stdout
+    piped = subprocess.run(
+        [sys.executable, "-m", "p2puno", "replay", "--verify", "/dev/stdin"],
+        input=log.read_bytes(), capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert piped.returncode == 1
+    assert b"is not a file (a pipe or a device): save the log to a file" in piped.stderr

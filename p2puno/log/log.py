@@ -115,6 +115,10 @@ class Genesis:
             raise ValueError("two seats share a signing key")
         if len({p.dh_pk for p in players}) != len(players):
             raise ValueError("two seats share an X25519 key")
+        if len({p.name for p in players}) != len(players):
+            # (the lobby refuses look-alikes too; a genesis made by hand gave "Ann wins;
+            # scores: Ann 135, Ann 0" in a review)
+            raise ValueError("two seats share a name")
         for p in players:
             try:
                 p.verifier()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -59,6 +60,20 @@ class ReplayResult:
     # every line verified, but the file ends before the game does (spec 10.11: not a verdict
     # on anyone; a game still going on, or one its node may resume)
     incomplete: bool = False
+    # who played: the names are anyone's to write, the keys are not (helper-32 passed off a
+    # game played with keys of its own under the real players' names): each seat's signing
+    # key, and the game id, for the verdict to show
+    keys: list[bytes] = field(default_factory=list)
+    game_id: bytes = b""
+
+    def players_line(self) -> str:
+        """Each seat by name and key fingerprint (the first 16 hex digits of its signing key,
+        as the lobby lists a host's), and the game id: what ties a verdict to the people."""
+        seats = ", ".join(
+            f"{name} (key {key.hex()[:16]})"
+            for name, key in zip(self.names, self.keys, strict=False)
+        )
+        return f"game {self.game_id.hex()[:16]}; players: {seats}"
 
 
 def replay(
@@ -102,6 +117,19 @@ def _replay(
             except OSError as e:  # its own failure (a closed pipe), not the file's
                 raise _EchoFailed(e) from e
 
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        return _fail(None, lines, f"cannot read {path}: {e.strerror}")
+    if not stat.S_ISREG(mode):
+        # the replay reads the file more than once (its shape first, then its entries): a
+        # pipe was drained by the first read and a valid log REJECTED, /dev/zero read for
+        # ever (helper-32)
+        return _fail(
+            None,
+            lines,
+            f"{path} is not a file (a pipe or a device): save the log to a file, then replay that",
+        )
     log = Log()
     reader = LogFileReader(path, log, workers=max(1, (os.cpu_count() or 1) - 1))
     try:
@@ -138,6 +166,8 @@ def _replay(
         )
     result.evidence = list(log.evidence)
     result.names = [p.name for p in log.players] if log.genesis is not None else []
+    result.keys = [p.sign_pk for p in log.players] if log.genesis is not None else []
+    result.game_id = log.game_id or b""
     return result
 
 

@@ -181,6 +181,10 @@ class Outcome:
     silent: tuple[int, ...] = ()  # seats named silent by a stop
     void: bool = False  # the round in play when the game ended does not count
     step: int = -1  # the step the verdict is about
+    # the seats whose votes decided a stop: a vote is a signed claim, not a proof, and the
+    # words say whose claim it is (helper-32: one seat's file, cut short and ending on its
+    # lone vote, read "Host and Bot-2 silent past the deadline" as a fact)
+    voters: tuple[int, ...] = ()
 
     @property
     def over(self) -> bool:
@@ -983,7 +987,10 @@ class Session:
             if self.engine.phase is Phase.GAME_OVER:
                 winners = tuple(self.engine.winners)
         previous = self._stop
-        self._stop = Outcome("stopped", scores, winners, silent=silent, void=void, step=k)
+        voters = tuple(sorted(set(votes) - set(silent)))
+        self._stop = Outcome(
+            "stopped", scores, winners, silent=silent, void=void, step=k, voters=voters
+        )
         if previous != self._stop:
             self.events.append(SessionEvent("over", str(self._stop)))
 

@@ -83,6 +83,10 @@ def outcome_words(o: Outcome, names: Sequence[str]) -> str:
         said = f"{who} at step {b.step}: {named(b.reason, names)}{void}"
     elif o.state == "stopped":
         who = f": {_who(o.silent, names)} silent past the deadline" if o.silent else ""
+        if who and o.voters:  # (whose claim it is: a vote is not a proof, spec 10.15)
+            whose = f"{_who(o.voters, names)}'s vote" if len(o.voters) == 1 else "the votes of "
+            whose += "" if len(o.voters) == 1 else _who(o.voters, names)
+            who += f" (by {whose})"
         who = who or " by every seat's vote"
         won = f"; {_who(o.winners, names)} {_wins(o.winners)}" if o.winners else ""
         said = f"stopped after step {o.step}{who}{void}{won}"

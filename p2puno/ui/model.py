@@ -821,6 +821,9 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         )
         silent = silent or "nobody"
         lines.append(f"GAME STOPPED after step {o.step}: silent past the deadline: {silent}")
+        if o.voters:  # (a vote is a signed claim, not a proof: whose claim, spec 10.15)
+            voters = ", ".join(name(s) for s in o.voters)
+            lines.append(f"  named so by the vote{'s' if len(o.voters) > 1 else ''} of {voters}")
         if o.void:
             lines.append("  the round in play is void; the scores are the last audited ones")
     lines.append(

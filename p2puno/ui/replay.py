@@ -414,9 +414,13 @@ class ReplayTable:
         if v is None:
             return ["  verdict: not checked"]
         if v.ok:
+            checked = "every signature, shuffle, key and move checks out"
+            if v.outcome is not None and v.outcome.state == "stopped":
+                # (helper-32: said of a stopped game, whose deck in play was never opened, it
+                # read as a full audit under "hands hidden (this deck was never audited)")
+                checked = "every signature and move checks out; the deck in play was never audited"
             return [
-                f"  VERIFIED offline: {v.entries} entries; every signature, shuffle, key and "
-                "move checks out",
+                f"  VERIFIED offline: {v.entries} entries; {checked}",
                 *(
                     f"  note: {named(b, self.r.names)} (unchallenged bluffs stand)"
                     for b in v.bluffs

@@ -59,7 +59,10 @@ def test_a_seat_that_dies_or_freezes_is_voted_out_within_the_deadline(
         assert took < 25, took
         for n in (h, j0):
             # (said by name: J1 sat at ``seat``; the log holds that seat, checked below)
-            n.wait_for(r"game over: stopped after step \d+: J1 silent past the deadline; ")
+            n.wait_for(
+                r"game over: stopped after step \d+: J1 silent past the deadline "
+                r"\(by the votes of Host and J0\); "
+            )
             n.wait_for(r"votes to stop \(waiting for J1\)")  # (not "[1]")
     finally:
         for n in (h, j0, j1):

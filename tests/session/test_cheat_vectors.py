@@ -20,6 +20,7 @@ import pytest
 
 from p2puno.log import LogFileError, verify_log_file
 from p2puno.session.replay import replay
+from p2puno.session.words import outcome_words
 from p2puno.wire import decode
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
@@ -213,6 +214,10 @@ def test_a_game_stopped_by_votes_verifies_with_its_outcome(v: dict[str, Any]) ->
     assert set(o.silent) == set(range(len(o.scores))) - voters
     assert all(any(s in w["waiting"] for w in votes) for s in o.silent)
     assert v["cheat"]["seat"] in o.silent
+    # ... and whose claim it is (helper-32: a lone vote read as a fact)
+    assert o.voters == tuple(sorted(voters - set(o.silent)))
+    words = outcome_words(o, result.names)
+    assert o.voters and "(by " in words and result.names[o.voters[0]] in words, words
     # the replay says the stop where it was decided, once the steps up to the voters' are
     # processed (it held the votes from the first step on, and said "stopped" at step 0)
     said = [line for line in result.lines if "stopped" in line]
