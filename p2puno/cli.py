@@ -770,7 +770,8 @@ def lobby(
     if spectate:
         watch_table(address, name, True, data_dir, quiet, False)
         return
-    _join(address, name, bot, "self", bind, data_dir, quiet, False)
+    # (the host there must be the one listed: its key's fingerprint, its lobby id)
+    _join(address, name, bot, "self", bind, data_dir, quiet, False, advert=ad)
 
 
 def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
@@ -973,6 +974,7 @@ def _join(
     *,
     think: float = 0.0,
     narrate: bool = False,
+    advert: TableAd | None = None,
 ) -> None:
     from p2puno.node.run import join_game, parse_address
     from p2puno.node.store import DataDir, DataError
@@ -989,13 +991,21 @@ def _join(
         raise typer.Exit(2) from None
     if runner == "self":
         _offer_resume(data)
+    listed = (advert.host_fingerprint, advert.lobby_id) if advert is not None else None
     if bot is None and runner == "self" and _terminal():
         from p2puno.ui.launch import join_table
 
         before = _games_left(data)
         _finish_table(
             _run_node(
-                join_table(addr.host, addr.port, name=name, data=data, bind=bind or None),
+                join_table(
+                    addr.host,
+                    addr.port,
+                    name=name,
+                    data=data,
+                    bind=bind or None,
+                    advert=listed,
+                ),
                 data=data,
             ),
             quiet,
@@ -1015,6 +1025,7 @@ def _join(
             say=_say(quiet),
             verbose=verbose,
             narrate=narrate,
+            advert=listed,
         ),
         data=data,
         quiet=quiet,

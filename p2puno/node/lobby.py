@@ -705,8 +705,14 @@ async def join_table(
     timeout: float = 3600.0,
     on_table: Callable[[dict[str, Any]], None] | None = None,
     confirm: Callable[[dict[str, Any]], Awaitable[bool]] | None = None,
+    advert: tuple[str, bytes] | None = None,
 ) -> tuple[GameSetup, Link]:
     """Take a seat at ``host:port`` and wait for the game to start. LobbyError says why not.
+
+    ``advert``: the host key fingerprint and the lobby id of the table as a LAN listing showed
+    it (``p2puno lobby``): the link then asks for that lobby and the host's key must match the
+    fingerprint, or nothing is sent (helper-31: another host answering at the listed address
+    seated a joiner, and the "host key" the listing showed was never checked).
 
     ``confirm``: a person's say on the final table (True: play at it; False: leave), asked
     each time the roster becomes final as it is; the genesis must then be the table the host
@@ -715,9 +721,22 @@ async def join_table(
     final, gets the person asked when its start comes."""
     say = say or (lambda text: None)
     try:
-        link = await open_link(host, port, identity, None, limits=NODE_LIMITS)
+        context = advert[1] if advert is not None else None
+        link = await open_link(host, port, identity, context, limits=NODE_LIMITS)
     except LinkError as e:
+        if advert is not None and e.code == HandshakeErrorCode.OTHER_CONTEXT:
+            raise LobbyError(
+                f"the table listed at {host}:{port} is not there now (another lobby answered: "
+                "list the tables again)"
+            ) from None
         raise LobbyError(unreachable(host, port, e)) from None
+    if advert is not None and not link.peer.hex().startswith(advert[0]):
+        link.close("not the host the listing named")
+        raise LobbyError(
+            f"the host at {host}:{port} has key {link.peer.hex()[:16]}, not the host key "
+            f"{advert[0]} the listing showed: someone else answers at that address (a "
+            "machine in the middle, or another table); nothing was sent to it"
+        )
     join: dict[str, JSONValue] = {
         "t": "join",
         "v": LOBBY_VERSION,

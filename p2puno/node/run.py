@@ -808,6 +808,7 @@ async def join_game(
     narrate: bool = False,
     on_table: Callable[[dict[str, Any]], None] | None = None,
     on_game: Callable[[GameNode], None] | None = None,
+    advert: tuple[str, bytes] | None = None,
 ) -> Result:
     identity = Identity.generate()
     nonce = os.urandom(32)
@@ -827,6 +828,7 @@ async def join_game(
             say=say,
             on_table=on_table,
             confirm=player.confirm if player.kind == "person" else None,
+            advert=advert,
         )
         return await play(
             setup,

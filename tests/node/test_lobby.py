@@ -954,3 +954,41 @@ async def test_the_host_seats_a_bot_from_the_lobby(tmp_path: object) -> None:
     assert "no seat" in await lobby.add_bot() or lobby.started  # (full: it starts)
     result = await asyncio.wait_for(host, 120)
     assert result.outcome.over
+
+
+async def test_a_table_joined_from_a_listing_must_have_the_listed_host() -> None:
+    """helper-31: `p2puno lobby --join` seated a joiner with whatever host answered at the
+    listed address; the "host key" the listing showed was never checked. Joined from a listing
+    (protocol/lobby.md section 1), the link asks for the listed lobby and the host's key must
+    have the listed fingerprint, or nothing is sent."""
+    ep, lobby, ident = await _host(2)
+    for advert, says in (
+        (("0123456789abcdef", lobby.lobby_id), "not the host key 0123456789abcdef"),
+        ((ident.sign_pk.hex()[:16], os.urandom(32)), "is not there now"),
+    ):
+        jep, jident = await _joiner()
+        with pytest.raises(LobbyError, match=says):
+            await join_table(jep, jident, LOOP, ep.port, name="Joe", nonce=os.urandom(32),
+                             kind="bot", timeout=10, advert=advert)  # fmt: skip
+        jep.close()
+    assert len(lobby.seats) == 1  # (the host's own: nothing reached it)
+    jep, jident = await _joiner()
+    joe = asyncio.ensure_future(
+        join_table(
+            jep,
+            jident,
+            LOOP,
+            ep.port,
+            name="Joe",
+            nonce=os.urandom(32),
+            kind="bot",
+            timeout=10,
+            advert=(ident.sign_pk.hex()[:16], lobby.lobby_id),
+        )
+    )
+    while len(lobby.seats) < 2:
+        await asyncio.sleep(0.02)
+    setup = lobby.start(ident)
+    assert (await joe)[0].code == setup.code
+    ep.close()
+    jep.close()
