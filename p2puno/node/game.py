@@ -264,6 +264,7 @@ class GameNode:
         self.watchers: list[Watcher] = []  # spectators through this node
         self._watcher_ids = 0
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
+        self.code_secrets: list[str] = []  # every seat's table-code secret, hex (lobby.md 2)
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
         self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
         self._reached = False  # a link to some seat has come up since this node started
@@ -424,6 +425,7 @@ class GameNode:
             "seat": self.me,
             "genesis": (log_.genesis_raw or b"").decode(),
             "addresses": [None if a is None else [a.host, a.port] for a in self.addresses],
+            "secrets": list(self.code_secrets),  # (the table code's: the spectator checks them)
         }
         self._watcher_ids += 1
         wid = -self._watcher_ids  # its key in the per-peer limits (seats are >= 0)

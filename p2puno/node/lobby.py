@@ -2,7 +2,7 @@
 
 Over LOBBY messages (canonical JSON, protocol/lobby.md) on links whose context is the lobby id:
 
-    joiner -> host   {"t": "join", "v": 1, "name", "sign", "dh", "nonce", "port", "kind", "runner",
+    joiner -> host   {"t": "join", "v": 2, "name", "sign", "dh", "nonce", "port", "kind", "runner",
                       "confirms": true (a person will confirm the table; absent: a bot)}
     host -> joiner   {"t": "welcome", "seat"} | {"t": "refuse", "reason"}
     host -> all      {"t": "table", ...}: name, options, every seat (name, kind, who runs it, key
@@ -10,16 +10,19 @@ Over LOBBY messages (canonical JSON, protocol/lobby.md) on links whose context i
                      roster is final: each person confirms it), whenever it changes
     joiner -> host   {"t": "ready", "table": <table_digest of the table confirmed>}
     host -> all      {"t": "start", "genesis": <the signed genesis entry>, "addresses": [...]}
+    joiner -> host   {"t": "reveal", "secret"}: its code secret, which its nonce commits to
+    host -> all      {"t": "code", "secrets": [...]}: every seat's, for the table code
     joiner -> host   {"t": "leave"} (or the link closes)
 
-The host draws the lobby id; every joiner draws its own nonce (the genesis carries them all) and
-keys. Once the table is full (or the host starts with the seats taken) the roster is final and
-every person at it confirms it (the options and every seat, by a digest); the host waits for
-them all, and unseats one who has not confirmed within the table's turn deadline. A joiner
-checks, before it signs anything, that the genesis holds its keys and its nonce at its seat,
-and exactly the options and the roster it confirmed (a bot: it was shown); then it shows the
-table code
-(from the game id), which every player sees, so a man in the middle of the lobby would show
+The host draws the lobby id; every joiner draws its own keys and code secret, and its nonce is
+the secret's commitment (the genesis carries them all). Once the table is full (or the host
+starts with the seats taken) the roster is final and every person at it confirms it (the options
+and every seat, by a digest); the host waits for them all, and unseats one who has not confirmed
+within the table's turn deadline. A joiner checks, before it signs anything, that the genesis
+holds its keys and its nonce at its seat, and exactly the options and the roster it confirmed (a
+bot: it was shown); then it shows its code secret, and once every seat's is in, the table code
+(from the game id and the secrets, all committed before any is shown: nobody can try values
+until two codes match), which every player sees, so a man in the middle of the lobby would show
 as two codes.
 """
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import os
@@ -35,7 +39,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from p2puno.log import Identity, Log, LogError, Player, make_genesis
+from p2puno.log import Entry, Genesis, Identity, Log, LogError, Player, make_genesis
 from p2puno.net import Limits, Link, LinkError, MsgType, open_link, serve_links
 from p2puno.net.frames import FrameErrorCode
 from p2puno.net.handshake import HandshakeErrorCode
@@ -46,21 +50,55 @@ from p2puno.wire import EncodingError, JSONValue, decode, encode
 
 log = logging.getLogger("p2puno.lobby")
 
-LOBBY_VERSION = 1
+LOBBY_VERSION = 2  # 2: the table code's secrets, committed by the nonces (section 2)
 CODE_DOMAIN = b"p2puno/v1/table-code\x00"
+SECRET_DOMAIN = b"p2puno/v1/code-secret\x00"
 HERE = "@"  # in a start message: "the address you reached the host at"
+REVEAL_S = 20.0  # how long the host waits for every seat's code secret after the start
 
 
 class LobbyError(Exception):
     """Why a seat could not be had or the game could not start (shown to the person)."""
 
 
-def table_code(game_id: bytes) -> str:
-    """A short code from the game id that every player sees: 8 letters and digits in two
-    groups (40 bits), e.g. ``K7QD-2MXA``; two different codes at one table mean someone sits
-    between the host and a player."""
-    b32 = base64.b32encode(hashlib.sha256(CODE_DOMAIN + game_id).digest()[:5]).decode()
+def nonce_of(secret: bytes) -> bytes:
+    """A seat's genesis nonce: the commitment to the secret it shows once the genesis is
+    out (protocol/lobby.md section 2, "The table code cannot be ground")."""
+    return hashlib.sha256(SECRET_DOMAIN + secret).digest()
+
+
+def table_code(game_id: bytes, secrets: list[bytes]) -> str:
+    """A short code that every player sees: 8 letters and digits in two groups (40 bits),
+    e.g. ``K7QD-2MXA``, from the game id and every seat's code secret, in seat order; two
+    different codes at one table mean someone sits between the host and a player.
+
+    The secrets are shown only once the genesis, which commits to each (its nonces), is out:
+    no one, a host in the middle included, can try values until its code matches another's
+    (helper-31 matched 24 bits in two minutes, and 40 is some core-hours of SHA-256, when
+    the nonces themselves were all there was)."""
+    digest = hashlib.sha256(CODE_DOMAIN + game_id + b"".join(secrets)).digest()
+    b32 = base64.b32encode(digest[:5]).decode()
     return f"{b32[:4]}-{b32[4:8]}"
+
+
+def check_secrets(raw: object, nonces: tuple[bytes, ...]) -> list[bytes]:
+    """Every seat's code secret from a message (hex, in seat order), each the one its genesis
+    nonce commits to; LobbyError says which is not. Hostile input: any shape."""
+    if not isinstance(raw, list) or len(raw) != len(nonces):
+        raise LobbyError("the host sent the code secrets in a bad shape")
+    secrets: list[bytes] = []
+    for seat, (h, nonce) in enumerate(zip(raw, nonces, strict=True)):
+        try:
+            secret = bytes.fromhex(h) if isinstance(h, str) and len(h) == 64 else b""
+        except ValueError:
+            secret = b""
+        if len(secret) != 32 or nonce_of(secret) != nonce:
+            raise LobbyError(
+                f"seat {seat}'s code secret is not the one its nonce committed to: someone "
+                "is altering the table (nothing was signed)"
+            )
+        secrets.append(secret)
+    return secrets
 
 
 def table_digest(table: dict[str, Any]) -> str:
@@ -207,6 +245,8 @@ class GameSetup:
     addresses: list[Address | None]  # None: this node
     code: str
     table: dict[str, Any] = field(default_factory=dict)
+    game_id: bytes = b""
+    secrets: list[bytes] = field(default_factory=list)  # every seat's code secret (public)
 
 
 def _is_loopback(host: str) -> bool:
@@ -227,13 +267,26 @@ class HostLobby:
         seats: int,
         say: Callable[[str], None] | None = None,
         on_table: Callable[[dict[str, Any]], None] | None = None,
+        secret: bytes | None = None,
     ) -> None:
         self.on_table = on_table
         self.endpoint = endpoint
         self.table = table
         self.options = options
         self.size = seats
+        # the host's own code secret: its seat's nonce commits to it (None: one drawn here,
+        # and the seat's nonce made its commitment)
+        if secret is None:
+            secret = os.urandom(32)
+            me = dataclasses.replace(me, nonce=nonce_of(secret))
+        elif me.nonce != nonce_of(secret):
+            raise ValueError("the host's nonce must commit to its code secret (nonce_of)")
+        self.secret = secret
         self.seats: list[Seat] = [me]
+        self.revealed: dict[int, bytes] = {}  # seat -> its code secret, once started
+        self._revealed = asyncio.Event()
+        self._setup: GameSetup | None = None
+        self._coding: asyncio.Future[str] | None = None
         self.lobby_id = os.urandom(32)
         # what the bots this host's node starts carry to claim "runner": "host" (given to
         # them in their environment): anyone else claiming it was believed, and the table
@@ -474,8 +527,13 @@ class HostLobby:
             send(link, {"t": "welcome", "seat": len(self.seats) - 1})
             self.say(f"seat {len(self.seats) - 1}: {seat.name} ({seat.kind}) joined")
             self._roster_changed()
-            while not self.started:
+            while True:
                 m = await receive(link)
+                if self.started:  # (the start is out: only the seat's code secret counts)
+                    if m.get("t") == "reveal" and seat in self.seats:
+                        self._reveal(self.seats.index(seat), m.get("secret"))
+                        break
+                    continue
                 if m.get("t") == "leave":
                     break
                 if m.get("t") == "ready":
@@ -544,7 +602,66 @@ class HostLobby:
         mine: list[Address | None] = [None] + [
             Address("127.0.0.1" if s.host == HERE else s.host, s.port) for s in self.seats[1:]
         ]
-        return GameSetup(genesis, 0, mine, table_code(log_.game_id), self.view())
+        self.revealed[0] = self.secret
+        self._setup = GameSetup(genesis, 0, mine, "", self.view(), game_id=log_.game_id)
+        # every seat's code secret, then the code: awaited by code() (set in the setup too)
+        self._coding = asyncio.ensure_future(self._code(REVEAL_S))
+        return self._setup
+
+    def _reveal(self, seat: int, raw: object) -> None:
+        """A seat's code secret, after the start: taken if its nonce commits to it."""
+        try:
+            secret = bytes.fromhex(raw) if isinstance(raw, str) and len(raw) == 64 else b""
+        except ValueError:
+            secret = b""
+        if len(secret) == 32 and nonce_of(secret) == self.seats[seat].nonce:
+            self.revealed[seat] = secret
+        else:
+            self.say(
+                f"seat {seat}: {self.seats[seat].name} sent a code secret its nonce does not "
+                "commit to"
+            )
+        self._revealed.set()
+
+    async def code(self) -> str:
+        """Once :meth:`start` sent the genesis: every seat's code secret, checked, sent to
+        every seat, and the table code (also set in the setup :meth:`start` returned).
+        LobbyError if a seat has not shown its secret within REVEAL_S: the game does not
+        start, and every seat is told why (nobody signed anything but the host's genesis)."""
+        assert self._coding is not None, "code() comes after start()"
+        return await asyncio.shield(self._coding)
+
+    async def _code(self, timeout: float) -> str:
+        setup = self._setup
+        assert setup is not None, "code() comes after start()"
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while len(self.revealed) < len(self.seats):
+            self._revealed.clear()
+            left = deadline - loop.time()
+            if left <= 0:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._revealed.wait(), left)
+        missing = [i for i in range(len(self.seats)) if i not in self.revealed]
+        if missing:
+            who = ", ".join(f"{self.seats[i].name} (seat {i})" for i in missing)
+            why = f"no code secret from {who} in time"
+            for s in self.seats[1:]:
+                if s.link is not None:
+                    with contextlib.suppress(LinkError):
+                        send(s.link, {"t": "refuse", "reason": why})
+                    s.link.close(why)
+            raise LobbyError(f"{why}: the game does not start")
+        secrets = [self.revealed[i] for i in range(len(self.seats))]
+        setup.code = table_code(setup.game_id, secrets)
+        setup.secrets = secrets
+        msg: dict[str, JSONValue] = {"t": "code", "secrets": [x.hex() for x in secrets]}
+        for s in self.seats[1:]:
+            if s.link is not None:
+                with contextlib.suppress(LinkError):
+                    send(s.link, msg)
+        return setup.code
 
 
 # Characters drawn like Latin ones (the common ones of Unicode's confusables, TR39): "Ноѕt"
@@ -610,7 +727,10 @@ def check_join(
     if msg.get("t") != "join":
         return "the first message must be a join"
     if msg.get("v") != LOBBY_VERSION:
-        return f"this table speaks lobby protocol {LOBBY_VERSION}, not {msg.get('v')!r:.20}"
+        return (
+            f"this table speaks lobby protocol {LOBBY_VERSION}, not {msg.get('v')!r:.20}: the "
+            "host's p2puno and yours are different versions (the older one needs updating)"
+        )
     if started:
         return "the game has started"
     if len(seats) >= size:
@@ -697,7 +817,7 @@ async def join_table(
     port: int,
     *,
     name: str,
-    nonce: bytes,
+    secret: bytes,
     kind: str = "person",
     runner: str = "self",
     token: str | None = None,
@@ -718,8 +838,12 @@ async def join_table(
     each time the roster becomes final as it is; the genesis must then be the table the host
     showed last, and the person must have confirmed that one. None (a bot): no one is asked,
     and the genesis must be the table last shown. An older host, which never marks a table
-    final, gets the person asked when its start comes."""
+    final, gets the person asked when its start comes.
+
+    ``secret``: this seat's code secret (32 fresh bytes); the join carries its commitment as
+    the seat's nonce, and the secret is shown to the host once the genesis is out."""
     say = say or (lambda text: None)
+    nonce = nonce_of(secret)
     try:
         context = advert[1] if advert is not None else None
         link = await open_link(host, port, identity, context, limits=NODE_LIMITS)
@@ -758,6 +882,7 @@ async def join_table(
     confirmed: set[str] = set()  # the digests of the tables the person confirmed
     asking: tuple[str, asyncio.Task[bool]] | None = None  # (the table's digest, the question)
     final_tables = False  # the host marks a table final (a host older than that never does)
+    started: GameSetup | None = None  # the genesis is out: this seat waits for the code
     left = False
 
     async def ask(view: dict[str, Any], digest: str) -> bool:
@@ -819,13 +944,23 @@ async def join_table(
         async with asyncio.timeout(timeout):
             while True:
                 try:
-                    msg = await receive(link)
+                    if started is None:
+                        msg = await receive(link)
+                    else:  # (the code's secrets come within REVEAL_S of the start, or never)
+                        msg = await asyncio.wait_for(receive(link), REVEAL_S + 10.0)
                 except LinkError:
                     if left:
                         raise LobbyError("you left the table") from None
                     raise
+                except TimeoutError:
+                    raise LobbyError(
+                        "the host sent no table code after the start: the game did not start "
+                        "(nothing was signed)"
+                    ) from None
                 t = msg.get("t")
                 if t == "refuse":
+                    if started is not None:
+                        raise LobbyError(f"the game did not start: {msg.get('reason')}")
                     if seat != -1:  # (seated, then unseated: by the host, or for a deadline)
                         raise LobbyError(f"you lost your seat: {msg.get('reason')}")
                     why = str(msg.get("reason")).replace("HOST:PORT", f"{host}:{port}")
@@ -844,9 +979,15 @@ async def join_table(
                     if on_table is not None:
                         on_table(msg)
                     asked(msg)
-                elif t == "start":
-                    setup = await _started(msg, table)
-                    return setup, link
+                elif t == "start" and started is None:
+                    started = await _started(msg, table)
+                    # the genesis commits to every seat's code secret: show this seat's
+                    send(link, {"t": "reveal", "secret": secret.hex()})
+                elif t == "code" and started is not None:
+                    g = Genesis.from_obj(Entry.from_obj(decode(started.genesis)).body)
+                    started.secrets = check_secrets(msg.get("secrets"), g.nonces)
+                    started.code = table_code(g.game_id, started.secrets)
+                    return started, link
     except LinkError as e:
         if e.code == "bye":  # it said why
             why = e.detail.removeprefix("said bye: ")
@@ -976,4 +1117,6 @@ def _check_start_fields(
         if type(port) is not int or not 0 < port < 65536:
             raise LobbyError("bad port in the start message")
         addresses.append(Address(host if a[0] == HERE else a[0], port))
-    return GameSetup(genesis, seat, addresses, table_code(log_.game_id), table)
+    assert log_.game_id is not None
+    # (the code comes once every seat's secret is in: join_table)
+    return GameSetup(genesis, seat, addresses, "", table, game_id=log_.game_id)

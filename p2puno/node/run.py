@@ -29,6 +29,7 @@ from p2puno.node.lobby import (
     Seat,
     join_table,
     name_problem,
+    nonce_of,
 )
 from p2puno.node.players import Player
 from p2puno.node.store import DataDir, DataError, GameFiles, resume_command
@@ -114,6 +115,7 @@ async def play(
         "game": game_id.hex(),
         "seat": setup.seat,
         "code": setup.code,
+        "code_secrets": [x.hex() for x in setup.secrets],  # (public now: for spectators)
         "addresses": [None if a is None else [a.host, a.port] for a in setup.addresses],
         "bind": endpoint.bind,
         "port": endpoint.port,
@@ -231,6 +233,7 @@ async def _run_game(
         say=say,
         on_events=on_events,
     )
+    node.code_secrets = [str(x) for x in meta.get("code_secrets", []) if isinstance(x, str)]
     endpoint.handlers[game_id] = node.on_link
     if endpoint.default is None:  # p2puno watch HOST:PORT at a seat that did not host
         endpoint.default = game_id
@@ -529,15 +532,17 @@ async def host_game(
     if problem is not None:  # (the seats that join are checked by the lobby)
         raise LobbyError(f"your name {name!r}: {problem}")
     identity = Identity.generate()
-    nonce = os.urandom(32)
+    secret = os.urandom(32)  # (the table code's: the seat's nonce commits to it)
+    nonce = nonce_of(secret)
     endpoint = Endpoint(identity, bind, port, say)
     await endpoint.start()
     me = Seat(
         name, identity.sign_pk, identity.dh_pk, nonce, player.kind, "self", "@", endpoint.port
     )
     lobby = HostLobby(
-        endpoint, table=table, me=me, options=options, seats=seats, say=say, on_table=on_table
-    )
+        endpoint, table=table, me=me, options=options, seats=seats, say=say,
+        on_table=on_table, secret=secret,
+    )  # fmt: skip
     if on_lobby is not None:
         on_lobby(lobby)
     where = f"{bind or 'every interface'}:{endpoint.port}"
@@ -591,6 +596,7 @@ async def host_game(
         lobby._broadcast()
         await _seated(lobby, start)
         setup = lobby.start(identity)  # (at once: a seat that came or went since is not in it)
+        await lobby.code()  # (every seat's code secret, or the game does not start)
         if follow is not None:
             follow.cancel()
         if advertiser is not None:  # (withdrawn meanwhile: the game's links come at once)
@@ -811,7 +817,8 @@ async def join_game(
     advert: tuple[str, bytes] | None = None,
 ) -> Result:
     identity = Identity.generate()
-    nonce = os.urandom(32)
+    secret = os.urandom(32)  # (the table code's: the seat's nonce commits to it)
+    nonce = nonce_of(secret)
     endpoint = Endpoint(identity, bind, 0, say)
     await endpoint.start()
     try:
@@ -821,7 +828,7 @@ async def join_game(
             host,
             port,
             name=name,
-            nonce=nonce,
+            secret=secret,
             kind=player.kind,
             runner=runner,
             token=os.environ.get(BOT_TOKEN_ENV) if runner == "host" else None,

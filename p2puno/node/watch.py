@@ -27,7 +27,7 @@ from p2puno.log import Identity, Log, LogError, entry_hash
 from p2puno.net import Link, LinkError, MsgType, open_link
 from p2puno.net.frames import MAX_FETCH, encode_fetch, encode_sync
 from p2puno.node.game import NODE_LIMITS, PRUNE_KEEP, Address
-from p2puno.node.lobby import LobbyError, receive, send, table_code, unreachable
+from p2puno.node.lobby import LobbyError, check_secrets, receive, send, table_code, unreachable
 from p2puno.node.store import DataDir, GameFiles
 from p2puno.session import Session, SessionError
 from p2puno.session.session import Outcome, SessionEvent, Timing
@@ -141,7 +141,11 @@ class Spectator:
                 self.files.append(genesis, durable=False)
                 log.loader = self.files.read
             self.session = session
-            self.code = table_code(session.game_id)
+            # (from the secrets the node sends, each the one its genesis nonce commits to; a
+            # node that sends none or wrong ones gets no code shown: nothing else hangs on it)
+            with contextlib.suppress(LobbyError):
+                secrets = check_secrets(msg.get("secrets"), log.genesis.nonces)  # type: ignore[union-attr]
+                self.code = table_code(session.game_id, secrets)
             addresses = msg.get("addresses")
             if isinstance(addresses, list) and len(addresses) == session.n:
                 self.addresses = [_address(a) for a in addresses]

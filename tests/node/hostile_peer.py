@@ -78,7 +78,7 @@ async def seated_garbage(port: int) -> str:
     from p2puno.node.lobby import Endpoint, join_table
 
     ident = Identity.generate()
-    nonce = os.urandom(32)
+    secret = os.urandom(32)
     endpoint = Endpoint(ident, HOST, 0)
     await endpoint.start()
     links = []
@@ -88,7 +88,7 @@ async def seated_garbage(port: int) -> str:
         links.append(link)
 
     setup, _lobby_link = await join_table(
-        endpoint, ident, HOST, port, name="Mallory", nonce=nonce, kind="bot"
+        endpoint, ident, HOST, port, name="Mallory", secret=secret, kind="bot"
     )
     from p2puno.log import Log
 

@@ -20,8 +20,10 @@ from p2puno.node.lobby import (
     Seat,
     _check_start,
     check_join,
+    check_secrets,
     join_table,
     make_options,
+    nonce_of,
     receive,
     send,
     table_code,
@@ -55,7 +57,7 @@ async def _joiner() -> tuple[Endpoint, Identity]:
 async def _join(port: int, name: str) -> asyncio.Task[object]:
     ep, ident = await _joiner()
     return asyncio.ensure_future(
-        join_table(ep, ident, LOOP, port, name=name, nonce=os.urandom(32), kind="bot", timeout=10)
+        join_table(ep, ident, LOOP, port, name=name, secret=os.urandom(32), kind="bot", timeout=10)
     )
 
 
@@ -101,7 +103,7 @@ async def test_only_the_hosts_own_bots_may_say_the_host_runs_them(token: str | N
     ep, lobby, _ = await _host(3)
     ident = Identity.generate()
     link = await open_link(LOOP, ep.port, ident, None)
-    join = {"t": "join", "v": 1, "name": "Sneaky", "sign": ident.sign_pk.hex(),
+    join = {"t": "join", "v": 2, "name": "Sneaky", "sign": ident.sign_pk.hex(),
             "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
             "kind": "bot", "runner": "host"}  # fmt: skip
     if token is not None:
@@ -118,7 +120,7 @@ async def test_a_bad_protocol_version_is_refused_with_a_reason() -> None:
     link = await open_link(LOOP, ep.port, Identity.generate(), None)
     link.send(MsgType.LOBBY, encode({"t": "join", "v": 7}))
     msg = await asyncio.wait_for(receive(link), 5)
-    assert msg["t"] == "refuse" and "lobby protocol 1, not 7" in msg["reason"]
+    assert msg["t"] == "refuse" and "lobby protocol 2, not 7" in msg["reason"]
     ep.close()
 
 
@@ -165,7 +167,7 @@ async def test_a_genesis_other_than_the_table_shown_is_refused_before_anything_i
         _check_start(msg, _KeysOf(seat), os.urandom(32), shown, LOOP)  # type: ignore[arg-type]
     ann.cancel()
     ep.close()
-    assert len(table_code(os.urandom(32))) == 9
+    assert len(table_code(os.urandom(32), [os.urandom(32)] * 2)) == 9
 
 
 class _KeysOf:
@@ -198,7 +200,7 @@ def test_any_join_or_start_message_gets_a_reason_never_a_crash(
     game or a LobbyError; nothing else comes out."""
     ident = Identity.generate()
     if as_join:
-        msg = {"t": "join", "v": 1, **msg}
+        msg = {"t": "join", "v": 2, **msg}
         reason = check_join(msg, ident.sign_pk, [], 4, False)
         assert reason is None or isinstance(reason, str)
     else:
@@ -236,7 +238,7 @@ async def _join_person(port: int, name: str, person: _Person) -> asyncio.Task[ob
     ep, ident = await _joiner()
     return asyncio.ensure_future(
         join_table(
-            ep, ident, LOOP, port, name=name, nonce=os.urandom(32), kind="person",
+            ep, ident, LOOP, port, name=name, secret=os.urandom(32), kind="person",
             timeout=20, confirm=person.confirm,
         )
     )  # fmt: skip
@@ -344,7 +346,7 @@ async def test_a_confirmation_of_another_table_is_not_counted() -> None:
     ep, lobby, _ = await _host(2)
     ident = Identity.generate()
     link = await open_link(LOOP, ep.port, ident, None)
-    join = {"t": "join", "v": 1, "name": "Ann", "sign": ident.sign_pk.hex(),
+    join = {"t": "join", "v": 2, "name": "Ann", "sign": ident.sign_pk.hex(),
             "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9, "kind": "person",
             "runner": "self", "confirms": True}  # fmt: skip
     link.send(MsgType.LOBBY, encode(join))
@@ -441,7 +443,7 @@ async def test_a_host_that_starts_before_the_person_confirmed_gets_nothing_signe
 
 def test_a_join_must_say_confirms_as_a_boolean() -> None:
     ident = Identity.generate()
-    join = {"t": "join", "v": 1, "name": "Ann", "sign": ident.sign_pk.hex(),
+    join = {"t": "join", "v": 2, "name": "Ann", "sign": ident.sign_pk.hex(),
             "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9, "kind": "person",
             "runner": "self"}  # fmt: skip
     assert check_join(join, ident.sign_pk, [], 4, False) is None
@@ -528,7 +530,7 @@ async def test_a_link_gone_before_its_welcome_leaves_no_seat_behind() -> None:
     for k in range(10):
         ident = Identity.generate()
         link = await open_link(LOOP, ep.port, ident, None)
-        join = {"t": "join", "v": 1, "name": f"Z{k}", "sign": ident.sign_pk.hex(),
+        join = {"t": "join", "v": 2, "name": f"Z{k}", "sign": ident.sign_pk.hex(),
                 "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
                 "kind": "bot", "runner": "self"}  # fmt: skip
         link.send(MsgType.LOBBY, encode(join))
@@ -647,7 +649,7 @@ async def test_at_an_older_host_the_person_is_asked_when_its_start_comes() -> No
     j_ep, j_ident = await _joiner()
     ann = asyncio.ensure_future(
         join_table(
-            j_ep, j_ident, LOOP, ep.port, name="Ann", nonce=os.urandom(32), kind="person",
+            j_ep, j_ident, LOOP, ep.port, name="Ann", secret=os.urandom(32), kind="person",
             timeout=20, confirm=ann_says.confirm, on_table=shown.append,
         )
     )  # fmt: skip
@@ -801,7 +803,7 @@ async def test_one_unseated_at_the_deadline_is_held_off_like_one_who_left() -> N
     lobby.held_off.clear()
     bot_ident = Identity.generate()
     link = await open_link(LOOP, ep.port, bot_ident, None)
-    join = {"t": "join", "v": 1, "name": "Mal", "sign": bot_ident.sign_pk.hex(),
+    join = {"t": "join", "v": 2, "name": "Mal", "sign": bot_ident.sign_pk.hex(),
             "dh": bot_ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
             "kind": "bot", "runner": "host", "token": lobby.bot_token}  # fmt: skip
     link.send(MsgType.LOBBY, encode(join))
@@ -844,12 +846,12 @@ async def test_a_table_that_comes_back_as_it_was_confirmed_needs_no_new_answer()
     ann = await _join_person(ep.port, "Ann", ann_says)
     await _until(lambda: len(lobby.seats) == 2)
     bob_ep, bob_ident = await _joiner()
-    nonce = os.urandom(32)
+    secret = os.urandom(32)
 
     def bob() -> asyncio.Task[object]:
         return asyncio.ensure_future(
             join_table(
-                bob_ep, bob_ident, LOOP, ep.port, name="Bob", nonce=nonce, kind="bot", timeout=10
+                bob_ep, bob_ident, LOOP, ep.port, name="Bob", secret=secret, kind="bot", timeout=10
             )
         )
 
@@ -968,7 +970,7 @@ async def test_a_table_joined_from_a_listing_must_have_the_listed_host() -> None
     ):
         jep, jident = await _joiner()
         with pytest.raises(LobbyError, match=says):
-            await join_table(jep, jident, LOOP, ep.port, name="Joe", nonce=os.urandom(32),
+            await join_table(jep, jident, LOOP, ep.port, name="Joe", secret=os.urandom(32),
                              kind="bot", timeout=10, advert=advert)  # fmt: skip
         jep.close()
     assert len(lobby.seats) == 1  # (the host's own: nothing reached it)
@@ -980,7 +982,7 @@ async def test_a_table_joined_from_a_listing_must_have_the_listed_host() -> None
             LOOP,
             ep.port,
             name="Joe",
-            nonce=os.urandom(32),
+            secret=os.urandom(32),
             kind="bot",
             timeout=10,
             advert=(ident.sign_pk.hex()[:16], lobby.lobby_id),
@@ -992,3 +994,49 @@ async def test_a_table_joined_from_a_listing_must_have_the_listed_host() -> None
     assert (await joe)[0].code == setup.code
     ep.close()
     jep.close()
+
+
+async def test_the_table_code_needs_every_seats_secret_shown_after_the_genesis(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """helper-31 matched 24 bits of a table code in two minutes by trying values of a field
+    of the genesis it made as a host in the middle, the joiner's nonce in hand from its join
+    (40 bits: core-hours of SHA-256; the first group alone: seconds). Now each seat's nonce
+    is the commitment to a secret it shows only once the genesis is out, and the code hashes
+    every secret (protocol/lobby.md section 2): nothing is left to try. A seat that shows no
+    secret, or one its nonce does not commit to, keeps the game from starting; a host that
+    sends a wrong one is refused by the joiner."""
+    from p2puno.node import lobby as lobby_mod
+
+    monkeypatch.setattr(lobby_mod, "REVEAL_S", 1.0)
+    ep, lobby, ident = await _host(3)
+    ann = await _join(ep.port, "Ann")
+    await _until(lambda: len(lobby.seats) == 2)
+    mal_ident = Identity.generate()
+    link = await open_link(LOOP, ep.port, mal_ident, None)
+    link.send(MsgType.LOBBY, encode({
+        "t": "join", "v": 2, "name": "Mal", "sign": mal_ident.sign_pk.hex(),
+        "dh": mal_ident.dh_pk.hex(), "nonce": nonce_of(b"m" * 32).hex(), "port": 9,
+        "kind": "bot", "runner": "self",
+    }))  # fmt: skip
+    await _until(lambda: len(lobby.seats) == 3)
+    setup = lobby.start(ident)
+    while (await receive(link))["t"] != "start":
+        pass
+    link.send(MsgType.LOBBY, encode({"t": "reveal", "secret": (b"x" * 32).hex()}))  # (not it)
+    with pytest.raises(LobbyError, match=r"no code secret from Mal \(seat 2\) in time"):
+        await lobby.code()
+    with pytest.raises(LobbyError, match="the game did not start: no code secret from Mal"):
+        await ann
+    assert setup.code == ""
+    ep.close()
+    # the secrets a host sends must be the ones the genesis nonces commit to
+    secrets = [os.urandom(32) for _ in range(3)]
+    nonces = tuple(nonce_of(x) for x in secrets)
+    assert check_secrets([x.hex() for x in secrets], nonces) == secrets
+    for bad in ([secrets[0].hex(), os.urandom(32).hex(), secrets[2].hex()], secrets[:2], "x"):
+        with pytest.raises(LobbyError):
+            check_secrets(bad, nonces)
+    # and the code is the game id's and every secret's: another secret, another code
+    game = os.urandom(32)
+    assert table_code(game, secrets) != table_code(game, [secrets[0], secrets[2], secrets[1]])
