@@ -81,6 +81,10 @@ LINK_GRACE_S = 5.0
 # what a node says when it closes its links because its game is over (a peer that has not
 # got there yet does not announce it as a seat leaving the table)
 GAME_OVER_BYE = "the game is over"
+# the BYE reasons of a node that leaves on purpose (its person quit, or it stopped); any other
+# BYE names a fault of the link (silent, auth_failed, ...), said as a lost link: helper-29's
+# half-open link read "J0 (seat 1) left the table" on the other side
+LEAVING_BYES = ("this seat is leaving the table", "this node is stopping")
 MAX_WATCHERS = 8  # spectators one node serves
 # the table's chat (a LOBBY notice, spec: protocol/transport.md "Notices"): a line of at most
 # CHAT_MAX characters, at most CHAT_BURST from one seat in any CHAT_PER_S seconds (more are
@@ -335,7 +339,7 @@ class GameNode:
         finally:
             # (cancelled: its person left, or the process is stopping; the others say so)
             over = self.session.outcome.over
-            await self.close(GAME_OVER_BYE if over else "this seat is leaving the table")
+            await self.close(GAME_OVER_BYE if over else LEAVING_BYES[0])
         return self.session.outcome
 
     def silent_but_linked(self) -> bool:
@@ -377,7 +381,7 @@ class GameNode:
             # a peer that dialled again while this node stops (its links just closed, its
             # listener not yet): refused, so that it dials the next run of this seat (a
             # resume) instead of holding a link to a node that no longer plays
-            link.close("this node is stopping")
+            link.close(LEAVING_BYES[1])
             return
         if link.context != self.session.game_id:
             link.close("not a link of this game")
@@ -553,7 +557,7 @@ class GameNode:
 
     def _adopt(self, seat: int, link: Link) -> None:
         if self._closing:
-            link.close("this node is stopping")
+            link.close(LEAVING_BYES[1])
             return
         old = self.links.get(seat)
         if old is not None and old is not link:
@@ -605,7 +609,8 @@ class GameNode:
         if e is not None and current and not self._closing and not self.done.is_set():
             if e.code == "bye" and GAME_OVER_BYE in e.detail:
                 pass  # its game ended there first: this node gets there from what it relayed
-            elif e.code == "bye":  # it left on purpose (its person quit, or it stopped)
+            elif e.code == "bye" and any(r in e.detail for r in LEAVING_BYES):
+                # it left on purpose (its person quit, or it stopped)
                 self.left.add(seat)
                 self.say(
                     f"{self._name(seat)} (seat {seat}) left the table: they may come back "
@@ -613,6 +618,8 @@ class GameNode:
                 )
             else:  # (in words, its code after them: "eof: peer 60ab... at ..." read as noise)
                 why = _LINK_WORDS.get(e.code, e.detail)
+                if e.code == "bye":  # (the peer dropped the link for a fault it names)
+                    why = f"it dropped the link: {e.detail.removeprefix('said bye: ')}"
                 self.say(f"lost the link to {self._name(seat)} (seat {seat}): {why} ({e.code})")
         if current:
             del self.links[seat]
@@ -1028,10 +1035,18 @@ class GameNode:
             # table is gone waited without a word; the table's countdown is not on a line)
             self._told_wait = key
             who = ", ".join(f"{self._name(i)} ({w.owed.get(i, '?')})" for i in cut)
-            left = max(0.0, deadline - waited)
+            # (when this node votes: its deadline, and the redial grace; helper-29 read "in
+            # 5 s" from a node with no link left, which voted 10 s later)
+            left = max(0.0, deadline - waited, self._lost_grace(now)[1])
+            then = (
+                "this node stops then, the game unfinished here (back from a stop and no seat "
+                "reached: it does not vote alone)"
+                if self.resumed_at is not None and not self._reached
+                else "the table votes to stop then"
+            )
             self.say(
                 f"waiting for {who}, which this node has no link to (left, or unreachable); "
-                f"the table votes to stop in {left:.0f} s unless it answers"
+                f"unless it answers within {left:.0f} s, {then}"
             )
         if waited <= deadline:
             return
@@ -1055,14 +1070,8 @@ class GameNode:
         # Not one that lost its link a moment ago (it may be redialing, and would join the
         # stop at once); and when this node has no link at all (its own network may be the
         # one down), only after a whole step_s: it would decide the stop alone
-        live = [i for i, link in self.links.items() if not link.closed]
-        grace = LINK_GRACE_S if live else max(LINK_GRACE_S, float(self.timing.step_s))
-        lost = {
-            i: self._lost_at.get(i, self._started)
-            for i in range(s.n)
-            if i != self.me and i not in live
-        }
-        if any(now - t < grace for t in lost.values()):
+        lost, grace_left = self._lost_grace(now)
+        if grace_left > 0:
             return  # (the vote waits that long: a voter never votes again)
         gone = list(lost)
         amending = s.voted  # (a vote already cast: the stop waits for seats nobody named)
@@ -1083,6 +1092,19 @@ class GameNode:
                 )
             self._pump()
 
+    def _lost_grace(self, now: float) -> tuple[dict[int, float], float]:
+        """The seats this node has no live link to (when each was lost), and how long the
+        vote still waits for them to redial: LINK_GRACE_S after a loss, a whole step_s when
+        this node has no live link at all (see _deadlines)."""
+        live = [i for i, link in self.links.items() if not link.closed]
+        grace = LINK_GRACE_S if live else max(LINK_GRACE_S, float(self.timing.step_s))
+        lost = {
+            i: self._lost_at.get(i, self._started)
+            for i in range(self.session.n)
+            if i != self.me and i not in live
+        }
+        return lost, max((grace - (now - t) for t in lost.values()), default=0.0)
+
     def away(self) -> set[int]:
         """The seats whose link to this node was lost and is not back (left the table, or
         unreachable): the table says so beside whom it waits for."""
@@ -1099,8 +1121,10 @@ class GameNode:
             return None
         proposal = self.session.log.proposal(w.step) is None
         deadline = self._deadline(w.kind, proposal)
-        waited = time.monotonic() - self._wait_since
-        return deadline - waited, waited, proposal and w.kind == "action"
+        now = time.monotonic()
+        waited = now - self._wait_since
+        left = max(deadline - waited, self._lost_grace(now)[1])  # (see _deadlines)
+        return left, waited, proposal and w.kind == "action"
 
     def _deadline(self, kind: str, proposal: bool) -> float:
         t = self.timing

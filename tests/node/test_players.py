@@ -267,3 +267,58 @@ async def test_a_chat_line_reaches_the_other_seats_printable_and_a_flood_is_cut(
     assert got == [f"Bob says: spam {k}" for k in range(CHAT_BURST)], got
     assert sum("chats too fast" in line for line in heard) == 1
     await asyncio.wait_for(asyncio.gather(host, bob), 240)
+
+
+async def test_a_link_dropped_for_a_fault_is_not_a_seat_leaving() -> None:
+    """helper-29: a half-open link was dropped as silent by one side, whose BYE named the
+    fault; the other side told its person "J0 (seat 1) left the table: they may come back
+    with p2puno resume". Only a node that leaves on purpose says so in its BYE (LEAVING_BYES);
+    any other BYE is a lost link, said as one, and the seat is not counted as gone."""
+    from types import SimpleNamespace
+
+    from p2puno.net import LinkError
+    from p2puno.node.game import LEAVING_BYES, GameNode
+
+    said: list[str] = []
+    for reason in (LEAVING_BYES[0], "silent: nothing came from it for a while"):
+        link = SimpleNamespace(error=LinkError("bye", f"said bye: {reason}"))
+
+        async def closed() -> None:
+            return None
+
+        link.wait_closed = closed
+        node = SimpleNamespace(
+            links={1: link}, _closing=False, done=asyncio.Event(), left=set(),
+            say=said.append, _name=lambda seat: "J0", _lost_at={}, _watched_via={},
+        )  # fmt: skip
+        await GameNode._watch(node, 1, link)  # type: ignore[arg-type]
+        assert node.left == ({1} if reason == LEAVING_BYES[0] else set()), reason
+    assert said[0].startswith("J0 (seat 1) left the table")
+    assert said[1] == (
+        "lost the link to J0 (seat 1): it dropped the link: silent: nothing came from it for "
+        "a while (bye)"
+    ), said
+
+
+def test_the_countdown_of_a_node_with_no_link_left_includes_its_grace() -> None:
+    """helper-29: a node whose every link was lost said "the table votes to stop in 5 s",
+    then voted 10 s later: with no live link it waits a whole step_s after the loss (its own
+    network may be the one down), and the countdown said only the deadline. It says the
+    longer of the two now (protocol/lobby.md section 5)."""
+    from types import SimpleNamespace
+
+    from p2puno.node.game import LINK_GRACE_S, GameNode
+
+    now = 100.0
+    live = SimpleNamespace(closed=False)
+    node = SimpleNamespace(
+        links={}, _lost_at={1: now - 1.0, 2: now - 3.0}, _started=0.0, me=0,
+        session=SimpleNamespace(n=3), timing=SimpleNamespace(step_s=10),
+    )  # fmt: skip
+    lost, left = GameNode._lost_grace(node, now)  # type: ignore[arg-type]
+    assert set(lost) == {1, 2} and left == 9.0  # (no live link: a whole step_s)
+    node.links = {2: live}
+    lost, left = GameNode._lost_grace(node, now)  # type: ignore[arg-type]
+    assert set(lost) == {1} and left == LINK_GRACE_S - 1.0
+    node.links = {1: live, 2: live}
+    assert GameNode._lost_grace(node, now) == ({}, 0.0)
