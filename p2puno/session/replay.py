@@ -250,7 +250,7 @@ def _run(
                     if ev.kind == "over"
                     else session_words(ev, names)
                 )
-                say(f"[step {s._done_seq:>5}] {text or named(ev.text, names)}")
+                say(f"[step {max(s._done_seq, 0):>5}] {text or named(ev.text, names)}")
         s.events.clear()
 
     def blame(s: Session, bad_seq: int | None) -> ReplayResult:
