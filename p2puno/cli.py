@@ -951,9 +951,9 @@ def _offer_resume(data: object) -> None:
             f"unfinished here: `{cmd}` takes it up again",
             err=True,
         )
-        if g.get("unreached"):  # (its last resume reached no seat: it may be over elsewhere)
+        if g.get("unreached"):  # (it stopped reaching no seat: it may be over elsewhere)
             typer.echo(
-                "  its last resume reached no other seat: the others may have ended it "
+                "  its node stopped reaching no other seat: the others may have ended it "
                 f"without this one. `{cmd} --give-up` stops offering it",
                 err=True,
             )

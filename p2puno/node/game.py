@@ -1073,6 +1073,26 @@ class GameNode:
         lost, grace_left = self._lost_grace(now)
         if grace_left > 0:
             return  # (the vote waits that long: a voter never votes again)
+        if (
+            not any(not link.closed for link in self.links.values())
+            and any(i not in self.left for i in lost)
+            and not self._closing
+        ):
+            # No link left, and not every seat said it was leaving: this node's own network
+            # may be the one down. A stop it decided alone would be a second record naming
+            # every other seat silent (helper-29 cut one node off: it alone wrote "Host, J0
+            # and J1 silent" while the three wrote "J2 silent"). It stops instead, the game
+            # unfinished here and resumable, as a resumed node that reaches nobody does.
+            self.failed = (
+                "every link to the other seats is lost and the deadline has passed: this "
+                "node's own network may be the one down, so it does not stop the game on its "
+                "own: the game stays unfinished here, to take up again once another seat is "
+                "reachable"
+            )
+            self.unreached = True
+            self._closing = True
+            self.done.set()
+            return
         gone = list(lost)
         amending = s.voted  # (a vote already cast: the stop waits for seats nobody named)
         named = s.log.named_by_votes()

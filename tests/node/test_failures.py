@@ -221,3 +221,23 @@ def test_a_port_in_use_and_an_unwritable_data_directory_get_clear_errors(tmp_pat
     )
     assert done.returncode == 2 and "cannot be written" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_node_whose_every_link_is_lost_does_not_vote_alone(tmp_path: Path) -> None:
+    """helper-29 cut one node off from the three others: they voted it out, and it alone
+    voted the three out, two records of one game. A node with no link left, whose lost seats
+    did not all say they were leaving, stops without voting when its deadline passes, the game
+    unfinished and resumable (protocol/lobby.md section 5): its own network may be the one
+    down. Here the only other seat freezes (SIGSTOP: no BYE), as if this node were cut off."""
+    h, (j0,) = _table(tmp_path, 1)
+    try:
+        j0.wait_for(r"round 1: \w+ deals", 60)
+        time.sleep(0.5)
+        j0.signal(signal.SIGSTOP)
+        assert h.wait(60) == 2, h.text()
+        h.wait_for(r"every link to the other seats is lost and the deadline has passed")
+    finally:
+        for n in (h, j0):
+            n.kill()
+    (log,) = [p for p in logs(tmp_path) if "j0" not in p.parts]
+    assert b'"role":"vote"' not in log.read_bytes()  # (nothing signed alone)

@@ -398,7 +398,7 @@ def test_a_game_its_last_resume_could_not_reach_can_be_given_up(tmp_path: Path) 
     offered = CliRunner().invoke(
         app, ["join", "127.0.0.1:1", "--bind", "127.0.0.1", "--data-dir", str(data.root)]
     )
-    assert "its last resume reached no other seat" in offered.output, offered.output
+    assert "its node stopped reaching no other seat" in offered.output, offered.output
     # (with its --data-dir: the hint as printed must work, a review ran it and it did not)
     assert f"p2puno resume {gid[:16]} --data-dir {data.root} --give-up" in offered.output
     done = CliRunner().invoke(app, ["resume", gid[:6], "--give-up", "--data-dir", str(data.root)])
