@@ -1040,3 +1040,22 @@ async def test_the_table_code_needs_every_seats_secret_shown_after_the_genesis(
     # and the code is the game id's and every secret's: another secret, another code
     game = os.urandom(32)
     assert table_code(game, secrets) != table_code(game, [secrets[0], secrets[2], secrets[1]])
+
+
+def test_the_lobby_vectors() -> None:
+    """protocol/vectors/lobby.json (computed with plain SHA-256 and Base32): each seat's nonce
+    is its code secret's commitment, and the table code hashes the game id and every secret
+    in seat order (protocol/lobby.md section 2)."""
+    import json
+    from pathlib import Path
+
+    v = json.loads(
+        (Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "lobby.json").read_text()
+    )
+    secrets = [bytes.fromhex(s["secret"]) for s in v["seats"]]
+    nonces = tuple(bytes.fromhex(s["nonce"]) for s in v["seats"])
+    assert tuple(nonce_of(x) for x in secrets) == nonces
+    assert check_secrets([s["secret"] for s in v["seats"]], nonces) == secrets
+    game = bytes.fromhex(v["game_id"])
+    assert table_code(game, secrets) == v["table_code"]
+    assert table_code(game, [secrets[1], secrets[0], secrets[2]]) == v["wrong_order_code"]
