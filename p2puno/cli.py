@@ -349,14 +349,11 @@ def _player(bot: str | None, name: str, seed: str, think: float = 0.0) -> object
     return TextPlayer(name)
 
 
-def _finish(result: object, quiet: bool = False, save_log: str | None = None) -> None:
+def _finish(result: object, quiet: bool = False) -> None:
     from p2puno.node.run import Result
     from p2puno.session.words import outcome_words
 
     assert isinstance(result, Result)
-    why = result.save_log(save_log) if save_log is not None else None
-    if why is not None:
-        typer.echo(f"p2puno: {why}", err=True)
     o = result.outcome
     if not quiet:
         typer.echo(f"game over: {outcome_words(o, result.names)}")
@@ -621,11 +618,12 @@ def host(
             verbose=verbose,
             narrate=narrate,
             think=think,
+            save_log=save_log,  # (copied by the node at the end, also after a resume)
         ),
         data=data,
         quiet=quiet,
     )
-    _finish(result, quiet, save_log)
+    _finish(result, quiet)
 
 
 @app.command()

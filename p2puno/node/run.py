@@ -96,9 +96,11 @@ async def play(
     verbose: bool = False,
     narrate: bool = False,
     on_game: Callable[[GameNode], None] | None = None,
+    save_log: str | None = None,
 ) -> Result:
     """Play a game from its genesis: files first, then the node. ``on_game`` gets the node
-    once it exists (a table UI draws from its session)."""
+    once it exists (a table UI draws from its session). ``save_log``: where the log is copied
+    once the game is over, kept in the game's files so that a resumed node copies it too."""
     log = Log()
     log.add(setup.genesis)
     game_id = log.game_id
@@ -124,6 +126,8 @@ async def play(
         "player": player_spec(player),
         "over": False,
     }
+    if save_log is not None:  # (helper-30: a resumed host dropped its --save-log copy)
+        meta["save_log"] = str(Path(save_log).absolute())
     files.write_meta(meta)
     data.mark_played(game_id)
     session = _session(log, identity, setup.seat, nonce, files)
@@ -264,7 +268,13 @@ async def _run_game(
         "seconds": round(time.monotonic() - node.stats.started, 2),
     }
     names = [p.name for p in session.log.players]
-    return Result(outcome, files.log_path, code, me, stats, names)
+    result = Result(outcome, files.log_path, code, me, stats, names)
+    dest = meta.get("save_log")
+    if outcome.over and isinstance(dest, str):  # (fresh or resumed: the copy asked for)
+        why = result.save_log(dest)
+        if why is not None:
+            say(why)
+    return result
 
 
 def _games(data: DataDir) -> list[dict[str, Any]]:
@@ -525,6 +535,7 @@ async def host_game(
     on_game: Callable[[GameNode], None] | None = None,
     start: asyncio.Event | None = None,
     on_lobby: Callable[[HostLobby], None] | None = None,
+    save_log: str | None = None,
 ) -> Result:
     """``start``: set it to start before the table is full (with 2 seats or more);
     ``on_lobby``: given the lobby once it is open (the table's host gives seats up by it)."""
@@ -614,6 +625,7 @@ async def host_game(
             verbose=verbose,
             narrate=narrate,
             on_game=on_game,
+            save_log=save_log,
         )
         ended = True
         return result

@@ -81,12 +81,10 @@ async def host_table(
             on_game=ui.on_game,
             start=ui.start,
             on_lobby=ui.on_lobby,
+            save_log=save_log,  # (copied by the node at the end, also after a resume)
             **kwargs,
         )
-        why = result.save_log(save_log) if save_log is not None else None
-        if why is not None:  # (the end screen named the copy from the start)
-            ui.log_path = str(result.log_path)
-            ui.say(why)
+        ui.log_path = str(result.log_path)  # (the copy, or the data directory's if it failed)
         return result
 
     with logs_to(ui):
@@ -174,6 +172,8 @@ async def resume_table(
     games = [m for m in unfinished_games(data) if str(m.get("game", "")).startswith(game or "")]
     if games and isinstance(games[0].get("view"), dict):
         ui.on_table(games[0]["view"])  # who is a bot, and which machine runs it
+    if games and isinstance(games[0].get("save_log"), str):
+        ui.save_log = games[0]["save_log"]  # (the host's --save-log: the end screen names it)
     player = TablePlayer("you", ui)
     with logs_to(ui):
         return await run_table(

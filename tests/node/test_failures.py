@@ -241,3 +241,23 @@ def test_a_node_whose_every_link_is_lost_does_not_vote_alone(tmp_path: Path) -> 
             n.kill()
     (log,) = [p for p in logs(tmp_path) if "j0" not in p.parts]
     assert b'"role":"vote"' not in log.read_bytes()  # (nothing signed alone)
+
+
+def test_a_resumed_host_still_saves_the_log_it_was_asked_to(tmp_path: Path) -> None:
+    """helper-30: a host started with --save-log, killed (kill -9) and resumed, ended with
+    the log only in its data directory: the copy asked for was never made (the demo keeps its
+    log that way). The copy's place is kept with the game's files, and a resumed node makes it."""
+    saved = tmp_path / "kept.log"
+    h, (j0,) = _table(tmp_path, 1, "--save-log", str(saved), "--target", "60")
+    try:
+        j0.wait_for(r"round 1: \w+ deals", 60)
+        h.signal(signal.SIGKILL)
+        h.wait(10)
+        back = Node(["resume"], tmp_path / "host", "resumed")
+        assert back.wait(120) == 0 and j0.wait(60) == 0, back.text() + j0.text()
+    finally:
+        for n in (h, j0):
+            n.kill()
+    (log,) = [p for p in logs(tmp_path) if "j0" not in p.parts]
+    assert saved.read_bytes() == log.read_bytes()
+    back.wait_for(rf"log: {saved}")
