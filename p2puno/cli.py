@@ -304,6 +304,16 @@ def _name(value: str) -> str:
     return value
 
 
+def _interface(value: str) -> str:
+    """An interface is named by one of this machine's IP addresses (helper-30: "1.2.3" gave
+    a traceback in `lobby`, and `host` went on without an advert)."""
+    from p2puno.net.discovery import is_ip
+
+    if value and not is_ip(value):
+        raise typer.BadParameter(f"{value!r} is not an IP address (one of this machine's)")
+    return value
+
+
 def _table_name(value: str | None) -> str | None:
     from p2puno.net.discovery import AdError, check_table_name
 
@@ -526,7 +536,10 @@ def host(
         0, metavar="PORT", min=0, max=65535, help="port to listen on (0: any free one)"
     ),
     interface: str = typer.Option(
-        "", metavar="ADDRESS", help="the interface address to advertise the table on"
+        "",
+        metavar="ADDRESS",
+        help="the interface address to advertise the table on",
+        callback=_interface,
     ),
     no_discovery: bool = typer.Option(False, "--no-discovery", help="do not advertise on the LAN"),
     bot: BotOpt = None,
@@ -685,7 +698,10 @@ def bot_node(
 @app.command()
 def lobby(
     interface: str = typer.Option(
-        "", metavar="ADDRESS", help="the interface address to look on (default: all)"
+        "",
+        metavar="ADDRESS",
+        help="the interface address to look on (default: all)",
+        callback=_interface,
     ),
     wait: float = typer.Option(
         3.0,
@@ -730,7 +746,16 @@ def lobby(
     if not quiet:
         where = f" on {interface}" if interface else ""
         typer.echo(f"looking for tables on the LAN{where} for {wait:g} s ...")
-    tables = asyncio.run(listen())
+    try:
+        tables = asyncio.run(listen())
+    except OSError as e:  # (an address this machine does not have: "No such device")
+        where = f"on {interface}" if interface else "on this machine's interfaces"
+        typer.echo(
+            f"p2puno: cannot look for tables {where}: {e.strerror or e} (is it an address of "
+            "this machine? `ip addr` lists them)",
+            err=True,
+        )
+        raise typer.Exit(2) from None
     if not tables:
         if spectate:  # (a table is listed until its game starts)
             typer.echo(
