@@ -307,6 +307,7 @@ class HostLobby:
         self.held_off: dict[str, float] = {}
         self._leaves: dict[str, int] = {}  # per address: how often it left, or was unseated
         self.spectators: list[Link] = []  # waiting for the game to start
+        self.refusals: dict[str, str] = {}  # the names refused a seat here, and why (64 kept)
         endpoint.handlers[self.lobby_id] = self.on_link
         endpoint.default = self.lobby_id
 
@@ -497,7 +498,9 @@ class HostLobby:
                 "a bot from elsewhere joins with --runner self"
             )
         wait_s = self.held_s(host)
-        if reason is None and wait_s > 0:
+        own_bot = msg.get("runner") == "host" and msg.get("token") == self.bot_token
+        if reason is None and wait_s > 0 and not own_bot:  # (helper-30: `x` held off the
+            # host's own address, and with it every bot the host then seated with `b`)
             reason = (
                 "a seat from your address was given up at this table (left while its "
                 "players were confirming it, or unseated): seats from that address are open "
@@ -508,6 +511,8 @@ class HostLobby:
                 send(link, {"t": "refuse", "reason": reason})
             told = reason.removesuffix(": join with another --name")  # (the joiner's advice)
             self.say(f"refused {link.address}: {told}")
+            if isinstance(msg.get("name"), str) and len(self.refusals) < 64:
+                self.refusals[msg["name"][:32]] = told  # (why a bot of the host's did not sit)
             link.close(reason)
             return
         seat = Seat(

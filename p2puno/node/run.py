@@ -585,10 +585,13 @@ async def host_game(
             )
         )
         await _until_seated(lobby, bot, procs[-1], 5.0)
+        why = lobby.refusals.get(bot)  # (the lobby's own reason: its lines are not shown)
         return (
             f"{bot} sits at the table"
             if any(s.name == bot for s in lobby.seats)
-            else (f"{bot} could not sit (its lines say why)")
+            else f"{bot} could not sit: {why}"
+            if why
+            else f"{bot} could not sit (its process ended, or took too long)"
         )
 
     lobby.add_bot = add_bot

@@ -567,12 +567,28 @@ async def test_the_host_gives_a_seat_up_by_hand_and_that_address_waits_to_sit_ag
         lobby.unseat(2)
     with pytest.raises(LobbyError, match=r"or unseated\): .* open again in [45] s"):
         await (await _join(ep.port, "Eve"))
+    assert "open again in" in lobby.refusals["Eve"]  # (what the host's `b` says of its bot)
     assert not ann.done()  # (Ann keeps her seat)
-    lobby.held_off.clear()  # (as if the deadline had passed)
-    await _join(ep.port, "Eve")
+    # ... but a bot the host's own node starts sits (helper-30: the hold on the host's own
+    # address kept every bot the host then seated with `b` out)
+    bep, bident = await _joiner()
+    bot = asyncio.ensure_future(
+        join_table(
+            bep,
+            bident,
+            LOOP,
+            ep.port,
+            name="Bot-1",
+            secret=os.urandom(32),
+            kind="bot",
+            runner="host",
+            token=lobby.bot_token,
+            timeout=10,
+        )
+    )
     await _until(lambda: len(lobby.seats) == 3)
     setup = lobby.start(ident)
-    assert (await ann)[0].code == setup.code  # type: ignore[index]
+    assert (await ann)[0].code == setup.code == (await bot)[0].code  # type: ignore[index]
     with pytest.raises(LobbyError, match="the game has started"):
         lobby.unseat(1)
     ep.close()
