@@ -826,7 +826,7 @@ def resume(
 
     After a crash or a closed terminal: the same seat and keys, what it missed fetched from
     the others (a host's bot seats come back with it)."""
-    from p2puno.node.run import finished_games, resume_game, unfinished_games
+    from p2puno.node.run import nothing_to_resume, resume_game, unfinished_games
     from p2puno.node.store import DataDir, DataError
 
     if data_dir is not None and not os.path.isdir(data_dir):
@@ -840,10 +840,7 @@ def resume(
         raise typer.Exit(2) from None
     games = [m for m in unfinished_games(data) if str(m["game"]).startswith(game or "")]
     if not games:  # (the same answer and code whether a game was named or not)
-        which = f" matching {game!r}" if game else ""
-        over = finished_games(data, game)
-        last = f" (the last game there is over: p2puno replay {over[0]})" if over else ""
-        typer.echo(f"no unfinished game{which} in {data.root}{last}", err=True)
+        typer.echo(f"p2puno: {nothing_to_resume(data, game)}", err=True)
         raise typer.Exit(1)
     if give_up:
         from pathlib import Path

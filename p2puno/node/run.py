@@ -309,14 +309,21 @@ def give_up(meta: dict[str, Any]) -> None:
     )
 
 
-def finished_games(data: DataDir, game: str | None = None) -> list[Path]:
-    """The logs of the games of this data directory that ended (their node says so), newest
-    first; ``game``: those whose folder (the game id's start) starts so."""
-    return [
-        Path(m["folder"]) / "log"
+def nothing_to_resume(data: DataDir, game: str | None) -> str:
+    """What `resume` says when there is no unfinished game (matching ``game``), naming the
+    last one that ended, or was given up (helper-30: a game given up read "is over")."""
+    which = f" matching {game!r}" if game else ""
+    ended = [
+        m
         for m in _games(data)
         if m.get("over") is True and Path(m["folder"]).name.startswith(game or "")
     ]
+    if not ended:
+        return f"no unfinished game{which} in {data.root}"
+    log_path = Path(ended[0]["folder"]) / "log"
+    how = "was given up here, unfinished" if ended[0].get("given_up") else "is over"
+    last = f"the last game there {how}: p2puno replay {log_path}"
+    return f"no unfinished game{which} in {data.root} ({last})"
 
 
 async def resume_game(
@@ -341,10 +348,7 @@ async def resume_game(
     if game is not None:
         games = [m for m in games if str(m.get("game", "")).startswith(game)]
     if not games:
-        which = f" matching {game!r}" if game else ""
-        over = finished_games(data, game)
-        last = f" (the last game there is over: p2puno replay {over[0]})" if over else ""
-        raise LobbyError(f"no unfinished game{which} in {data.root}{last}")
+        raise LobbyError(nothing_to_resume(data, game))
     meta = games[0]
     files = GameFiles(Path(meta["folder"]))
     try:

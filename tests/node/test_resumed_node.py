@@ -406,6 +406,9 @@ def test_a_game_its_last_resume_could_not_reach_can_be_given_up(tmp_path: Path) 
     assert unfinished_games(DataDir(data.root)) == []
     meta = json.loads(files.meta_path.read_text())
     assert meta["over"] is True and meta["given_up"] is True and meta["seat"] == 2
+    # (helper-30: a resume then said "the last game there is over")
+    again = CliRunner().invoke(app, ["resume", "--data-dir", str(data.root)])
+    assert again.exit_code == 1 and "the last game there was given up here" in again.output
 
 
 def test_a_bot_that_outlived_its_killed_host_is_stopped_with_the_resumed_host(
