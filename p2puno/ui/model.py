@@ -604,6 +604,9 @@ def _status(
                 word = "to acknowledge the move"
             elif w.kind == "action":
                 word = _TO_ACT.get(g.phase, word)
+                if g.phase is Phase.PENALTY and g.top >= 0:  # (helper-30: "the Draw card")
+                    card = "Wild Draw Four" if CARD_RANK[g.top] == WILD_DRAW_FOUR else "Draw Two"
+                    word = f"to answer the {card} played on them"
             name = names[s] if s < len(names) else str(s)
             if s in vi.left:
                 name += " (left the table)"
@@ -690,7 +693,7 @@ def _choices(
         return ["Seven-O: swap hands with whom?", who], "a seat number · Esc back"
     if prompt is None:
         if over:
-            return [], "q / Enter: close the table (the game is over) · ? help"
+            return [], "q / Enter / Esc: close the table (the game is over) · ? help"
         if me is None:
             return [], "? help · q leave"
         return [], "←/→ look at your hand · : type · m say · ? help · q leave"
@@ -823,7 +826,12 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         lines.append(f"GAME STOPPED after step {o.step}: silent past the deadline: {silent}")
         if o.voters:  # (a vote is a signed claim, not a proof: whose claim, spec 10.15)
             voters = ", ".join(name(s) for s in o.voters)
-            lines.append(f"  named so by the vote{'s' if len(o.voters) > 1 else ''} of {voters}")
+            whose = (
+                "your vote"
+                if o.voters == (me,)
+                else f"the vote{'s' if len(o.voters) > 1 else ''} of {voters}"
+            )
+            lines.append(f"  named so by {whose}")
         if o.void:
             lines.append("  the round in play is void; the scores are the last audited ones")
     lines.append(
@@ -839,7 +847,7 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         # the deck in play is never audited: it cannot be opened without the silent seats'
         # keys (spec 10.15), and a replay shows its hands unaudited
         if audits:
-            verdict = f"{decks} audited and verified; the deck in play was not"
+            verdict = f"{decks} audited and verified; the deck in play was never audited"
         else:
             verdict = "no deck audited (the game stopped before the first audit)"
     elif audits:  # (the first deck is the draw for dealer: "8 decks, 7 rounds" read wrong)

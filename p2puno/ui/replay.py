@@ -68,11 +68,12 @@ REPLAY_HELP = [
     "  ?                 this help",
     "  q / Esc           leave",
     "",
-    "Every hand is shown face up in the rounds whose deck was audited (all the secrets",
-    "of the shuffle revealed and checked at the deck's end); a deck never audited (a round",
-    "a cheat made void) keeps its hands hidden. The last screen gives the replay's verdict:",
-    "every signature, every shuffle and every move checked offline.",
-]
+    "Every hand is shown face up in the rounds whose deck was audited (all the",
+    "secrets of the shuffle revealed and checked at the deck's end); a deck never",
+    "audited (a round a cheat made void, a game stopped) keeps its hands hidden.",
+    "The last screen gives the replay's verdict: every signature, shuffle and move",
+    "checked offline.",
+]  # (each line fits 80 columns: a review read "secre" and "v" cut at the edge)
 
 
 @dataclass

@@ -314,7 +314,7 @@ async def test_a_stopped_game_does_not_claim_the_deck_in_play_was_audited() -> N
     assert gone and s0.outcome.state == "stopped" and s0.outcome.void, s0.outcome
     async with at(s0, 0) as (screen, ui):
         ui.on_events(list(s0.events))
-        text = await wait_for(screen, "2 decks audited and verified; the deck in play was not")
+        text = await wait_for(screen, "2 decks audited and verified; the deck in play was never")
         assert "GAME STOPPED after step" in text and "silent past the deadline: P1" in text
         assert "every deck audited" not in text
 
@@ -524,6 +524,15 @@ def test_a_wait_on_the_seat_on_turn_says_what_it_decides() -> None:
     assert "Bob: to play or keep the drawn card" in said[Phase.DRAWN]
     assert "Bob: to answer the Draw card played on them" in said[Phase.PENALTY]
     assert "Bob: to say what the challenged hand shows" in said[Phase.VERDICT]
+    # ... and names the card once it is face up (helper-30: "the Draw card"), 002 · Draw Two
+    # and 002 · Wild Draw Four
+    from p2puno.engine.cards import CARD_RANK, DRAW_TWO, WILD_DRAW_FOUR
+
+    g.phase = Phase.PENALTY
+    for rank, name in ((DRAW_TWO, "Draw Two"), (WILD_DRAW_FOUR, "Wild Draw Four")):
+        g.faces, g.discard = [CARD_RANK.index(rank)], [0]
+        view = table_view(src, UiState(), ViewInputs(["Ann", "Bob", "Cid"], 0))  # type: ignore[arg-type]
+        assert f"Bob: to answer the {name} played on them" in view.status, view.status
 
 
 def test_a_spectator_counts_a_person_down_as_the_players_do() -> None:
@@ -586,6 +595,9 @@ def test_a_long_header_gives_way_on_the_left_and_keeps_the_status() -> None:
     from p2puno.ui.render import HELP, width_of
 
     assert len(HELP) <= 22 and all(width_of(" " + t) <= 80 for t in HELP)
+    from p2puno.ui.replay import REPLAY_HELP  # (helper-30: the replay's was cut mid-word)
+
+    assert len(REPLAY_HELP) <= 22 and all(width_of(" " + t) <= 80 for t in REPLAY_HELP)
 
 
 def test_your_own_draws_are_named_once_their_keys_come() -> None:
