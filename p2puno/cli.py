@@ -442,8 +442,9 @@ def _finish_table(
 def _run_node(
     coro: object, verbose: bool = False, data: object = None, quiet: bool = False
 ) -> object:
-    """Run a node to its end. Ctrl-C (exit 130) and SIGTERM (exit 143) stop it: it says BYE
-    first; ``quiet`` (a bot a host runs, among others) then prints nothing of its own."""
+    """Run a node to its end. Ctrl-C (exit 130), SIGTERM (exit 143) and SIGHUP (exit 129: its
+    terminal was closed) stop it: it says BYE first; ``quiet`` (a bot a host runs, among
+    others) then prints nothing of its own."""
     import asyncio
     import logging
 
@@ -457,7 +458,7 @@ def _run_node(
     from p2puno.node.lobby import LobbyError
     from p2puno.node.store import DataError
 
-    terminated: list[bool] = []
+    terminated: list[int] = []  # the signal that stopped it
 
     async def main() -> object:
         # SIGTERM (`kill`, a host stopping the bots it runs, a service manager) stops the node
@@ -467,13 +468,16 @@ def _run_node(
         task = asyncio.current_task()
         assert task is not None
 
-        def stop() -> None:
+        def stop(sig: int) -> None:
             if not terminated:
-                terminated.append(True)
+                terminated.append(sig)
                 task.cancel()
 
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop)
+        # (SIGHUP too: a person who closes the terminal's window leaves the table as one who
+        # presses q does, and the others read that they left, not a link fault)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().add_signal_handler(sig, stop, sig)
         return await coro  # type: ignore[misc]
 
     try:
@@ -484,7 +488,7 @@ def _run_node(
     except (KeyboardInterrupt, asyncio.CancelledError) as e:
         if isinstance(e, asyncio.CancelledError) and not terminated:
             raise  # (not a stop this process was asked for: a fault, shown as one)
-        code = 130 if isinstance(e, KeyboardInterrupt) else 128 + signal.SIGTERM
+        code = 130 if isinstance(e, KeyboardInterrupt) else 128 + terminated[0]
         if quiet:
             raise typer.Exit(code) from None
         typer.echo("left the table", err=True)

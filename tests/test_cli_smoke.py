@@ -82,6 +82,17 @@ def test_sigterm_stops_a_node_as_ctrl_c_does_and_nothing_else_passes_for_it(
     assert exit_.value.exit_code == 128 + signal.SIGTERM and stopped == ["cleanly"]
     assert capsys.readouterr().err == ""
 
+    async def hung_up() -> None:  # (its terminal closed: SIGHUP stops it the same way)
+        try:
+            os.kill(os.getpid(), signal.SIGHUP)
+            await asyncio.sleep(10)
+        finally:
+            stopped.append("on hang-up")
+
+    with pytest.raises(typer.Exit) as exit_:
+        _run_node(hung_up(), quiet=True)
+    assert exit_.value.exit_code == 128 + signal.SIGHUP and stopped[-1] == "on hang-up"
+
     async def faulty() -> None:
         task = asyncio.current_task()
         assert task is not None

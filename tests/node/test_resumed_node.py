@@ -368,6 +368,8 @@ async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
         node = _node(tmp_path / str(reached), session, say=said.append)
         node.resumed_at = (session.processed, time.monotonic())
         node._reached = reached
+        node.left = {0} if reached else set()  # (reached, then seat 0 left: no link is left,
+        # and a node whose every link is lost votes only for seats that said they were leaving)
         t = node.timing
         now = time.monotonic()
         node._deadlines(now)
