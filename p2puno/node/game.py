@@ -75,6 +75,9 @@ DISK_READS_PER_S = 16  # FETCHed entries read back from the log file, per peer a
 # room left in a link's send queue after a SYNC is served, for the live game's messages
 SYNC_RESERVE_MESSAGES = 64
 SYNC_RESERVE_BYTES = 2**20
+# a person whose node's bot has the seat (a turn let pass) still has this long at each turn
+# (a quarter of turn_s at most) before the bot plays it (spec: protocol/lobby.md section 5)
+AUTOPILOT_GRACE_S = 5.0
 # a seat whose link was lost this recently is not named in a vote to stop: it may be redialing
 # (the backoff tops out at 3 s) and would join the stop at once
 LINK_GRACE_S = 5.0
@@ -912,8 +915,22 @@ class GameNode:
             limit = max(0.05, self.due_since + limit - time.monotonic())
         self.turn_limit = limit
         try:
-            if self._autopilot and self.player.kind == "person":
-                choice: Action | None = self.autopilot.choose(prompt)
+            if self._autopilot and self.player.kind == "person" and prompt.kind == "turn":
+                # the person let a turn pass: their node's bot has the seat, but each turn is
+                # still theirs for a moment first (helper-30: the bot played every later turn
+                # at once, and a whole game ended in seconds without the person). A key
+                # pressed meanwhile gives the seat back from the next turn (person_is_back).
+                grace = max(0.05, min(AUTOPILOT_GRACE_S, limit / 4))
+                self.turn_limit = grace
+                try:
+                    choice: Action | None = await asyncio.wait_for(
+                        self.player.decide(prompt), grace
+                    )
+                    self._autopilot = False  # (they played it: the seat is theirs again)
+                except TimeoutError:
+                    choice = self.autopilot.choose(prompt)
+            elif self._autopilot and self.player.kind == "person":
+                choice = self.autopilot.choose(prompt)  # (a claim: the bot's, as before)
             else:
                 try:
                     choice = await asyncio.wait_for(self.player.decide(prompt), max(limit, 0.05))

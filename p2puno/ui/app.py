@@ -516,7 +516,12 @@ class TableUI:
         if self.autopilot and self.node is not None:
             self.node.person_is_back()
             self.autopilot = False
-            st.flash, self._flash_at = "you play again from your next decision", self.clock()
+            back = (
+                "the seat is yours again: play this turn before its count ends"
+                if self.prompt is not None and self.prompt.kind == "turn"
+                else "you play again from your next decision"
+            )
+            st.flash, self._flash_at = back, self.clock()
         if k == "c-l":
             self.app.renderer.clear()
             return

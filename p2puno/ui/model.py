@@ -590,7 +590,9 @@ def _status(
             "claim": "the claim window is open for you",
             "react": "your claim: act on it or pass",
         }.get(prompt.kind, prompt.kind)
-        if vi.autopilot:
+        if vi.autopilot and prompt.kind == "turn":
+            what += " (your node's bot plays it when the count ends: any key takes the seat back)"
+        elif vi.autopilot:
             what += " (your node's bot played your last turn: any key takes the seat back)"
         return what, "you", vi.prompt_left, progress
     w = src.waiting()
