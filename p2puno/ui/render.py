@@ -252,15 +252,23 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     box = _box(view.end, width) if view.end else []
     cols_h = max(0, middle_h - len(box))
     n_log = cols_h - 1
+    # The game's end box on a narrow screen leaves a few rows: the moves then take the whole
+    # width (the box has the scores), else the last moves, wrapped in a narrow column, were
+    # audit lines only and the plays that ended the game showed on no screen (helper-30)
+    whole = bool(box) and width < 110 and view.status_kind == "over"  # (the game's end box)
+    log_w = width - 1 if whole else right_w
     wrapped: list[str] = []
     for t in view.log[-n_log:] if n_log > 0 else []:
-        wrapped.extend(wrap(t, right_w - 1, indent="   "))
+        wrapped.extend(wrap(t, log_w - 1, indent="   "))
     log_lines += [[("", " " + t)] for t in wrapped[-n_log:]] if n_log > 0 else []
     middle = []
     for i in range(cols_h):
         lft = left[i] if i < len(left) else []
         rgt = log_lines[i] if i < len(log_lines) else []
-        middle.append([*fit_line(lft, left_w), ("class:dim", "│"), *fit_line(rgt, right_w)])
+        if whole:
+            middle.append(fit_line(rgt, width))
+        else:
+            middle.append([*fit_line(lft, left_w), ("class:dim", "│"), *fit_line(rgt, right_w)])
     middle += box
     middle = middle[:middle_h]
     while len(middle) < middle_h:

@@ -734,3 +734,28 @@ def test_a_catch_up_batch_flashes_nothing() -> None:
             assert any("caught" in line for line in ui.log)
     assert flashes["p2puno · resumed"][0] == "" and "caught" in flashes["p2puno · resumed"][1]
     assert all("caught" in f for f in flashes["p2puno · Ann's table"]), flashes
+
+
+def test_the_game_end_box_at_80_columns_leaves_the_last_plays_in_view() -> None:
+    """helper-30: at 80x24 the end box left rows for audit lines only, wrapped in the narrow
+    moves column, and the plays that ended the game were on no screen (docs/ui.md: the last
+    moves stay in view above the box). On a narrow screen the moves take the whole width."""
+    from p2puno.session.session import Outcome, Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import plain, render
+
+    g = Game(Options(3))
+    src = SimpleNamespace(
+        engine=g,
+        outcome=Outcome("finished", (120, 0, 0), (0,)),
+        waiting=lambda: Waiting(9, "action", (), {}),
+    )
+    log = [f"Bob played r{k}" for k in range(8)] + [
+        "Ann played g4 (0 left): Ann goes out and wins the round, +120 points",
+        "✓ deck 2 verified: every shuffle, key and move of it checks out",
+    ]
+    vi = ViewInputs(["Ann", "Bob", "Cid"], 0, log=log)
+    text = "\n".join(plain(render(table_view(src, UiState(), vi), 80, 24)))  # type: ignore[arg-type]
+    assert "GAME OVER" in text
+    assert "Ann played g4 (0 left): Ann goes out and wins the round, +120 points" in text, text
+    assert "Bob played r7" in text, text
