@@ -477,8 +477,9 @@ def lobby_lines(
         if timing:
             out += words(
                 "",
-                f"deadlines: {timing.get('turn_s')} s to decide (then your own node's bot "
-                f"plays), claim window {window_s:.1f} s, {timing.get('step_s')} s for a machine",
+                f"deadlines: {timing.get('turn_s')} s to decide "
+                + ("" if spectator else "(then your own node's bot plays), ")
+                + f"claim window {window_s:.1f} s, {timing.get('step_s')} s for a machine",
             )
         if "options" not in table and not seats:  # (no table known: a refusal, or none yet)
             return out
