@@ -552,10 +552,10 @@ class TableUI:
                 st.mode = "help"
             return
         if st.mode == "type":
-            self._key_typing(k)
+            self._key_line(k, 40, self._typed_move)
             return
         if st.mode == "say":
-            self._key_saying(k)
+            self._key_line(k, CHAT_MAX, self._said)
             return
         if st.mode == "color":
             if k in COLORS:
@@ -813,27 +813,9 @@ class TableUI:
             return "the game is ending"
         return "not your turn: wait for it (the status line says whom the table waits for)"
 
-    def _key_typing(self, k: str) -> None:
-        st = self.state
-        if k == "escape":
-            st.mode, st.typed = "play", ""
-        elif k == "backspace":
-            st.typed = st.typed[:-1]
-        elif k == "enter":
-            src = self.source
-            if src is None or self.me is None:
-                return
-            action, need, left = parse_typed(st.typed, self.prompt, src.engine, self.me, self.names)
-            st.typed = ""
-            st.mode = "play"
-            if need == "pass":
-                self.answer(None)
-            else:
-                self._resolved(action, need, left)
-        elif len(k) == 1:
-            st.typed = (st.typed + k)[:40]
-
-    def _key_saying(self, k: str) -> None:
+    def _key_line(self, k: str, limit: int, done: Callable[[str], None]) -> None:
+        """A line being typed (a move after ':', a chat line after 'm'): Esc drops it,
+        Backspace takes a character back, Enter gives it to ``done``."""
         st = self.state
         if k == "escape":
             st.mode, st.typed = "play", ""
@@ -841,12 +823,25 @@ class TableUI:
             st.typed = st.typed[:-1]
         elif k == "enter":
             text, st.typed, st.mode = st.typed, "", "play"
-            if self.node is not None and text.strip():
-                why = self.node.chat(text)
-                if why is not None:
-                    st.message = why
+            done(text)
         elif len(k) == 1 and k.isprintable():
-            st.typed = (st.typed + k)[:CHAT_MAX]
+            st.typed = (st.typed + k)[:limit]
+
+    def _typed_move(self, text: str) -> None:
+        src = self.source
+        if src is None or self.me is None:
+            return
+        action, need, left = parse_typed(text, self.prompt, src.engine, self.me, self.names)
+        if need == "pass":
+            self.answer(None)
+        else:
+            self._resolved(action, need, left)
+
+    def _said(self, text: str) -> None:
+        if self.node is not None and text.strip():
+            why = self.node.chat(text)
+            if why is not None:
+                self.state.message = why
 
     def on_chat(self, seat: int, text: str) -> None:
         """A seat said something at the table: in the moves, and in the message line a while."""

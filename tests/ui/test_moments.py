@@ -759,3 +759,30 @@ def test_the_game_end_box_at_80_columns_leaves_the_last_plays_in_view() -> None:
     assert "GAME OVER" in text
     assert "Ann played g4 (0 left): Ann goes out and wins the round, +120 points" in text, text
     assert "Bob played r7" in text, text
+
+
+def test_m_says_a_line_to_the_table_and_a_seats_line_is_shown() -> None:
+    """The table chat (docs/ui.md, keys: m): `m`, a line, Enter sends it through the node;
+    Esc drops it; a seat's line goes to the moves and the message line, by its name."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.ui.app import TableUI
+
+    sent: list[str] = []
+    node = SimpleNamespace(chat=lambda text: sent.append(text), person_is_back=lambda: None)
+    src = SimpleNamespace(
+        engine=Game(Options(2)), outcome=SimpleNamespace(over=False, state="playing")
+    )
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
+        ui.attach(src, 0, ["Ann", "Bob"])  # type: ignore[arg-type]
+        ui.node = node  # type: ignore[assignment]
+        for k in ["m", *"gg q!", "backspace", "enter"]:
+            ui.key(k)
+        assert sent == ["gg q"] and ui.state.mode == "play"  # ("q" typed, not a leave)
+        for k in ["m", *"no", "escape"]:
+            ui.key(k)
+        assert sent == ["gg q"] and ui.state.typed == ""
+        ui.on_chat(1, "well played")
+        assert ui.log[-1] == "Bob says: well played" and ui.state.flash == "Bob says: well played"
