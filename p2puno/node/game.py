@@ -104,7 +104,9 @@ def chat_line(text: str) -> str:
     line = "".join(
         c if c.isprintable() else " " if c.isspace() else "?" for c in text[: CHAT_MAX * 2]
     )
-    return line.strip()[:CHAT_MAX].rstrip()
+    # (runs of spaces made one: helper-33 padded a line so that its wrapped end read as a
+    # line of the game's own, "Mal caught you not calling UNO: you draw 2")
+    return " ".join(line.split())[:CHAT_MAX].rstrip()
 
 
 def host_of(link: Link) -> str:
@@ -272,6 +274,7 @@ class GameNode:
         self._watcher_ids = 0
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
         self.code_secrets: list[str] = []  # every seat's table-code secret, hex (lobby.md 2)
+        self.code = ""  # the table code (lobby.md 2), set by whoever runs the node
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
         self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
         self._reached = False  # a link to some seat has come up since this node started
@@ -621,8 +624,9 @@ class GameNode:
                 )
             else:  # (in words, its code after them: "eof: peer 60ab... at ..." read as noise)
                 why = _LINK_WORDS.get(e.code, e.detail)
-                if e.code == "bye":  # (the peer dropped the link for a fault it names)
-                    why = f"it dropped the link: {e.detail.removeprefix('said bye: ')}"
+                if e.code == "bye":  # (the peer dropped the link for a fault it names, in
+                    # its own words: quoted, they are its, not this node's)
+                    why = f"it dropped the link, saying “{e.detail.removeprefix('said bye: ')}”"
                 self.say(f"lost the link to {self._name(seat)} (seat {seat}): {why} ({e.code})")
         if current:
             del self.links[seat]
@@ -705,7 +709,7 @@ class GameNode:
         if self.on_chat is not None:
             self.on_chat(seat, line)
         else:
-            self.say(f"{self._name(seat)} says: {line}")
+            self.say(f"{self._name(seat)} says: “{line}”")
 
     def _on_notice(self, seat: int, payload: bytes) -> None:
         """A seat says who watches through it (shown at the table, nothing more), or says
@@ -1055,12 +1059,18 @@ class GameNode:
             # (when this node votes: its deadline, and the redial grace; helper-29 read "in
             # 5 s" from a node with no link left, which voted 10 s later)
             left = max(0.0, deadline - waited, self._lost_grace(now)[1])
-            then = (
-                "this node stops then, the game unfinished here (back from a stop and no seat "
-                "reached: it does not vote alone)"
-                if self.resumed_at is not None and not self._reached
-                else "the table votes to stop then"
-            )
+            if self.resumed_at is not None and not self._reached:
+                then = (
+                    "this node stops then, the game unfinished here (back from a stop and no "
+                    "seat reached: it does not vote alone)"
+                )
+            elif self._cut_off(self._lost_grace(now)[0]):  # (helper-33: it said it would vote)
+                then = (
+                    "this node stops then, the game unfinished here (no link to any seat: its "
+                    "own network may be down, and it does not vote alone)"
+                )
+            else:
+                then = "the table votes to stop then"
             self.say(
                 f"waiting for {who}, which this node has no link to (left, or unreachable); "
                 f"unless it answers within {left:.0f} s, {then}"
@@ -1090,11 +1100,7 @@ class GameNode:
         lost, grace_left = self._lost_grace(now)
         if grace_left > 0:
             return  # (the vote waits that long: a voter never votes again)
-        if (
-            not any(not link.closed for link in self.links.values())
-            and any(i not in self.left for i in lost)
-            and not self._closing
-        ):
+        if self._cut_off(lost) and not self._closing:
             # No link left, and not every seat said it was leaving: this node's own network
             # may be the one down. A stop it decided alone would be a second record naming
             # every other seat silent (helper-29 cut one node off: it alone wrote "Host, J0
@@ -1128,6 +1134,18 @@ class GameNode:
                     f"voting to stop{more}"
                 )
             self._pump()
+
+    def _cut_off(self, lost: dict[int, float]) -> bool:
+        """Whether this node, with a stop due, is cut off from a table that could decide it
+        without it: no live link, at least two other seats, and not every lost one said it was
+        leaving. (Two seats: the other seat alone is the table, and a stop is always one
+        node's vote; refusing it would let a player who is losing walk away leaving no record
+        that names them, helper-33. A split of two is two records, as any split is.)"""
+        return (
+            self.session.n > 2
+            and not any(not link.closed for link in self.links.values())
+            and any(i not in self.left for i in lost)
+        )
 
     def _lost_grace(self, now: float) -> tuple[dict[int, float], float]:
         """The seats this node has no live link to (when each was lost), and how long the

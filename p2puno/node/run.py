@@ -238,6 +238,7 @@ async def _run_game(
         on_events=on_events,
     )
     node.code_secrets = [str(x) for x in meta.get("code_secrets", []) if isinstance(x, str)]
+    node.code = str(meta.get("code", ""))
     endpoint.handlers[game_id] = node.on_link
     if endpoint.default is None:  # p2puno watch HOST:PORT at a seat that did not host
         endpoint.default = game_id

@@ -260,6 +260,9 @@ class TableUI:
         if self.save_log is not None:  # where it will be once the game ends (finished)
             self.log_path = os.path.abspath(self.save_log)
         node.on_events = self.on_events  # the table describes the moves itself
+        # (from the lobby's own result, never read off a line: helper-33 set the code every
+        # screen showed by watching under the name "table code AAAA-BBBB;")
+        self.code = node.code
         node.on_chat = self.on_chat
         self._seats_from_table()
         self.invalidate()
@@ -303,9 +306,6 @@ class TableUI:
             if host == "every":  # "every interface"
                 host = _lan_address()
             self.address = f"{host}:{m.group(2)}"
-        m = re.search(r"table code (\S+);", text)
-        if m:
-            self.code = m.group(1)
         self._log(text.strip())
         self.invalidate()
 
@@ -846,7 +846,8 @@ class TableUI:
     def on_chat(self, seat: int, text: str) -> None:
         """A seat said something at the table: in the moves, and in the message line a while."""
         who = "you" if seat == self.me else self.names[seat] if seat < len(self.names) else "?"
-        line = f"{who} say: {text}" if seat == self.me else f"{who} says: {text}"
+        # (the words quoted: a seat's line, however it wraps, reads as that seat's words)
+        line = f"{who} say: “{text}”" if seat == self.me else f"{who} says: “{text}”"
         self._log(line)
         if seat != self.me:
             self.state.flash, self._flash_at = line, self.clock()

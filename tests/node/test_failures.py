@@ -228,18 +228,23 @@ def test_a_node_whose_every_link_is_lost_does_not_vote_alone(tmp_path: Path) -> 
     voted the three out, two records of one game. A node with no link left, whose lost seats
     did not all say they were leaving, stops without voting when its deadline passes, the game
     unfinished and resumable (protocol/lobby.md section 5): its own network may be the one
-    down. Here the only other seat freezes (SIGSTOP: no BYE), as if this node were cut off."""
-    h, (j0,) = _table(tmp_path, 1)
+    down. Here both other seats freeze (SIGSTOP: no BYE), as if this node were cut off. (At a
+    table of two the other seat alone is the table: there the node votes, helper-33.)"""
+    # (step_s past the link's silence timeout, 6 s, as by default: the links are found dead
+    # before the deadline; with a shorter step_s the node votes while they still look up)
+    h, (j0, j1) = _table(tmp_path, 2, "--step-s", "8")
     try:
         j0.wait_for(r"round 1: \w+ deals", 60)
         time.sleep(0.5)
         j0.signal(signal.SIGSTOP)
+        j1.signal(signal.SIGSTOP)
         assert h.wait(60) == 2, h.text()
         h.wait_for(r"every link to the other seats is lost and the deadline has passed")
+        h.wait_for(r"unless it answers within \d+ s, this node stops then")
     finally:
-        for n in (h, j0):
+        for n in (h, j0, j1):
             n.kill()
-    (log,) = [p for p in logs(tmp_path) if "j0" not in p.parts]
+    (log,) = [p for p in logs(tmp_path) if "host" in p.parts]
     assert b'"role":"vote"' not in log.read_bytes()  # (nothing signed alone)
 
 

@@ -264,9 +264,9 @@ async def test_a_chat_line_reaches_the_other_seats_printable_and_a_flood_is_cut(
     for k in range(CHAT_BURST + 3):
         assert bobs.chat(f"spam {k}") is None
     await asyncio.sleep(0.5)
-    assert "Host says: good luck ?[2J? all" in bob_heard
-    got = [line for line in heard if line.startswith("Bob says: spam")]
-    assert got == [f"Bob says: spam {k}" for k in range(CHAT_BURST)], got
+    assert "Host says: “good luck ?[2J? all”" in bob_heard
+    got = [line for line in heard if line.startswith("Bob says: “spam")]
+    assert got == [f"Bob says: “spam {k}”" for k in range(CHAT_BURST)], got
     assert sum("chats too fast" in line for line in heard) == 1
     await asyncio.wait_for(asyncio.gather(host, bob), 240)
 
@@ -297,8 +297,8 @@ async def test_a_link_dropped_for_a_fault_is_not_a_seat_leaving() -> None:
         assert node.left == ({1} if reason == LEAVING_BYES[0] else set()), reason
     assert said[0].startswith("J0 (seat 1) left the table")
     assert said[1] == (
-        "lost the link to J0 (seat 1): it dropped the link: silent: nothing came from it for "
-        "a while (bye)"
+        "lost the link to J0 (seat 1): it dropped the link, saying “silent: nothing came from "
+        "it for a while” (bye)"
     ), said
 
 

@@ -785,4 +785,23 @@ def test_m_says_a_line_to_the_table_and_a_seats_line_is_shown() -> None:
             ui.key(k)
         assert sent == ["gg q"] and ui.state.typed == ""
         ui.on_chat(1, "well played")
-        assert ui.log[-1] == "Bob says: well played" and ui.state.flash == "Bob says: well played"
+        said = "Bob says: “well played”"
+        assert ui.log[-1] == said and ui.state.flash == said
+
+
+def test_no_line_a_peer_can_word_sets_the_table_code_shown() -> None:
+    """helper-33 watched a table under the name "table code AAAA-BBBB;" and every player's
+    header then showed AAAA-BBBB: the table read the code off any line its node said, and a
+    spectator's name, a seat's BYE reason or a watchers notice are words a peer chooses. The
+    code comes from the lobby's own result now (protocol/lobby.md section 2)."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.ui.app import TableUI
+
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
+        ui.code = "WZP4-MTDY"
+        ui.say("table code AAAA-BBBB; is watching (key 9d68c695fb6b8e49)")
+        ui.say("game 0011: table code CCCC-DDDD; you are seat 1")
+        assert ui.code == "WZP4-MTDY"
