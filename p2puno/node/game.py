@@ -257,6 +257,7 @@ class GameNode:
         # when each seat's link was lost (none: never linked since this node started)
         self._lost_at: dict[int, float] = {}
         self.left: set[int] = set()  # seats whose node said it was leaving (a BYE), not back
+        self._back_pending: set[int] = set()  # of them, linked again and not heard from yet
         self._started = time.monotonic()
         self._done_at: dict[int, float] = {}  # step -> when this node processed it
         self._wait_key: object = None
@@ -569,9 +570,12 @@ class GameNode:
         if old is not None and old is not link:
             old.close("replaced by a newer link")
         self.links[seat] = link
-        self.left.discard(seat)
         self._reached = True
-        if self._lost_at.pop(seat, None) is not None and not self.done.is_set():
+        if seat in self.left:
+            # it said it was leaving: back only once it says something on this link (a link
+            # to a node still lingering on its way out was said "is back", then "left" again)
+            self._back_pending.add(seat)
+        elif self._lost_at.pop(seat, None) is not None and not self.done.is_set():
             self.say(f"{self._name(seat)} (seat {seat}) is back")
         self._spawn(self._watch(seat, link))
         # (what the peer sent before this moment is handled now: it may close the link)
@@ -650,6 +654,12 @@ class GameNode:
 
     # ------------------------------------------------------------------ messages
     def _on_message(self, seat: int, link: Link, mtype: int, payload: bytes) -> None:
+        if seat in self._back_pending and self.links.get(seat) is link:
+            self._back_pending.discard(seat)
+            self.left.discard(seat)
+            self._lost_at.pop(seat, None)
+            if not self.done.is_set():
+                self.say(f"{self._name(seat)} (seat {seat}) is back")
         if mtype == MsgType.ENTRY:
             self._on_entry(seat, link, payload)
         elif mtype == MsgType.HAVE:
@@ -1071,9 +1081,10 @@ class GameNode:
                 )
             else:
                 then = "the table votes to stop then"
+            within = f"within {left:.0f} s" if left >= 1 else "now"  # (not "within 0 s")
             self.say(
                 f"waiting for {who}, which this node has no link to (left, or unreachable); "
-                f"unless it answers within {left:.0f} s, {then}"
+                f"unless it answers {within}, {then}"
             )
         if waited <= deadline:
             return

@@ -96,6 +96,7 @@ END_GRACE_S = 1.5  # the game's end shows this long before Enter may close it
 # events that change a hand (after your draw in one batch, its last cards are not the drawn)
 _HAND_MOVES = frozenset({"play", "jump", "draw", "swap", "rotate", "round", "start"})
 _FLASHED = ("reshuffle", "swap", "rotate", "returned", "caught", "jump")  # a line of its own
+CHAT_IN_MOVES = 90  # characters of a chat line kept in the moves (the rest: "…")
 ECHO_S = 8.0  # a move's echo ("sent: ...") and a flash (a swap, a catch) stay up this long
 
 KEY_NAMES = {
@@ -147,6 +148,7 @@ class TableUI:
         self._flash_at = self._sent_at = 0.0  # when the flash and a move's echo were set
         self._logged = 0  # lines ever put in the move list (it keeps the last 300)
         self._drawn: list[tuple[int, tuple[int, ...], str]] = []  # your draws not named yet
+        self._said_from = "play"  # the mode a chat line was begun in (it returns there)
         # a resumed node's and a spectator's first batch is the game so far: its swaps and
         # catches go to the move list, not the flash line (a review saw an old one as new)
         self._history = spectator or title.endswith("resumed")
@@ -516,12 +518,15 @@ class TableUI:
         if self.autopilot and self.node is not None:
             self.node.person_is_back()
             self.autopilot = False
-            back = (
-                "the seat is yours again: play this turn before its count ends"
-                if self.prompt is not None and self.prompt.kind == "turn"
-                else "you play again from your next decision"
-            )
-            st.flash, self._flash_at = back, self.clock()
+            if not self.over():  # (helper-34: said at the game's end too)
+                back = (
+                    "the seat is yours again: play this turn before its count ends"
+                    if self.prompt is not None and self.prompt.kind == "turn"
+                    else "you play again from your next decision"
+                )
+                st.flash, self._flash_at = back, self.clock()
+            if st.message.startswith("time's up"):  # (it read as if the key did nothing)
+                st.message = ""
         if k == "c-l":
             self.app.renderer.clear()
             return
@@ -530,6 +535,19 @@ class TableUI:
             return
         if st.mode == "help":
             st.mode = "play"
+            return
+        if (
+            k == "m"
+            and st.mode not in ("say", "type")
+            and self.node is not None
+            and self.source is not None
+            and not self.over()
+        ):
+            # the chat from any moment of the game, the colour, seat and leave questions
+            # included, which it then returns to (helper-34 pressed m at the colour question:
+            # m did nothing there, and the "r" of the words typed next chose red)
+            self._said_from = st.mode if st.mode in ("color", "target") else "play"
+            st.mode, st.typed = "say", ""
             return
         if st.mode == "quit":
             if k in ("y", "Y"):
@@ -555,7 +573,7 @@ class TableUI:
             self._key_line(k, 40, self._typed_move)
             return
         if st.mode == "say":
-            self._key_line(k, CHAT_MAX, self._said)
+            self._key_line(k, CHAT_MAX, self._said, self._said_from)
             return
         if st.mode == "color":
             if k in COLORS:
@@ -622,11 +640,12 @@ class TableUI:
         if k in (":", "/"):
             st.mode, st.typed = "type", ""
             return
-        if k == "m":
-            if self.node is None:
-                st.message = "only a seat's table chats (a spectator reads it in its moves)"
-            else:
-                st.mode, st.typed = "say", ""
+        if k == "m":  # (a seat's table in a game takes it above)
+            st.message = (
+                "no chat here: a seat's table has it once the game is on"
+                if self.node is None
+                else "the game is over: nobody hears it"
+            )
             return
         if k in ("left", "h", "up"):
             st.cursor = max(0, st.cursor - 1)
@@ -813,16 +832,19 @@ class TableUI:
             return "the game is ending"
         return "not your turn: wait for it (the status line says whom the table waits for)"
 
-    def _key_line(self, k: str, limit: int, done: Callable[[str], None]) -> None:
+    def _key_line(
+        self, k: str, limit: int, done: Callable[[str], None], back: str = "play"
+    ) -> None:
         """A line being typed (a move after ':', a chat line after 'm'): Esc drops it,
-        Backspace takes a character back, Enter gives it to ``done``."""
+        Backspace takes a character back, Enter gives it to ``done``; either way the table
+        goes back to mode ``back``."""
         st = self.state
         if k == "escape":
-            st.mode, st.typed = "play", ""
+            st.mode, st.typed = back, ""
         elif k == "backspace":
             st.typed = st.typed[:-1]
         elif k == "enter":
-            text, st.typed, st.mode = st.typed, "", "play"
+            text, st.typed, st.mode = st.typed, "", back
             done(text)
         elif len(k) == 1 and k.isprintable():
             st.typed = (st.typed + k)[:limit]
@@ -848,7 +870,9 @@ class TableUI:
         who = "you" if seat == self.me else self.names[seat] if seat < len(self.names) else "?"
         # (the words quoted: a seat's line, however it wraps, reads as that seat's words)
         line = f"{who} say: “{text}”" if seat == self.me else f"{who} says: “{text}”"
-        self._log(line)
+        # (the moves keep a line's start only: one line of 200 characters took 9 of the 17
+        # rows of moves at 80 columns, helper-34; the message line shows it whole a while)
+        self._log(line if len(line) <= CHAT_IN_MOVES else line[: CHAT_IN_MOVES - 2] + "…”")
         if seat != self.me:
             self.state.flash, self._flash_at = line, self.clock()
         self.invalidate()

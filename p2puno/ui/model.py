@@ -33,6 +33,7 @@ from p2puno.engine.cards import (
     parse_face,
 )
 from p2puno.engine.game import CHALLENGE_EXTRA, UNO_PENALTY, Event, Game, IllegalAction, Phase
+from p2puno.node.game import CHAT_MAX
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
 from p2puno.session.words import named
 from p2puno.session.words import session_words as describe_session_event
@@ -684,9 +685,11 @@ def _choices(
             "challenge, uno, catch 2, pass): Enter to send, Esc to cancel",
         ], "Enter send · Esc cancel"
     if ui.mode == "say":
-        return ["say something to the table (every seat's screen shows it; not a move)"], (
-            "Enter send · Esc cancel"
-        )
+        left = CHAT_MAX - len(ui.typed)  # (helper-34: 253 typed, 200 sent, nothing said)
+        return [
+            "say something to the table (every seat's screen shows it; not a move): "
+            f"{left} characters left"
+        ], "Enter send · Esc cancel"
     if ui.mode == "color":
         return ["Name the color for your Wild:"], "r red · y yellow · g green · b blue · Esc back"
     if ui.mode == "target":
@@ -761,9 +764,9 @@ def _choices(
         # 002 · Wild Draw Four: legal only without a card of the color in play (a review
         # played one unwarned; playing it anyway is a bluff a challenge may catch)
         if me is not None and _selected_rank(g, me, ui) == WILD_DRAW_FOUR and g.wd4_bluff_now(me):
-            lines.append(
-                f"W+4 now is a bluff: you hold a {color_name(g.color)} card (a challenge "
-                "would catch it, and you would draw instead)."
+            lines.append(  # (one line at 80 columns: helper-34 read it cut mid-word)
+                f"W+4 now is a bluff: you hold a {color_name(g.color)} card; a challenge "
+                "would catch it."
             )
         if me is not None and len(g.hands[me]) == 2:
             lines.append(

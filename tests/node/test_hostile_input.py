@@ -25,7 +25,7 @@ from p2puno.node.game import NODE_LIMITS, Address, GameNode
 from p2puno.node.players import BotPlayer
 from p2puno.node.store import GameFiles
 from p2puno.session.harness import LocalTable
-from p2puno.wire import decode
+from p2puno.wire import decode, encode
 
 
 @pytest.mark.parametrize("first", [b"lobby", b"garbage"])
@@ -353,9 +353,16 @@ async def test_the_players_are_told_when_a_seat_leaves_and_when_it_is_back(
     node.links[0] = first  # type: ignore[assignment]
     await node._watch(0, first)  # type: ignore[arg-type]
     assert said[-1].startswith(f"{name} (seat 0) left the table")
-    node._adopt(0, _Closing("bye"))  # type: ignore[arg-type]
-    assert said[-1] == f"{name} (seat 0) is back"
-    node._adopt(0, _Closing("bye"))  # type: ignore[arg-type]  # (a new link: nothing to say)
+    back = _Closing("bye")
+    node._adopt(0, back)  # type: ignore[arg-type]
+    # back once it says something on the new link (helper-30: a link to its node, lingering
+    # on its way out, read "is back" then "left the table" again)
+    assert len(said) == 1 and 0 in node.left
+    node._on_message(0, back, MsgType.LOBBY, encode({"t": "hi"}))  # type: ignore[arg-type]
+    assert said[-1] == f"{name} (seat 0) is back" and 0 not in node.left
+    again = _Closing("bye")
+    node._adopt(0, again)  # type: ignore[arg-type]  # (a new link: nothing to say)
+    node._on_message(0, again, MsgType.LOBBY, encode({"t": "hi"}))  # type: ignore[arg-type]
     assert said[-1] == f"{name} (seat 0) is back" and len(said) == 2
     # a peer whose game ended there first closes its links: it did not leave the table
     over = _Closing("bye", f"said bye: {GAME_OVER_BYE}")

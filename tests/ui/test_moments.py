@@ -787,6 +787,14 @@ def test_m_says_a_line_to_the_table_and_a_seats_line_is_shown() -> None:
         ui.on_chat(1, "well played")
         said = "Bob says: “well played”"
         assert ui.log[-1] == said and ui.state.flash == said
+        # m at the colour question (helper-34: m did nothing there, and the "r" of the words
+        # typed next chose red) and at the leave question ("hey": its "y" left the table)
+        for mode, back in (("color", "color"), ("quit", "play")):
+            ui.state.mode = mode
+            for k in ["m", *"hey, in color", "enter"]:
+                ui.key(k)
+            assert sent[-1] == "hey, in color" and ui.state.mode == back, ui.state.mode
+        assert not ui.left
 
 
 def test_no_line_a_peer_can_word_sets_the_table_code_shown() -> None:
