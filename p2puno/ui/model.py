@@ -502,6 +502,9 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
             all_hands.append((names[s] if s < len(names) else f"seat {s}", views))
     status, kind, deadline, progress = _status(src, vi, prompt, names, me)
     choice_lines, help_line = _choices(g, prompt, ui, names, me, vi, outcome.over)
+    if me is not None and not outcome.over and "m say" not in help_line:
+        # (the chat at every decision too: helper-34 found it only in the idle footer)
+        help_line = help_line.replace("? help", "m say · ? help")
     verification = _verification(outcome, vi.verification)
     end = ui.round_end
     if outcome.over:
