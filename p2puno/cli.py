@@ -265,6 +265,32 @@ def replay(
     assert result.outcome is not None  # (a log that verifies to its end has its result)
     typer.echo(f"VERIFIED: {result.entries} entries; {outcome_words(result.outcome, result.names)}")
     typer.echo(result.players_line())
+    code = _code_beside(log)
+    if code is not None:  # (helper-34: the code every screen showed was nowhere in a replay)
+        typer.echo(f"table code {code} (from node.json beside the log, checked against the log)")
+
+
+def _code_beside(log: str) -> str | None:
+    """The table code of a node's own log (its data directory keeps the code secrets in
+    node.json beside it), each secret checked against the genesis nonce; None without them.
+    The log holds no secret of the code: a copy elsewhere has none."""
+    import json
+    from pathlib import Path
+
+    from p2puno.log import Log
+    from p2puno.node.lobby import LobbyError, check_secrets, table_code
+
+    try:
+        meta = json.loads((Path(log).parent / "node.json").read_text("utf-8"))
+        with open(log, "rb") as f:
+            first = f.readline().rstrip(b"\n")
+        genesis = Log()
+        genesis.add(first)
+        assert genesis.genesis is not None and genesis.game_id is not None
+        secrets = check_secrets(meta.get("code_secrets"), genesis.genesis.nonces)
+    except (OSError, ValueError, LobbyError, AssertionError, AttributeError):
+        return None
+    return table_code(genesis.game_id, secrets)
 
 
 # ---------------------------------------------------------------------- the network

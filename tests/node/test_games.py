@@ -7,6 +7,8 @@ offline. House rules across the runs cover every combination of the three of
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -60,6 +62,16 @@ def _game(tmp: Path, seats: int, rules: str, target: int, *, joiners: int = 0) -
     assert len(outcomes) == 1 and outcomes.pop().startswith("finished"), outcomes
     assert set(saved.read_bytes().splitlines()) == entries
     assert f"p2puno replay {saved}" in h.text()
+    # every node showed one table code, and the replay of a node's own log shows it too (the
+    # code's secrets are kept beside it, in node.json: helper-34 found it in no replay)
+    codes = set(re.findall(r"table code (\w{4}-\w{4});", "\n".join(n.text() for n in nodes)))
+    assert len(codes) == 1, codes
+    (host_log,) = [p for p in paths if "host" in p.parts and "bots" not in p.parts]
+    done = subprocess.run(
+        [sys.executable, "-m", "p2puno", "replay", "--verify", str(host_log)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert f"table code {codes.pop()} (from node.json" in done.stdout, done.stdout
     return entries
 
 
