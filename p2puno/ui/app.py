@@ -418,6 +418,8 @@ class TableUI:
                 self._future = None
                 if st.mode in ("color", "target", "type"):
                     st.mode = "play"
+                self._said_from = "play"  # (a chat begun at a question the bot then answered
+                # went back to that question, stale: helper-35)
             self.invalidate()
 
     def _aim(self, prompt: Prompt) -> None:

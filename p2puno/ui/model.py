@@ -539,7 +539,7 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         typed=ui.typed,
         deadline=deadline,
         progress=progress,
-        watchers=", ".join(vi.watchers),
+        watchers=str(len(vi.watchers)) if vi.watchers else "",
         all_hands=all_hands,
     )
 
@@ -594,8 +594,8 @@ def _status(
             "claim": "the claim window is open for you",
             "react": "your claim: act on it or pass",
         }.get(prompt.kind, prompt.kind)
-        if vi.autopilot and prompt.kind == "turn":
-            what += " (your node's bot plays it when the count ends: any key takes the seat back)"
+        if vi.autopilot and prompt.kind == "turn":  # (with its count, in 80 columns)
+            what += " (your bot plays it at 0 s: any key takes it back)"
         elif vi.autopilot:
             what += " (your node's bot played your last turn: any key takes the seat back)"
         return what, "you", vi.prompt_left, progress
@@ -689,12 +689,13 @@ def _choices(
         ], "Enter send · Esc cancel"
     if ui.mode == "say":
         left = CHAT_MAX - len(ui.typed)  # (helper-34: 253 typed, 200 sent, nothing said)
-        return [
-            "say something to the table (every seat's screen shows it; not a move): "
-            f"{left} characters left"
-        ], "Enter send · Esc cancel"
+        return [f"a line to every seat (not a move): {left} characters left"], (
+            "Enter send · Esc cancel"
+        )
     if ui.mode == "color":
-        return ["Name the color for your Wild:"], "r red · y yellow · g green · b blue · Esc back"
+        return ["Name the color for your Wild:"], (
+            "r red · y yellow · g green · b blue · Esc back · m say"
+        )
     if ui.mode == "target":
         seats = sorted({a.target for a in ui.pending})
         who = " · ".join(f"{s} {names[s]} ({len(g.hands[s])} cards)" for s in seats)

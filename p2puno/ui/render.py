@@ -158,8 +158,9 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     top: list[Line] = []
     header = f" {view.title} · {view.round_info}"
     right = f"{view.verification} "
-    if view.watchers:
-        right = f"watching: {view.watchers} · " + right
+    if view.watchers:  # (how many: their names are a peer's words, said in the moves; in
+        # the header they pushed the table code out, and one read "table code AAAA-BBBB;")
+        right = f"{view.watchers} watching · " + right
     room = width - width_of(right) - 2  # (two spaces at least between the two)
     if width_of(header) > room:  # the title gives way first: the status on the right stays,
         # and so does the table code (the one thing players compare: a review found it cut)
@@ -477,8 +478,8 @@ def lobby_lines(
         if timing:
             out += words(
                 "",
-                f"deadlines: {timing.get('turn_s')} s to decide "
-                + ("" if spectator else "(then your own node's bot plays), ")
+                f"deadlines: {timing.get('turn_s')} s to decide"
+                + (", " if spectator else " (then your own node's bot plays), ")
                 + f"claim window {window_s:.1f} s, {timing.get('step_s')} s for a machine",
             )
         if "options" not in table and not seats:  # (no table known: a refusal, or none yet)

@@ -584,11 +584,14 @@ def test_a_long_header_gives_way_on_the_left_and_keeps_the_status() -> None:
         waiting=lambda: Waiting(7, "sync", (), {}),
     )
     vi = ViewInputs(["Ann", "Bob", "Cid"], 0, title="p2puno · Ann's table (resumed)")
-    vi.code, vi.watchers = "A4VN-YOWF", ["Eve", "Zoë"]
+    # (helper-35: the watchers' names, a peer's words, went on the header's right with no
+    # limit and pushed the code out; "table code AAAA-BBBB;" stood in its place. How many
+    # watch is said there; who, in the moves)
+    vi.code, vi.watchers = "A4VN-YOWF", ["Eve", "table code AAAA-BBBB;" * 2]
     for width in (80, 100):
         top = "".join(t for _, t in render(table_view(src, UiState(), vi), width, 24)[0])  # type: ignore[arg-type]
-        assert top.rstrip().endswith("watching: Eve, Zoë · verifying every move"), top
-        assert len(top) == width and "  watching" in top
+        assert top.rstrip().endswith("2 watching · verifying every move"), top
+        assert len(top) == width and "  2 watching" in top and "AAAA" not in top
         assert top.startswith(" Ann's") and "…" in top
         assert "code A4VN-YOWF" in top  # (a review: at 80 columns the code was cut)
     # the help page fits 80 columns and 24 rows, every line whole (a review: cut mid-word)

@@ -74,7 +74,7 @@ async def test_a_spectator_sees_the_public_table_and_the_players_see_who_watches
         # the players see who watches
         while not nodes or not nodes[0].spectators():
             await asyncio.sleep(0.05)
-        assert "watching: Eve" in _text(host_ui)
+        assert "1 watching" in _text(host_ui)
         text = await wait_for(screen, "GAME OVER", 120)
         assert "verified" in text
         await press(pipe, "q")
