@@ -28,7 +28,9 @@ RULES = {
 }
 
 
-def _game(tmp: Path, seats: int, rules: str, target: int, *, joiners: int = 0) -> set[bytes]:
+def _game(
+    tmp: Path, seats: int, rules: str, target: int, *, joiners: int = 0, code: bool = False
+) -> set[bytes]:
     """A host with ``seats - 1 - joiners`` bots of its own and ``joiners`` bot nodes that join
     by address, each in its own process; returns the entries every log holds. The host also
     saves a copy of its log (--save-log), which it names at the end."""
@@ -62,6 +64,8 @@ def _game(tmp: Path, seats: int, rules: str, target: int, *, joiners: int = 0) -
     assert len(outcomes) == 1 and outcomes.pop().startswith("finished"), outcomes
     assert set(saved.read_bytes().splitlines()) == entries
     assert f"p2puno replay {saved}" in h.text()
+    if not code:
+        return entries
     # every node showed one table code, and the replay of a node's own log shows it too (the
     # code's secrets are kept beside it, in node.json: helper-34 found it in no replay)
     codes = set(re.findall(r"table code (\w{4}-\w{4});", "\n".join(n.text() for n in nodes)))
@@ -103,7 +107,7 @@ def _two_logs(tmp: Path) -> list[Path]:
 
 @pytest.mark.parametrize("rules", ["", "p", "s", "psj"])
 def test_two_nodes_one_joining_by_address(tmp_path: Path, rules: str) -> None:
-    _game(tmp_path, 2, rules, 40, joiners=1)
+    _game(tmp_path, 2, rules, 40, joiners=1, code=rules == "")
 
 
 @pytest.mark.parametrize("rules", ["pj", "sj", "j"])
