@@ -92,9 +92,11 @@ def decide(text: str, turn: int) -> list[str]:
         return ["c" if turn % 2 else "t"]  # challenge every other one
     if "A Draw Two on you" in text:
         return [ENTER] if "Progressive: stack" in text else ["t"]
-    if "You drew a card: play it" in text:
+    # (the drawn card is named: "You drew g4 (green 4): play it (Enter) or keep it (k)";
+    # the old words matched nothing, and each drawn card waited out the turn's 60 s)
+    if re.search(r"You drew .*: play it \(Enter\)", text):
         return [ENTER]
-    if "You drew a card that cannot be played" in text:
+    if re.search(r"You drew .*, which cannot be played", text):
         return ["k"]
     if "Claim window" in text or "Your claim is up" in text:
         if "u call UNO" in text:
