@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2puno.log import Identity, Player, make_genesis
-from p2puno.net import MsgType, open_link
+from p2puno.net import Link, MsgType, open_link
 from p2puno.node.lobby import (
     Endpoint,
     HostLobby,
@@ -1012,6 +1012,19 @@ async def test_a_table_joined_from_a_listing_must_have_the_listed_host() -> None
     jep.close()
 
 
+async def _mal_joins(port: int) -> Link:
+    """A joiner by hand ("Mal"): its nonce commits to b"m" * 32; what it sends next is the
+    test's."""
+    ident = Identity.generate()
+    link = await open_link(LOOP, port, ident, None)
+    link.send(MsgType.LOBBY, encode({
+        "t": "join", "v": 2, "name": "Mal", "sign": ident.sign_pk.hex(),
+        "dh": ident.dh_pk.hex(), "nonce": nonce_of(b"m" * 32).hex(), "port": 9,
+        "kind": "bot", "runner": "self",
+    }))  # fmt: skip
+    return link
+
+
 async def test_the_table_code_needs_every_seats_secret_shown_after_the_genesis(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -1028,13 +1041,7 @@ async def test_the_table_code_needs_every_seats_secret_shown_after_the_genesis(
     ep, lobby, ident = await _host(3)
     ann = await _join(ep.port, "Ann")
     await _until(lambda: len(lobby.seats) == 2)
-    mal_ident = Identity.generate()
-    link = await open_link(LOOP, ep.port, mal_ident, None)
-    link.send(MsgType.LOBBY, encode({
-        "t": "join", "v": 2, "name": "Mal", "sign": mal_ident.sign_pk.hex(),
-        "dh": mal_ident.dh_pk.hex(), "nonce": nonce_of(b"m" * 32).hex(), "port": 9,
-        "kind": "bot", "runner": "self",
-    }))  # fmt: skip
+    link = await _mal_joins(ep.port)
     await _until(lambda: len(lobby.seats) == 3)
     setup = lobby.start(ident)
     while (await receive(link))["t"] != "start":
@@ -1050,13 +1057,7 @@ async def test_the_table_code_needs_every_seats_secret_shown_after_the_genesis(
     ep.close()
     # a seat that sends none: the wait's end names it
     ep, lobby, ident = await _host(2)
-    mal_ident = Identity.generate()
-    link = await open_link(LOOP, ep.port, mal_ident, None)
-    link.send(MsgType.LOBBY, encode({
-        "t": "join", "v": 2, "name": "Mal", "sign": mal_ident.sign_pk.hex(),
-        "dh": mal_ident.dh_pk.hex(), "nonce": nonce_of(b"m" * 32).hex(), "port": 9,
-        "kind": "bot", "runner": "self",
-    }))  # fmt: skip
+    link = await _mal_joins(ep.port)
     await _until(lambda: len(lobby.seats) == 2)
     lobby.start(ident)
     with pytest.raises(LobbyError, match=r"no code secret from Mal \(seat 1\) in time"):
