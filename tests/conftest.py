@@ -13,7 +13,7 @@ import pytest
 
 LONGEST_FIRST = (
     "test_ten_nodes",
-    "test_ten_players_to_500",
+    "test_ten_players_to_250",
     "test_hostile_connections_are_refused_and_named_and_the_game_goes_on",
     "test_a_game_survives_kills_and_a_cut",
     "test_ten_seats_agree_with_the_in_order_run",
@@ -21,6 +21,8 @@ LONGEST_FIRST = (
     "test_a_pruned_table_plays_the_same_game",
     "test_a_seat_rebuilt_at_many_steps_plays_on_to_the_same_end",
     "test_a_seat_that_dies_or_freezes_is_voted_out_within_the_deadline",
+    "test_a_node_whose_every_link_is_lost_does_not_vote_alone",
+    "test_a_resumed_host_still_saves_the_log_it_was_asked_to",
     "test_four_seats_agree_with_the_in_order_run",
     "test_views_agree_every_house_rule_combination",
 )

