@@ -109,6 +109,12 @@ def chat_line(text: str) -> str:
     return " ".join(line.split())[:CHAT_MAX].rstrip()
 
 
+def chat_words(who: str, line: str, *, own: bool = False) -> str:
+    """A chat line as a screen says it, the words quoted (however it wraps, they read as the
+    seat's): "Bob says: “gg”", or, of this seat's own (``own``), "you say: “gg”"."""
+    return f"you say: “{line}”" if own else f"{who} says: “{line}”"
+
+
 def host_of(link: Link) -> str:
     """The address part of a link's peer address ("[::1]:5" -> "::1")."""
     return link.address.rsplit(":", 1)[0].strip("[]")
@@ -719,7 +725,7 @@ class GameNode:
         if self.on_chat is not None:
             self.on_chat(seat, line)
         else:
-            self.say(f"{self._name(seat)} says: “{line}”")
+            self.say(chat_words(self._name(seat), line))
 
     def _on_notice(self, seat: int, payload: bytes) -> None:
         """A seat says who watches through it (shown at the table, nothing more), or says

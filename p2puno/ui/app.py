@@ -35,7 +35,7 @@ from prompt_toolkit.styles import Style
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import CARD_TEXT, COLORS
 from p2puno.engine.game import Game, Phase
-from p2puno.node.game import CHAT_MAX
+from p2puno.node.game import CHAT_MAX, chat_words
 from p2puno.node.lobby import HostLobby, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.model import (
@@ -871,7 +871,7 @@ class TableUI:
         """A seat said something at the table: in the moves, and in the message line a while."""
         who = "you" if seat == self.me else self.names[seat] if seat < len(self.names) else "?"
         # (the words quoted: a seat's line, however it wraps, reads as that seat's words)
-        line = f"{who} say: “{text}”" if seat == self.me else f"{who} says: “{text}”"
+        line = chat_words(who, text, own=seat == self.me)
         # (the moves keep a line's start only: one line of 200 characters took 9 of the 17
         # rows of moves at 80 columns, helper-34; the message line shows it whole a while)
         self._log(line if len(line) <= CHAT_IN_MOVES else line[: CHAT_IN_MOVES - 2] + "…”")
