@@ -969,6 +969,12 @@ class Session:
             # first step on): the standings at K are not known here yet. A vote's parents are
             # step K's entries, so this node gets there, and decides then (_after_step)
             return
+        # K is the furthest step complete here, not a voter's word for it: a vote's seq is a
+        # claim its author signs, and one dated back (helper-39: the host's vote at the step
+        # before a round's reveal, its own entries of the six steps after it in the same
+        # file) voided a round audited since. Every step complete here is signed by every
+        # seat, so it is a fact on every node that holds it (spec 10.15, "What it gives").
+        k = max(k, self._done_seq)
         # A voter that owes its part of the reveal after K is silent too: every seat sends
         # its part of a reveal, voter or not (_maybe_produce), so one that signed a vote
         # instead is keeping its secrets from the audit (helper-25: a winner kept an

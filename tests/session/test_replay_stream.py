@@ -359,3 +359,45 @@ def test_a_body_that_nests_a_role_and_a_step_does_not_widen_the_window(tmp_path:
     path.write_bytes(b"\n".join([line(5), line(6, nested), line(7)]) + b"\n")
     shape = scan_log_file(path)
     assert shape.back == 0 and shape.first_vote is None
+
+
+def test_a_vote_dated_back_does_not_undo_the_steps_the_file_shows_complete(
+    tmp_path: Path,
+) -> None:
+    """spec 10.15, "What it gives": K is the furthest step complete in the log, not the step a
+    vote claims. Found in review (helper-39): the host cut its file six steps after a round's
+    end-of-deck reveal and appended a vote of its own dated at the step before that reveal;
+    the replay said "stopped after step R-1 ... the round in play is void" and the round a
+    seat had won, audited in the same file, was gone. Now it says what the honest vote at
+    the file's last complete step says."""
+    table, lines = _game_lines(3, 200, "backdated", tmp_path)
+    steps = [decode(raw)["seq"] for raw in lines]  # type: ignore[index]
+    reveals = [
+        steps[i]
+        for i, raw in enumerate(lines)
+        if decode(raw)["kind"] == "reveal" and decode(raw)["role"] == "proposal"  # type: ignore[index]
+    ]
+    assert len(reveals) >= 3
+    r = reveals[-2]  # a reveal well before the game's end
+    cut = max(i for i, seq in enumerate(steps) if seq == r + 6) + 1
+    identity = table.sessions[0].identity
+    assert identity is not None
+
+    def vote_after(last_line: int) -> bytes:
+        log = Log()
+        for raw in lines[:last_line]:
+            log.add(raw)
+        return log.vote(identity, 0, "stop", {"waiting": [1, 2]})
+
+    early = max(i for i, seq in enumerate(steps) if seq == r - 1) + 1
+    said = {}
+    for name, vote in (("honest", vote_after(cut)), ("back", vote_after(early))):
+        path = tmp_path / f"{name}.log"
+        path.write_bytes(b"\n".join([*lines[:cut], vote]) + b"\n")
+        got = replay(path)
+        assert got.ok and got.outcome is not None and got.outcome.state == "stopped", got.error
+        said[name] = got.outcome
+    assert decode(vote_after(early))["seq"] == r - 1  # type: ignore[index]
+    assert said["back"].step == said["honest"].step == r + 6
+    assert said["back"] == said["honest"]
+    assert sum(said["honest"].scores) > 0  # (rounds audited by then: the scores are theirs)
