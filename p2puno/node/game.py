@@ -284,7 +284,10 @@ class GameNode:
         self.code = ""  # the table code (lobby.md 2), set by whoever runs the node
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
         self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
-        self._reached = False  # a link to some seat has come up since this node started
+        # the seats a link came up to since this node started, and of them those that said
+        # they came back from a stop too (a "back" notice; see _reached)
+        self._linked_since: set[int] = set()
+        self._returners: set[int] = set()
         self.unreached = False  # it stopped for that: back, and no seat reached (see below)
         # a resumed node: (monotonic) when the step it came back into became due, as far as
         # it can tell (its log's last write before it stopped). The others' deadlines for that
@@ -576,7 +579,7 @@ class GameNode:
         if old is not None and old is not link:
             old.close("replaced by a newer link")
         self.links[seat] = link
-        self._reached = True
+        self._linked_since.add(seat)
         if seat in self.left:
             # it said it was leaving: back only once it says something on this link (a link
             # to a node still lingering on its way out was said "is back", then "left" again)
@@ -592,6 +595,8 @@ class GameNode:
             if self.watchers:
                 names: list[JSONValue] = [w.name for w in self.watchers]
                 link.send(MsgType.LOBBY, encode({"t": "watchers", "names": names}))
+            if self.resumed_at is not None:  # (see _reached)
+                link.send(MsgType.LOBBY, encode({"t": "back"}))
 
     async def _dial(self, seat: int, addr: Address) -> None:
         delay = 0.1
@@ -736,6 +741,9 @@ class GameNode:
             return
         if isinstance(msg, dict) and msg.get("t") == "chat":
             self._on_chat(seat, msg.get("text"))
+            return
+        if isinstance(msg, dict) and msg.get("t") == "back":
+            self._returners.add(seat)  # (it came back from a stop too: see _reached)
             return
         if not isinstance(msg, dict) or msg.get("t") != "watchers":
             return
@@ -1075,10 +1083,10 @@ class GameNode:
             # (when this node votes: its deadline, and the redial grace; helper-29 read "in
             # 5 s" from a node with no link left, which voted 10 s later)
             left = max(0.0, deadline - waited, self._lost_grace(now)[1])
-            if self.resumed_at is not None and not self._reached:
+            if self.resumed_at is not None and not self._reached():
                 then = (
                     "this node stops then, the game unfinished here (back from a stop and no "
-                    "seat reached: it does not vote alone)"
+                    "seat that stayed reached: it does not vote without one)"
                 )
             elif self._cut_off(self._lost_grace(now)[0]):  # (helper-33: it said it would vote)
                 then = (
@@ -1094,16 +1102,17 @@ class GameNode:
             )
         if waited <= deadline:
             return
-        if self.resumed_at is not None and not self._reached and not self._closing:
-            # Back from a stop, and no seat reached since: this node's own absence may be
-            # what the others voted on (a seat away past its deadline is voted out). A stop it
-            # decided alone would be a second record of the game, naming every other seat; it
-            # stops instead, the game unfinished here and resumable (protocol/lobby.md 5).
+        if self.resumed_at is not None and not self._reached() and not self._closing:
+            # Back from a stop, and no seat that stayed reached since: this node's own absence
+            # may be what the others voted on (a seat away past its deadline is voted out). A
+            # stop it decided without them would be a second record of the game, naming them
+            # silent; it stops instead, the game unfinished here and resumable (lobby.md 5).
             self.failed = (
-                "no other seat of this table could be reached since this node came back, and "
-                "the deadline has passed: the others may have ended the game without this seat "
-                "(a seat away past its deadline is voted out). It does not stop the game on its "
-                "own: the game stays unfinished here, to take up again once another seat is up"
+                "no seat of this table that stayed in the game could be reached since this node "
+                "came back, and the deadline has passed: the others may have ended the game "
+                "without this seat (a seat away past its deadline is voted out). It does not "
+                "stop the game without them: the game stays unfinished here, to take up again "
+                "once another seat is up"
             )
             self.unreached = True  # (said once, by whoever runs the node: run.py raises it)
             self._closing = True
@@ -1151,6 +1160,17 @@ class GameNode:
                     f"voting to stop{more}"
                 )
             self._pump()
+
+    def _reached(self) -> bool:
+        """Whether a resumed node has reached, since it came back, a seat that stayed in the
+        game: one whose link came up and that did not say it came back from a stop too. Only
+        such a seat can tell it (by a sync) that the game was stopped while it was away. The
+        host's own bots come back with it (helper-36: Ann's host left with its bot, Bob's node
+        voted them both out and its game ended; back too late, Ann's node and its bot, each
+        reaching only the other, voted Bob out: two verified records, each blaming the other).
+        A whole table back after an outage is all returners too: it plays on as long as every
+        seat answers, and a seat missing then may have stopped the game while it was away."""
+        return bool(self._linked_since - self._returners)
 
     def _cut_off(self, lost: dict[int, float]) -> bool:
         """Whether this node, with a stop due, is cut off from a table that could decide it

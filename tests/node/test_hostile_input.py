@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from pathlib import Path
 from typing import Any
 
@@ -371,6 +372,37 @@ async def test_the_players_are_told_when_a_seat_leaves_and_when_it_is_back(
     assert len(said) == 2, said
     for t in list(node._tasks):  # (the links' watchers it started)
         t.cancel()
+
+
+async def test_a_resumed_node_says_back_and_a_returner_is_not_a_seat_reached(
+    tmp_path: object,
+) -> None:
+    """protocol/lobby.md section 5 (helper-36): a node brought back by `p2puno resume` says
+    `back` on each link it makes, and a resumed node does not count a seat that said it as
+    one reached (the host's own bot, back with it, let it vote out the seat that stayed). A
+    node that never stopped says nothing of the kind."""
+
+    class _Quiet(_StubLink):
+        def set_handler(self, handler: object) -> None:
+            pass
+
+        async def wait_closed(self) -> None:
+            await asyncio.sleep(3600)
+
+    backs = []
+    for resumed in (False, True):
+        node, _ = _lone_node(f"back{resumed}", tmp_path)
+        if resumed:
+            node.resumed_at = (node.session.processed, time.monotonic())
+        link = _Quiet()
+        node._adopt(0, link)  # type: ignore[arg-type]
+        backs.append((MsgType.LOBBY, encode({"t": "back"})) in link.sent)
+        assert node._reached()  # (seat 0 has not said it came back)
+        node._on_notice(0, encode({"t": "back"}))
+        assert not node._reached()
+        for t in list(node._tasks):
+            t.cancel()
+    assert backs == [False, True]
 
 
 async def test_a_wait_on_a_seat_with_no_link_is_said_once(tmp_path: object) -> None:

@@ -29,6 +29,7 @@ from p2puno.node.store import DataDir, DataError, GameFiles
 from p2puno.session.crashsim import files_of, play_with_crash
 from p2puno.session.harness import LocalTable, rebuild
 from p2puno.session.session import Session
+from p2puno.wire import encode
 
 
 def _node(
@@ -355,21 +356,28 @@ async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
     nobody, and his node alone voted every other seat out: a second record of the game, which
     verifies, naming the others silent. A resumed node that has reached no seat since it came
     back stops at its deadline without voting, the game unfinished and resumable
-    (protocol/lobby.md section 5); a node that has reached one votes as before."""
+    (protocol/lobby.md section 5); a node that has reached one votes as before. helper-36:
+    a seat that came back from a stop too (it says "back" on its link) is not one reached
+    (a host and its own bot, back too late, voted out the seat that stayed and had already
+    voted them out: two records, each blaming the other)."""
     play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
     log_path, secrets_path = files_of(tmp_path, 1)
     lines = log_path.read_bytes().splitlines(keepends=True)
     prefix = tmp_path / "prefix.log"
     prefix.write_bytes(b"".join(lines[:40]))  # (seat 1 waits for seat 0's action then)
     voted = []
-    for reached in (False, True):
+    for linked, back in ((False, False), (True, True), (True, False)):
+        reached = linked and not back
         session = rebuild(prefix, secrets_path)
         said: list[str] = []
-        node = _node(tmp_path / str(reached), session, say=said.append)
+        node = _node(tmp_path / f"{linked}{back}", session, say=said.append)
         node.resumed_at = (session.processed, time.monotonic())
-        node._reached = reached
-        node.left = {0} if reached else set()  # (reached, then seat 0 left: no link is left,
-        # and a node whose every link is lost votes only for seats that said they were leaving)
+        if linked:  # (a link to seat 0 came up, and went; it said "back" on it, or not)
+            node._linked_since.add(0)
+            if back:
+                node._on_notice(0, encode({"t": "back"}))
+        node.left = {0} if linked else set()  # (then seat 0 left: no link is left, and a
+        # node whose every link is lost votes only for seats that said they were leaving)
         t = node.timing
         now = time.monotonic()
         node._deadlines(now)
@@ -379,7 +387,7 @@ async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
             assert node.failed is not None and node.done.is_set(), said
             assert "could be reached since this node came back" in node.failed
             assert not session.outcome.over and not session.log.votes()
-    assert voted == [False, True]
+    assert voted == [False, False, True]
 
 
 def test_a_game_its_last_resume_could_not_reach_can_be_given_up(tmp_path: Path) -> None:
