@@ -105,6 +105,7 @@ PARK_BUDGET: Final = 1 << 20
 # author cannot be there unless the receiver is behind, and then it syncs by step.
 PARK_AHEAD: Final = 2
 STOP_KIND: Final = "stop"
+MAX_REASON: Final = 160  # characters of a notation error kept in a blame (see _parse_action)
 
 
 class Decider(Protocol):
@@ -740,8 +741,8 @@ class Session:
         return True
 
     def _emit(self, raw: bytes) -> None:
+        result = self.log.add(raw, own=True)  # (first: nothing leaves that the log refused)
         self.outbox.append(raw)
-        result = self.log.add(raw, own=True)
         if result.status is Status.ADDED and self.on_entry is not None:
             self.on_entry(raw)
 
@@ -893,8 +894,8 @@ class Session:
             return False  # no complete step yet: the game never started (the lobby's business)
         self._voted = True
         self.prompt = None
+        result = self.log.add(raw, own=True)  # (first: nothing leaves that the log refused)
         self.outbox.append(raw)
-        result = self.log.add(raw, own=True)
         if result.status is Status.ADDED:
             self._accepted(raw, result)
         return True
@@ -983,7 +984,9 @@ class Session:
         silent = tuple(sorted({*silent, *withheld}))
         scores = next(s for at, s in reversed(self._standings) if at <= k)
         winners: tuple[int, ...] = ()
-        void = self.deck_no >= 2  # a round was in play (deck 1 is the draw for dealer)
+        # a round was in play (deck 1 is the draw for dealer), unless step K is a deck's
+        # audit: then the next round had not begun (its shuffle is the step after)
+        void = self.deck_no >= 2 and self._standings[-1][0] != k
         end = self._round_ends.get(k)
         if end is not None and end[1] not in silent:
             # The round was played to its end before the stop (only its deck's reveal was
@@ -1195,7 +1198,10 @@ class Session:
         try:
             action = parse_action(str(text))
         except NotationError as e:
-            raise _Fault(p.author, f"bad action: {e}") from None
+            # (the notation's error quotes the text: a 200 KB action made a 200 KB blame on
+            # every screen, in node.json and in the replay, helper-38)
+            why = str(e) if len(str(e)) <= MAX_REASON else str(e)[: MAX_REASON - 1] + "…"
+            raise _Fault(p.author, f"bad action: {why}") from None
         if action.seat != p.author:
             raise _Fault(p.author, "an action in another seat's name")
         claiming = bool(self.claim_queue) and self.claim_queue[0] == p.author

@@ -244,3 +244,19 @@ def test_signed_garbage_from_a_real_seat_blames_only_that_seat(
         assert after[:2] == before[:2] and after[3:] == before[3:]
     if victim.blame is not None:
         assert victim.blame.seat == HOSTILE, victim.blame
+
+
+def test_a_huge_bad_action_gets_a_blame_of_bounded_length() -> None:
+    """helper-38: the notation's error quotes the action, and a seat's 200 KB action made a
+    200 KB blame reason (on every screen, in node.json, in the replay). The reason keeps the
+    error's start: the seat is still named, for a bad action."""
+    from types import SimpleNamespace
+
+    from p2puno.session.session import MAX_REASON, _Fault
+
+    session = LocalTable(Options(2, target=25), seed="long-action").sessions[0]
+    entry = SimpleNamespace(author=1, body={"action": "1 " + "x" * 200_000})
+    with pytest.raises(_Fault) as e:
+        session._parse_action(entry)  # type: ignore[arg-type]
+    assert e.value.seat == 1 and e.value.reason.startswith("bad action: ")
+    assert len(e.value.reason) <= len("bad action: ") + MAX_REASON
