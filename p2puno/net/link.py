@@ -109,6 +109,9 @@ class Limits:
     frames_per_s: float = 200.0  # token bucket on the frames the peer sends
     frames_burst: float = 1000.0
     max_handshakes: int = 32  # serve_links: handshakes in progress at once; more are refused
+    # (a link counts as one until its first message: see serve_links) and of them, from one
+    # address (host)
+    max_handshakes_per_host: int = 16
     read_chunk: int = 64 * 1024
 
     def __post_init__(self) -> None:
@@ -132,6 +135,7 @@ class Limits:
             self.recv_queue_frames,
             self.recv_queue_bytes,
             self.max_handshakes,
+            self.max_handshakes_per_host,
             self.read_chunk,
         )
         if min(counts) < 1 or min(self.bytes_per_s, self.frames_per_s) <= 0:
@@ -386,6 +390,7 @@ class Link:
         stats: LinkStats,
     ) -> None:
         self.peer: bytes = result.peer_sign_pk
+        self.heard = asyncio.Event()  # set by the peer's first message (see serve_links)
         self.context: bytes = result.context
         self.channel_binding: bytes = result.channel_binding
         self.role: str = result.role
@@ -777,6 +782,8 @@ class Link:
     def _deliver(self, msg: Message) -> None:
         """To the handler, or to the inbox for recv(); a full inbox pauses reading (the rest
         of the read in hand still goes in: the inbox exceeds its cap by one read at most)."""
+        if not self.heard.is_set():
+            self.heard.set()
         if self._handler is not None:
             try:
                 self._handler(msg)
@@ -934,9 +941,37 @@ async def serve_links(
     is passed to ``on_link`` (awaited if it returns an awaitable), which owns it from then on.
     Each connection that fails is reported to ``on_error`` (and logged) as a
     :class:`LinkError`; the server goes on accepting. At most ``limits.max_handshakes``
-    handshakes run at once; beyond that a connection gets a ``busy`` alert and is closed.
+    connections are pending at once, and ``limits.max_handshakes_per_host`` from one host;
+    beyond that a connection gets a ``busy`` alert and is closed. A connection is pending from
+    its accept until its link's first message (or its end): any key may complete a handshake
+    here (a spectator, a joiner), and the handlers give a link 10 s to say what it is, so a
+    peer that completed handshakes and then said nothing held a descriptor and 64 KiB each,
+    with no bound: a review (helper-38) held 1,100 links open and the node, out of
+    descriptors, could no longer write its files and stopped.
     """
     pending = 0
+    by_host: dict[str, int] = {}
+
+    def release(host: str) -> None:
+        nonlocal pending
+        pending -= 1
+        left = by_host.get(host, 1) - 1
+        if left > 0:
+            by_host[host] = left
+        else:
+            by_host.pop(host, None)
+
+    async def until_heard(link: Link, host: str) -> None:
+        try:
+            heard = asyncio.ensure_future(link.heard.wait())
+            closed = asyncio.ensure_future(link.wait_closed())
+            try:
+                await asyncio.wait({heard, closed}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                heard.cancel()
+                closed.cancel()
+        finally:
+            release(host)
 
     def report(err: LinkError) -> None:
         log.info("refused connection: %s", err)
@@ -951,35 +986,44 @@ async def serve_links(
         transport = conn.transport
         assert transport is not None
         address = _address(transport)
-        if pending >= limits.max_handshakes:
+        host = address.rpartition(":")[0] or address
+        mine = by_host.get(host, 0)
+        if pending >= limits.max_handshakes or mine >= limits.max_handshakes_per_host:
             alert = encode_alert(HandshakeErrorCode.BUSY)
             assert alert is not None
             transport.write(encode_frame(alert))
             transport.close()
+            many = f"{pending}" if pending >= limits.max_handshakes else f"{mine} from {host}"
             report(
                 LinkError(
                     LinkErrorCode.BUSY,
-                    f"{pending} handshakes already in progress",
+                    f"{many} connections already waiting for a handshake or a first message",
                     address=address,
                 )
             )
             return
         pending += 1
+        by_host[host] = mine + 1
         try:
             link = await _respond(conn, identity, context, accept_peer, limits, rng)
         except LinkError as e:
+            release(host)
             report(e)
             return
         except asyncio.CancelledError:
             # the server is shutting down: end quietly
+            release(host)
             transport.abort()
             return
         except Exception:
+            release(host)
             log.exception("handshake with %s failed unexpectedly", address)
             transport.abort()
             return
-        finally:
-            pending -= 1
+        # pending until its first message (or its end)
+        watcher = loop.create_task(until_heard(link, host))
+        tasks.add(watcher)
+        watcher.add_done_callback(tasks.discard)
         try:
             got = on_link(link)
             if inspect.isawaitable(got):

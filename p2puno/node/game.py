@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import errno
 import logging
 import os
 import random
@@ -95,6 +96,14 @@ MAX_WATCHERS = 8  # spectators one node serves
 CHAT_MAX = 200
 CHAT_BURST, CHAT_PER_S = 5, 10.0
 MAX_WATCHERS_PER_ADDRESS = 4  # of them from one address: one machine cannot take every slot
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` as a terminal may be sent it: a line break and a tab kept, every other
+    character that is not printable a "?" (no escape sequence, no bidi override). What a node
+    prints holds words of its peers (a host's seat names and refusals, a peer's BYE): a hostile
+    host set the terminal's title and hid text with them (helper-38)."""
+    return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
 
 
 def chat_line(text: str) -> str:
@@ -325,6 +334,12 @@ class GameNode:
             return
         exc = task.exception()
         assert exc is not None
+        self._internal_error(exc)
+
+    def _internal_error(self, exc: BaseException) -> None:
+        """Stop this node for a bug of its own (see _task_done), the error said."""
+        if self.failed is not None:
+            return
         self.failed = f"internal error in this node ({type(exc).__name__}: {exc}): it stops"
         for line in traceback.format_exception(exc):
             for part in line.rstrip("\n").splitlines():
@@ -557,7 +572,9 @@ class GameNode:
             # the moment it joins the log): from here on, new entries as they come
             w.pos = None
             w.sent = len(self.session.log)
-        elif end == 0 and len(chunk) == budget:
+        elif end == 0 and len(chunk) == budget and budget == WATCH_BACKLOG_BYTES:
+            # (a whole window read with nothing queued, and no line end in it; with some
+            # queued, the window was only smaller: the rest once the link drains, helper-38)
             w.link.close("an entry longer than the backlog window")
 
     def _announce_watchers(self) -> None:
@@ -681,10 +698,12 @@ class GameNode:
                 if not self.session.log.knows(h) and h not in self._wanted:
                     self._wanted[h] = (now, seat)
         elif mtype == MsgType.FETCH:
-            for h in decode_fetch(payload):
-                raw = self._lookup(h, seat)
-                if raw is not None:
-                    link.send(MsgType.ENTRY, raw)
+            with contextlib.suppress(LinkError):  # (a peer that asks and does not read: its
+                # link closes too_slow, which _watch says; helper-38 saw a traceback here)
+                for h in decode_fetch(payload):
+                    raw = self._lookup(h, seat)
+                    if raw is not None:
+                        link.send(MsgType.ENTRY, raw)
         elif mtype == MsgType.SYNC:
             now = time.monotonic()
             if now - self._served_sync.get(seat, -10.0) < SYNC_EVERY:
@@ -826,6 +845,10 @@ class GameNode:
                     self.say(f"dropping seat {seat}'s link: {n} refused entries ({e})")
                     link.close(f"{n} refused entries")
             return
+        except Exception as e:  # (not the peer's: this node's own, see _task_done)
+            # (helper-38: an own entry over the log's size cap escaped as a LogError; the
+            # link's reader closed the link as "internal error" and the node played on)
+            self._internal_error(e)
 
     # ------------------------------------------------------------------ the pump
     def _pump(self) -> None:
@@ -983,7 +1006,10 @@ class GameNode:
         try:
             return step()
         except OSError as e:
-            self.failed = f"the disk refused a write ({e.strerror or e}): this node stops"
+            what = "the disk refused a write"
+            if e.errno in (errno.EMFILE, errno.ENFILE):  # (not the disk: helper-38)
+                what = "this process could not open a file to write"
+            self.failed = f"{what} ({e.strerror or e}): this node stops"
             self.say(f"{self.failed}; resume with `p2puno resume` once it is fixed")
             self._closing = True
             self.done.set()

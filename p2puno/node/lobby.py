@@ -35,6 +35,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -141,6 +142,9 @@ async def receive(link: Link) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- the endpoint
+BUSY_QUIET_S = 10.0  # a busy refusal is said at most once in this many seconds
+
+
 class Endpoint:
     """A node's one listening socket, for the lobby (host) and the game's mesh links."""
 
@@ -162,6 +166,8 @@ class Endpoint:
         self.default: bytes | None = None  # the context of one who joins by address
         self.server: asyncio.Server | None = None
         self.closed = False  # (set by close: no more refusals said)
+        self._busy_said = -BUSY_QUIET_S  # (monotonic) when a busy refusal was last said
+        self._busy_unsaid = 0  # busy refusals since, not said
 
     def _resolve(self, asked: bytes | None) -> bytes | None:
         if asked is None:
@@ -197,8 +203,20 @@ class Endpoint:
         return self.port
 
     def _refused(self, err: object) -> None:
-        if not self.closed:  # (once closed, a link half-open at that moment is nobody's news)
-            self.say(f"refused a connection: {err}")
+        if self.closed:  # (once closed, a link half-open at that moment is nobody's news)
+            return
+        if isinstance(err, LinkError) and err.code == LinkErrorCode.BUSY:
+            # a flood of connections is one line a while, not one per connection (helper-38:
+            # 396 lines filled a host's terminal)
+            now = time.monotonic()
+            if now - self._busy_said < BUSY_QUIET_S:
+                self._busy_unsaid += 1
+                return
+            more = f" ({self._busy_unsaid} more refused so since)" if self._busy_unsaid else ""
+            self._busy_said, self._busy_unsaid = now, 0
+            self.say(f"refused a connection: {err}{more}")
+            return
+        self.say(f"refused a connection: {err}")
 
     def close(self) -> None:
         self.closed = True

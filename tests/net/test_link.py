@@ -11,7 +11,7 @@ import hashlib
 import random
 import socket
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
@@ -351,6 +351,42 @@ async def test_too_many_handshakes_at_once(server: Server) -> None:
     for _, w in held:
         w.close()
     await server.still_accepts()
+
+
+async def test_links_that_say_nothing_count_until_their_first_message() -> None:
+    """transport.md 5 (helper-38): any key completes a handshake at a node's listener (a
+    spectator, a joiner), so a link counts against the handshakes in progress until its first
+    message: a peer that held 1,100 silent links ran the node out of descriptors. From one
+    host at most ``max_handshakes_per_host``; a link that speaks frees its place."""
+    limits = replace(FAST, max_handshakes=8, max_handshakes_per_host=2)
+    got: asyncio.Queue[Link] = asyncio.Queue()
+    errors: asyncio.Queue[LinkError] = asyncio.Queue()
+    srv = await serve_links(
+        HOST, 0, BOB, GAME, ROSTER.__contains__, got.put_nowait, limits, on_error=errors.put_nowait
+    )
+    port = srv.sockets[0].getsockname()[1]
+    mine: list[Link] = []
+    try:
+        for _ in range(2):
+            mine.append(await open_link(HOST, port, ALICE, GAME, BOB.sign_pk, limits))
+        with pytest.raises(LinkError) as e:
+            await open_link(HOST, port, CAROL, GAME, BOB.sign_pk, limits)
+        assert e.value.code == "busy"
+        async with asyncio.timeout(WAIT):
+            err = await errors.get()
+        assert err.code == "busy" and f"2 from {HOST}" in err.detail
+        mine[0].send(MsgType.SYNC, encode_sync(1))  # one speaks: its place is free
+        async with asyncio.timeout(WAIT):
+            first = await got.get()
+            await first.heard.wait()
+        mine.append(await open_link(HOST, port, CAROL, GAME, BOB.sign_pk, limits))
+    finally:
+        srv.close()
+        await srv.wait_closed()
+        for link in mine:
+            link.close("test over")
+        while not got.empty():
+            got.get_nowait().close("test over")
 
 
 async def test_replayed_handshake_transcript(server: Server) -> None:

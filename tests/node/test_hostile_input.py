@@ -183,6 +183,41 @@ async def test_a_spectator_is_served_from_memory_only(tmp_path: object) -> None:
     assert seqs and min(seqs) >= node._pruned_to
 
 
+async def test_a_backlog_window_made_small_by_what_is_queued_waits_for_the_drain(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-38: the backlog reads what the link has room for (WATCH_BACKLOG_BYTES less what
+    is queued); a second pump before the link drained read less than a line, and the spectator
+    was dropped for "an entry longer than the backlog window" with no entry that long. Now it
+    waits for the drain; only a whole window with no line end in it is that fault."""
+    import p2puno.node.game as game_module
+    from p2puno.node.game import Watcher
+
+    monkeypatch.setattr(game_module, "WATCH_BACKLOG_BYTES", 50_000)
+    node, _ = _lone_node("backlog", tmp_path)
+    path = node.files.log_path
+    path.write_bytes(b"".join(bytes([65 + i]) * 20_000 + b"\n" for i in range(6)))
+
+    class _Queueing(_StubLink):
+        def send(self, mtype: int, payload: bytes) -> None:
+            super().send(mtype, payload)
+            self.queued_bytes += len(payload) + 1
+
+    link = _Queueing()
+    w = Watcher(link, "eve", "00", -1)  # type: ignore[arg-type]
+    node._stream_backlog(w)
+    assert len(link.sent) == 2 and link.closed_why is None  # (40,002 of 50,000 bytes)
+    node._stream_backlog(w)  # room for 9,998 bytes: less than a line
+    assert len(link.sent) == 2 and link.closed_why is None
+    link.queued_bytes = 0  # drained
+    node._stream_backlog(w)
+    assert len(link.sent) == 4 and link.closed_why is None
+    path.write_bytes(b"x" * 60_000)  # a whole window and no line end: that is the fault
+    other = _Queueing()
+    node._stream_backlog(Watcher(other, "mal", "01", -2))  # type: ignore[arg-type]
+    assert other.closed_why == "an entry longer than the backlog window"
+
+
 async def test_a_seat_asking_for_pruned_entries_gets_them_by_a_seek_not_a_scan(
     tmp_path: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
