@@ -264,6 +264,11 @@ def replay(
         typer.echo(f"note: {named(b, result.names)} (unchallenged bluffs stand)")
     assert result.outcome is not None  # (a log that verifies to its end has its result)
     typer.echo(f"VERIFIED: {result.entries} entries; {outcome_words(result.outcome, result.names)}")
+    if result.after_end:
+        typer.echo(
+            f"note: {result.after_end} of them come after the game's end: signed, but not part "
+            "of the game (a node writes nothing after the end), and not judged"
+        )
     typer.echo(result.players_line())
     code = _code_beside(log)
     if code is not None:  # (helper-34: the code every screen showed was nowhere in a replay)
@@ -288,16 +293,25 @@ def _code_beside(log: str) -> str | None:
         genesis.add(first)
         assert genesis.genesis is not None and genesis.game_id is not None
         secrets = check_secrets(meta.get("code_secrets"), genesis.genesis.nonces)
-    except (OSError, ValueError, LobbyError, AssertionError, AttributeError):
-        return None
+    except (OSError, ValueError, LobbyError, AssertionError, AttributeError, RecursionError):
+        return None  # (RecursionError: a node.json nested deep, helper-38)
     return table_code(genesis.game_id, secrets)
 
 
 # ---------------------------------------------------------------------- the network
+def _safe(e: object) -> str:
+    """An error's words for the terminal (they may hold a peer's: see terminal_safe)."""
+    from p2puno.node.game import terminal_safe
+
+    return terminal_safe(str(e))
+
+
 def _say(quiet: bool) -> Callable[[str], None]:
+    from p2puno.node.game import terminal_safe
+
     def say(text: str) -> None:
         if not quiet:
-            typer.echo(text)
+            typer.echo(terminal_safe(text))
 
     return say
 
@@ -509,7 +523,7 @@ def _run_node(
     try:
         return asyncio.run(main())
     except (LobbyError, DataError) as e:
-        typer.echo(f"p2puno: {e}", err=True)
+        typer.echo(f"p2puno: {_safe(e)}", err=True)
         raise typer.Exit(2) from None
     except (KeyboardInterrupt, asyncio.CancelledError) as e:
         if isinstance(e, asyncio.CancelledError) and not terminated:
@@ -603,7 +617,7 @@ def host(
         data = DataDir(data_dir)
         data.hold()  # (one node per data directory: see DataDir.hold)
     except DataError as e:
-        typer.echo(f"p2puno: {e}", err=True)
+        typer.echo(f"p2puno: {_safe(e)}", err=True)
         raise typer.Exit(2) from None
     _offer_resume(data)
     try:
@@ -866,7 +880,7 @@ def resume(
         data = DataDir(data_dir)
         data.hold()  # (one node per data directory: see DataDir.hold)
     except DataError as e:
-        typer.echo(f"p2puno: {e}", err=True)
+        typer.echo(f"p2puno: {_safe(e)}", err=True)
         raise typer.Exit(2) from None
     games = [m for m in unfinished_games(data) if str(m["game"]).startswith(game or "")]
     if not games:  # (the same answer and code whether a game was named or not)
@@ -938,7 +952,7 @@ def watch_table(
     try:
         data = DataDir(data_dir)
     except DataError as e:
-        typer.echo(f"p2puno: {e}", err=True)
+        typer.echo(f"p2puno: {_safe(e)}", err=True)
         raise typer.Exit(2) from None
 
     if _terminal() and not quiet:
@@ -1037,7 +1051,7 @@ def _join(
         data = DataDir(data_dir)
         data.hold()  # (one node per data directory: see DataDir.hold)
     except DataError as e:
-        typer.echo(f"p2puno: {e}", err=True)
+        typer.echo(f"p2puno: {_safe(e)}", err=True)
         raise typer.Exit(2) from None
     if runner == "self":
         _offer_resume(data)

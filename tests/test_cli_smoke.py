@@ -257,6 +257,11 @@ def test_replay_names_each_seats_key_and_refuses_a_pipe_plainly() -> None:
     )  # fmt: skip
     assert piped.returncode == 1
     assert b"is not a file (a pipe or a device): save the log to a file" in piped.stderr
+    folder = subprocess.run(  # (helper-38: a folder was called a pipe or a device)
+        [sys.executable, "-m", "p2puno", "replay", "--verify", str(log.parent)],
+        capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert folder.returncode == 1 and b"is a folder: replay the log file in it" in folder.stderr
 
 
 def test_lobby_refuses_an_interface_that_is_not_an_address() -> None:
@@ -266,3 +271,17 @@ def test_lobby_refuses_an_interface_that_is_not_an_address() -> None:
     result = CliRunner().invoke(app, ["lobby", "--interface", "1.2.3", "--wait", "1"])
     assert result.exit_code == 2
     assert "'1.2.3' is not an IP address" in " ".join(result.output.replace("│", " ").split())
+
+
+def test_what_a_node_prints_holds_no_terminal_escape(capsys: pytest.CaptureFixture[str]) -> None:
+    """helper-38: a hostile host's seat names and refusal reasons reached a joiner's terminal
+    raw (clear screen, set title, hidden text). Every line a node prints, and the error it
+    stops with, keeps only printable characters, line breaks and tabs."""
+    from p2puno.cli import _safe, _say
+    from p2puno.node.game import terminal_safe
+
+    hostile = "Host\x1b[2J\x1b[H\x1b]0;pwned\x07FAKE CODE\u202e\tok\nnext"
+    assert terminal_safe(hostile) == "Host?[2J?[H?]0;pwned?FAKE CODE?\tok\nnext"
+    _say(False)(hostile)
+    assert capsys.readouterr().out == terminal_safe(hostile) + "\n"
+    assert "\x1b" not in _safe(ValueError(hostile))

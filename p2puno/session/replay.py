@@ -65,6 +65,10 @@ class ReplayResult:
     # key, and the game id, for the verdict to show
     keys: list[bytes] = field(default_factory=list)
     game_id: bytes = b""
+    # entries of steps after a finished game's last one: a node never writes them (its log is
+    # frozen at the end) and nothing judges them; a file that holds them says so (helper-39:
+    # they counted as verified)
+    after_end: int = 0
 
     def players_line(self) -> str:
         """Each seat by name and key fingerprint (the first 16 hex digits of its signing key,
@@ -125,6 +129,8 @@ def _replay(
         # the replay reads the file more than once (its shape first, then its entries): a
         # pipe was drained by the first read and a valid log REJECTED, /dev/zero read for
         # ever (helper-32)
+        if stat.S_ISDIR(mode):  # (it said "a pipe or a device" of a folder, helper-38)
+            return _fail(None, lines, f"{path} is a folder: replay the log file in it")
         return _fail(
             None,
             lines,
@@ -323,6 +329,10 @@ def _run(
         failed.outcome = outcome
         failed.incomplete = True
         return failed
+    after_end = 0
+    if outcome.state == "finished" and log.head > session._done_seq:
+        last = session._done_seq
+        after_end = sum(1 for _, raw in iter_log_file(reader.path) if (_line_seq(raw) or 0) > last)
     return ReplayResult(
         True,
         reader.count,
@@ -334,6 +344,7 @@ def _run(
         session.bluffs,
         session.engine.digest(),
         outcome=outcome,
+        after_end=after_end,
     )
 
 

@@ -401,3 +401,32 @@ def test_a_vote_dated_back_does_not_undo_the_steps_the_file_shows_complete(
     assert said["back"].step == said["honest"].step == r + 6
     assert said["back"] == said["honest"]
     assert sum(said["honest"].scores) > 0  # (rounds audited by then: the scores are theirs)
+
+
+def test_entries_after_a_finished_game_are_said_not_judged(tmp_path: Path) -> None:
+    """spec 10.11 (helper-39): a proposal signed after the game's last audit verified as one
+    of the game's entries ("VERIFIED: 907 entries; Bot-1 wins") though nothing judged it. The
+    outcome stands (the game ended before it), and the replay counts such entries apart."""
+    table, lines = _game_lines(2, 25, "after-end", tmp_path)
+    log = Log()
+    for raw in lines:
+        log.add(raw)
+    identity = table.sessions[0].identity
+    assert identity is not None and log.game_id is not None
+    extra = sign_entry(
+        identity,
+        game=log.game_id,
+        seq=log.head + 1,
+        author=0,
+        role=Role.PROPOSAL,
+        kind="action",
+        prev=log.next_prev(),
+        body={"action": "0 draw"},
+    )
+    clean, padded = tmp_path / "clean.log", tmp_path / "padded.log"
+    clean.write_bytes(b"\n".join(lines) + b"\n")
+    padded.write_bytes(b"\n".join([*lines, extra]) + b"\n")
+    a, b = replay(clean), replay(padded)
+    assert a.ok and b.ok and a.outcome == b.outcome and a.outcome is not None
+    assert a.outcome.state == "finished"
+    assert (a.after_end, b.after_end) == (0, 1)
