@@ -1025,8 +1025,14 @@ class TableUI:
             view = replace(view, status="your node has stopped (the moves say why)")
             view = replace(view, status_kind="over", deadline=None)
         if st.round_end is not None and view.end and not self.over() and st.mode == "play":
-            # the first key closes the round's end and does only that: the footer says so
-            view = replace(view, help_line="Enter, Space or Esc: close the round's end · ? help")
+            # Enter, Space or Esc closes the round's end and does only that; a key of the
+            # decision up (r at the colour question) closes it and acts: the footer says both
+            # (helper-36 read only the first, with a colour to name and the clock running)
+            help_line = "Enter, Space or Esc: close the round's end · ? help"
+            if self.prompt is not None:
+                then = view.help_line.replace("Enter play · ", "").replace("Enter play it · ", "")
+                help_line = f"Esc: close the round's end · then {then}"
+            view = replace(view, help_line=help_line)
         return view
 
     def lines(self, width: int, height: int) -> list[Line]:

@@ -759,7 +759,15 @@ def _choices(
                 else f"You drew {what}, which cannot be played: k keeps it."
             )
             keys = (["Enter play it"] if has_play else []) + ["k keep"]
-            return lines, " · ".join(keys) + " · ? help"
+            if has_play and me is not None and len(g.hands[me]) == 2:
+                # (helper-36: drawn to two cards, the screen never offered u, and the drawn
+                # card played was caught without UNO; u worked, unsaid)
+                lines.append(
+                    "Two cards: press u to call UNO with it "
+                    + ("(armed: UNO!)" if ui.uno else "(not armed)")
+                )
+                keys.append("u UNO")
+            return lines, " · ".join(keys) + " · : type · ? help"
         if has_play:
             lines.append("Play a marked card (Enter) or draw (d).")
         else:

@@ -256,6 +256,35 @@ async def test_uno_called_with_the_card() -> None:
             raise AssertionError("no answer")
 
 
+def drawn_to_two(g: Game, kind: str, actions: list[Action]) -> bool:
+    return (
+        kind == "turn"
+        and g.phase is Phase.DRAWN
+        and len(g.hands[g.turn]) == 2
+        and any(a.kind is Kind.PLAY and a.choose < 0 for a in actions)
+    )
+
+
+async def test_uno_is_offered_with_a_drawn_card_that_leaves_one() -> None:
+    """002 · UNO, with 002 · Draw: the drawn card played leaves one card, so UNO is called with
+    it. helper-36: that screen offered only Enter and k, the person played, and was caught
+    without UNO (u worked there, unsaid)."""
+    async with table(once(drawn_to_two), seed="drawn-uno") as t:
+        text = await wait_for(t.screen, "call UNO with it", timeout=30)
+        if "close the round's end" in text:  # (a round's end still up: its footer names
+            # the decision's keys too, helper-36)
+            assert "Esc: close the round's end · then k keep · u UNO" in text
+            await close_round_box(t)
+            text = await wait_for(t.screen, "Enter play it")
+        assert "play it (Enter)" in text and "press u to call UNO with it (not armed)" in text
+        assert "u UNO" in text
+        await press(t.pipe, "u")
+        await wait_for(t.screen, "(armed: UNO!)")
+        await press(t.pipe, ENTER)
+        a = await t.answered()
+        assert a is not None and a.kind is Kind.PLAY and a.uno
+
+
 def can_catch(g: Game, kind: str, actions: list[Action]) -> bool:
     return kind == "claim" and any(a.kind is Kind.CATCH for a in actions)
 
