@@ -648,7 +648,10 @@ class GameNode:
             if e.code == "bye" and GAME_OVER_BYE in e.detail:
                 pass  # its game ended there first: this node gets there from what it relayed
             elif e.code == "bye" and any(r in e.detail for r in LEAVING_BYES):
-                # it left on purpose (its person quit, or it stopped)
+                # it left on purpose (its person quit, or it stopped); said once (helper-36
+                # read it twice: the BYE of a second link of the same node)
+                if seat in self.left:
+                    return
                 self.left.add(seat)
                 self.say(
                     f"{self._name(seat)} (seat {seat}) left the table: they may come back "

@@ -32,6 +32,7 @@ import asyncio
 import base64
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import logging
 import os
@@ -197,7 +198,13 @@ class Endpoint:
             )
         except OSError as e:
             where = f"{self.bind or '*'}:{self.port}"
-            raise LobbyError(f"cannot listen on {where}: {e.strerror}") from None
+            why = e.strerror
+            if e.errno == errno.EADDRINUSE:  # (helper-36 read asyncio's own sentence)
+                why = (
+                    "the port is in use (another p2puno, or another program): choose another "
+                    "--port, or --port 0 for any free one"
+                )
+            raise LobbyError(f"cannot listen on {where}: {why}") from None
         sock = self.server.sockets[0]
         self.port = int(sock.getsockname()[1])
         return self.port

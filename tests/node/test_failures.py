@@ -210,6 +210,7 @@ def test_a_port_in_use_and_an_unwritable_data_directory_get_clear_errors(tmp_pat
     finally:
         taken.close()
     assert done.returncode == 2 and f"cannot listen on {LOOPBACK}:{port}" in done.stderr
+    assert "the port is in use" in done.stderr and "--port 0" in done.stderr  # (helper-36)
     assert "Traceback" not in done.stderr
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")

@@ -389,6 +389,10 @@ async def test_the_players_are_told_when_a_seat_leaves_and_when_it_is_back(
     node.links[0] = first  # type: ignore[assignment]
     await node._watch(0, first)  # type: ignore[arg-type]
     assert said[-1].startswith(f"{name} (seat 0) left the table")
+    twin = _Closing("bye")  # (a second link of the same node, its BYE too: said once,
+    node.links[0] = twin  # type: ignore[assignment]  # helper-36 read it twice)
+    await node._watch(0, twin)  # type: ignore[arg-type]
+    assert len(said) == 1
     back = _Closing("bye")
     node._adopt(0, back)  # type: ignore[arg-type]
     # back once it says something on the new link (helper-30: a link to its node, lingering
