@@ -202,7 +202,9 @@ def demo(
 
 @app.command(short_help="Verify a game log offline, signature by signature.")
 def replay(
-    log: str = typer.Argument(..., help="a game log file (one signed entry per line)"),
+    log: str = typer.Argument(
+        ..., metavar="LOG", help="a game log file (one signed entry per line)"
+    ),
     verify: bool = typer.Option(
         False,
         "--verify",
@@ -685,7 +687,7 @@ def host(
 
 @app.command()
 def join(
-    address: str = typer.Argument(..., help="the table's HOST:PORT"),
+    address: str = typer.Argument(..., metavar="HOST:PORT", help="the table's address"),
     name: str = typer.Option(
         "Player", "--name", metavar="NAME", help="your name at the table", callback=_name
     ),
@@ -704,7 +706,7 @@ def join(
 
 @app.command(name="bot")
 def bot_node(
-    address: str = typer.Argument(..., help="the table's HOST:PORT"),
+    address: str = typer.Argument(..., metavar="HOST:PORT", help="the table's address"),
     name: str = typer.Option(
         "Bot", "--name", metavar="NAME", help="the bot's name at the table", callback=_name
     ),
@@ -854,7 +856,9 @@ def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
 
 @app.command()
 def resume(
-    game: str | None = typer.Argument(None, help="the game id (or its start); default: newest"),
+    game: str | None = typer.Argument(
+        None, metavar="GAME", help="the game id (or its start); default: newest"
+    ),
     bot: str | None = typer.Option(
         None, "--bot", metavar="heuristic|random", help="let this bot play the seat from now on"
     ),
@@ -925,7 +929,9 @@ def resume(
 
 @app.command(name="watch", short_help="Watch a game without a seat.")
 def watch_table(
-    address: str = typer.Argument(..., help="HOST:PORT of any node of the table"),
+    address: str = typer.Argument(
+        ..., metavar="HOST:PORT", help="the address of any node of the table"
+    ),
     name: str = typer.Option(
         "spectator", "--name", metavar="NAME", help="the name the players see", callback=_name
     ),
