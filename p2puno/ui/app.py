@@ -111,6 +111,7 @@ KEY_NAMES = {
     Keys.ControlH: "backspace",
     Keys.ControlC: "c-c",
     Keys.ControlL: "c-l",
+    Keys.ControlZ: "c-z",
     Keys.Tab: "tab",
 }
 
@@ -531,6 +532,13 @@ class TableUI:
                 st.message = ""
         if k == "c-l":
             self.app.renderer.clear()
+            return
+        if k == "c-z":  # (helper-36: swallowed without a word; a timed table cannot pause)
+            words = "Ctrl-Z does not pause: the table's clock runs on (q leaves the table)"
+            if self.source is None:
+                self.lobby_message = words
+            else:
+                st.message = words
             return
         if k == "c-c" and st.mode != "quit":
             st.mode = "quit"

@@ -421,6 +421,8 @@ async def test_help_quit_confirmation_and_resize() -> None:
         assert "your turn · " in helped and " s left" in helped  # (a review: the clock hid)
         await press(t.pipe, "x")
         await wait_for(t.screen, "your turn")
+        await press(t.pipe, "\x1a")  # Ctrl-Z: a timed table cannot pause, and says so
+        await wait_for(t.screen, "Ctrl-Z does not pause")
         await press(t.pipe, "q")
         text = await wait_for(t.screen, "Leave the table?")
         assert "vote you out" in text
