@@ -1128,7 +1128,8 @@ def index(vectors: list[Vector]) -> dict[str, Any]:
         "description": "Logs holding cheats, and the verdict `p2puno replay --verify` (spec "
         "10.11) must reach on each: see protocol/spec.md 10.13. TEST-ONLY keys and randomness "
         "from public seeds (tools/gen_cheat_vectors.py); every game is 2 players, no house "
-        f"rule, target {OPTIONS.target}.",
+        f"rule, target {OPTIONS.target}, but vote-amended, which has 3 players (a seat gone and "
+        "a seat that can be reached but never votes, beside the voter).",
         "fields": {
             "log": "the log file, relative to this index (spec 9: one canonical entry a line)",
             "entries, bytes, sha256": "lines, size and SHA-256 of that file",

@@ -564,7 +564,15 @@ def vectors() -> dict[str, Any]:
     return {
         "description": "p2puno link transport v1 (protocol/transport.md): a handshake byte by "
         "byte with every intermediate value, records of that link, and bad inputs with the "
-        "error code each must give. TEST ONLY: public seeds, printed traffic keys.",
+        "error code each must give. TEST ONLY: public seeds, printed traffic keys. Keys from "
+        "seeds: sign_sk = SHA-256(\"p2puno/v1/test-only-seed\\0\" + \"sign\\0\" + seed) "
+        "(the Ed25519 32-byte secret; the link uses no other static key); each handshake's "
+        "initiator_rng / responder_rng is the 64 bytes that side draws (ephemeral X25519 "
+        "private key, then challenge). record_cases: a fresh receiver keyed with "
+        "handshakes[0].intermediate.k_i2r, counter 0, opens the frames of records[n] for each "
+        "n in `open`, in that order (each frame without its 4-byte header); error null: all "
+        "open; else the last one listed fails with that code. See protocol/transport.md "
+        "section 9.",
         "labels": {
             "h1": (L + b"h1\x00").hex(),
             "h2": (L + b"h2\x00").hex(),
