@@ -63,6 +63,7 @@ from typing import Any, Final, Protocol
 from p2puno.bots.view import SeatView
 from p2puno.crypto import (
     CryptoError,
+    Fault,
     KeyCommitment,
     KeyRelease,
     Parent,
@@ -318,6 +319,7 @@ class Session:
         self.dispute: tuple[int, str] | None = None  # (accuser, reason)
         self.my_dispute: str | None = None
         self.blame: Blame | None = None  # the cheat verdict, if any (see outcome)
+        self._blame_withheld = False  # its fault is its reveal's own (see _Fault, outcome)
         self.audited_rounds = 0
         self.bluffs: list[str] = []
         # Refusals of entries that had waited for their parents (the sender is long gone).
@@ -365,11 +367,26 @@ class Session:
     def outcome(self) -> Outcome:
         """The game's result from what this node holds (see the module docstring)."""
         if self.blame is not None:
+            scores = self._scores_before(self.blame.step)
+            winners: tuple[int, ...] = ()
+            void = self.deck_no >= 2
+            end = self._round_ends.get(self.blame.step - 1)
+            if self._blame_withheld and end is not None and end[1] != self.blame.seat:
+                # A seat's fault in its own part of the end-of-deck reveal of a round played
+                # to its end: it kept its secrets from the audit, as a seat that goes silent
+                # there does, and the round counts as it does then (spec 10.15, "What it
+                # gives"), unless the cheat is the round's winner. helper-37: a loser who
+                # sent its last reveal without secrets, or two of it, took the winner's win
+                # away (the round void), where going silent could not.
+                scores, void = end[0], False
+                if self.engine.phase is Phase.GAME_OVER:
+                    winners = tuple(self.engine.winners)
             return Outcome(
                 "cheat",
-                self._scores_before(self.blame.step),
+                scores,
+                winners,
                 blame=self.blame,
-                void=self.deck_no >= 2,
+                void=void,
                 step=self.blame.step,
             )
         g = self.engine
@@ -1022,7 +1039,10 @@ class Session:
             what = "vote"
         else:
             what = f"{eq.role.value} at step {eq.seq}"
-        self._set_blame(eq.author, f"equivocation: two signed versions of its {what}", step)
+        # (two versions of a reveal's entry: its secrets are not to be had from it either)
+        self._set_blame(
+            eq.author, f"equivocation: two signed versions of its {what}", step, withheld=True
+        )
 
     def _on_evidence(self, eq: Equivocation) -> None:
         """Two signed entries from one seat for one slot: keep and relay both, name it."""
@@ -1305,7 +1325,7 @@ class Session:
             self._apply_proposal(p, [e for e in entries[1:]])
             self._check_owed(owed_before, seq)
         except _Fault as f:
-            self._set_blame(f.seat, f.reason, seq)
+            self._set_blame(f.seat, f.reason, seq, withheld=f.withheld)
             return
         except _PublicDispute as d:
             self._open_public_dispute(d.reason)
@@ -1661,11 +1681,14 @@ class Session:
             assert isinstance(b, dict)
             secrets = b.get("secrets")
             if not isinstance(secrets, list):
-                raise _Fault(e.author, "a reveal entry must carry its secrets")
+                raise _Fault(e.author, "a reveal entry must carry its secrets", withheld=True)
             for obj in secrets:
-                r = _parse(SecretReveal, obj, e.author)
+                try:
+                    r = _parse(SecretReveal, obj, e.author)
+                except _Fault as f:
+                    raise _Fault(f.seat, f.reason, withheld=True) from None
                 if r.player != e.author:
-                    raise _Fault(e.author, "revealed another seat's secrets")
+                    raise _Fault(e.author, "revealed another seat's secrets", withheld=True)
                 reveals.setdefault(e.author, {})[_sid_index(self.shuffles, r.shuffle_id)] = r
         faces_by_shuffle: list[tuple[int, ...]] = []
         given: list[dict[int, SecretReveal]] = []
@@ -1694,7 +1717,11 @@ class Session:
             if not result.ok:
                 v = result.verdict
                 assert v is not None
-                raise _Fault(v.player, f"audit: {v.fault.value}: {v.detail}")
+                raise _Fault(
+                    v.player,
+                    f"audit: {v.fault.value}: {v.detail}",
+                    withheld=v.fault in (Fault.MISSING_REVEAL, Fault.BAD_REVEAL),
+                )
             if result.faces is None:
                 # a dispute's reveal in the middle of a shuffle: that shuffle's steps so far
                 # were checked, and no card of it was dealt; the rules are replayed up to it
@@ -1805,8 +1832,9 @@ class Session:
         if self.deck_no >= 2 and not self.dispute:
             self._round_ends[self._done_seq] = (tuple(self.engine.scores), self.engine.out)
 
-    def _set_blame(self, seat: int, reason: str, seq: int) -> None:
-        """A cheat: the earliest one found is the verdict (every node ends with the same)."""
+    def _set_blame(self, seat: int, reason: str, seq: int, *, withheld: bool = False) -> None:
+        """A cheat: the earliest one found is the verdict (every node ends with the same).
+        ``withheld``: see _Fault (it matters at a round's end-of-deck reveal: outcome)."""
         blame = Blame(seat, reason, seq)
         old = self.blame
         if old is not None and (old.step, old.seat) <= (seq, seat):
@@ -1820,6 +1848,7 @@ class Session:
             if old.reason.startswith("equivocation"):
                 return
         self.blame = blame
+        self._blame_withheld = withheld
         self.prompt = None
         self.log.freeze()
         self.events.append(SessionEvent("blame", str(blame), seat))
@@ -1837,10 +1866,15 @@ class _PublicDispute(Exception):
 
 
 class _Fault(Exception):
-    def __init__(self, seat: int, reason: str) -> None:
+    """A seat broke a rule. ``withheld``: the fault is its reveal's own (no secrets, another
+    seat's, or ones that do not open its commitments): it kept its secrets from the audit, as a
+    seat that goes silent does (see Session.outcome)."""
+
+    def __init__(self, seat: int, reason: str, *, withheld: bool = False) -> None:
         super().__init__(reason)
         self.seat = seat
         self.reason = reason
+        self.withheld = withheld
 
 
 def _seq_of(raw: bytes) -> int:

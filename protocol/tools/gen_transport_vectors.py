@@ -565,7 +565,7 @@ def vectors() -> dict[str, Any]:
         "description": "p2puno link transport v1 (protocol/transport.md): a handshake byte by "
         "byte with every intermediate value, records of that link, and bad inputs with the "
         "error code each must give. TEST ONLY: public seeds, printed traffic keys. Keys from "
-        "seeds: sign_sk = SHA-256(\"p2puno/v1/test-only-seed\\0\" + \"sign\\0\" + seed) "
+        'seeds: sign_sk = SHA-256("p2puno/v1/test-only-seed\\0" + "sign\\0" + seed) '
         "(the Ed25519 32-byte secret; the link uses no other static key); each handshake's "
         "initiator_rng / responder_rng is the 64 bytes that side draws (ephemeral X25519 "
         "private key, then challenge). record_cases: a fresh receiver keyed with "

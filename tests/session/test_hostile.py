@@ -969,3 +969,41 @@ def test_a_vote_that_crossed_anothers_says_so() -> None:
     assert said == [
         "seat 1 votes to stop (waiting for seat 0 (voted too: the votes crossed), seat 2)"
     ], said
+
+
+@pytest.mark.parametrize("how", ["no secrets", "two versions"])
+def test_a_loser_who_spoils_the_last_reveal_is_named_and_the_win_stands(how: str) -> None:
+    """002 · Scoring, spec 10.15 "What it gives" and 10.16. helper-37: the loser of the last
+    round sent its part of the game's last reveal without its secrets (or signed two of it):
+    named a cheat, and the round void, the winner's win taken away, where going silent would
+    have left it standing. A seat's fault in its own part of a round's end-of-deck reveal now
+    counts the round as silence there does: the cheat is named, the round and the win stand
+    (unless the cheat is the round's winner)."""
+    options = Options(2, target=25)
+    honest = LocalTable(options, seed="sore-loser")
+    honest.run()
+    fair = honest.sessions[0].outcome
+    assert fair.state == "finished" and len(fair.winners) == 1
+    loser = 1 - fair.winners[0]
+    table = LocalTable(options, seed="sore-loser")
+    spoiled: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | list[tuple[bytes, list[int]]]:
+        s, f = table.sessions[sender], fields(raw)
+        body = f["body"]
+        if spoiled or s.engine.phase is not Phase.GAME_OVER or "secrets" not in body:
+            return raw
+        spoiled.append(True)
+        if how == "no secrets":
+            return resign(table, raw, body={k: v for k, v in body.items() if k != "secrets"})
+        other = resign(table, raw, body={**body, "secrets": body["secrets"][:-1]})
+        return [(raw, [0, 1]), (other, [0, 1])]
+
+    config = NetConfig(delay=(0, 20), tamper=tamper, hostile={loser})
+    SimNet(table, "sore-loser", config).run()
+    assert spoiled
+    same = {table.sessions[i].outcome for i in range(2)}
+    assert len(same) == 1, same
+    (o,) = same
+    assert o.state == "cheat" and o.blame is not None and o.blame.seat == loser, o
+    assert o.winners == fair.winners and o.scores == fair.scores and not o.void, o
