@@ -80,7 +80,9 @@ def outcome_words(o: Outcome, names: Sequence[str]) -> str:
         # in a review's blame line; the seat number tells them apart)
         seat = f" (seat {b.seat})" if 0 <= b.seat < len(names) else ""
         who = f"{_who([b.seat], names)}{seat} cheated" if b.seat >= 0 else "a fault was found"
-        said = f"{who} at step {b.step}: {named(b.reason, names)}{void}"
+        # (the round a loser's spoiled last reveal did not undo, and its winners: spec 10.16)
+        won = f"; {_who(o.winners, names)} {_wins(o.winners)}" if o.winners else ""
+        said = f"{who} at step {b.step}: {named(b.reason, names)}{void}{won}"
     elif o.state == "stopped":
         who = f": {_who(o.silent, names)} silent past the deadline" if o.silent else ""
         if who and o.voters:  # (whose claim it is: a vote is not a proof, spec 10.15)

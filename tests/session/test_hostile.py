@@ -39,6 +39,7 @@ from p2puno.session.harness import LocalTable
 from p2puno.session.replay import replay
 from p2puno.session.session import shuffle_id
 from p2puno.session.simnet import NetConfig, SimNet
+from p2puno.session.words import outcome_words
 from p2puno.wire import decode
 
 NET = NetConfig(delay=(0, 30), duplicate=0.1, drop=0.05)
@@ -1007,3 +1008,6 @@ def test_a_loser_who_spoils_the_last_reveal_is_named_and_the_win_stands(how: str
     (o,) = same
     assert o.state == "cheat" and o.blame is not None and o.blame.seat == loser, o
     assert o.winners == fair.winners and o.scores == fair.scores and not o.void, o
+    names = [p.name for p in table.sessions[0].log.players]
+    said = outcome_words(o, names)
+    assert "cheated" in said and f"{names[fair.winners[0]]} wins" in said, said
