@@ -107,6 +107,20 @@ PARK_BUDGET: Final = 1 << 20
 PARK_AHEAD: Final = 2
 STOP_KIND: Final = "stop"
 MAX_REASON: Final = 160  # characters of a notation error kept in a blame (see _parse_action)
+# the members a body of each kind may hold (spec 10.3 and 10.5, protocol/schemas/session-*.json),
+# besides those every body may: a member of no kind's is a fault of its author. They were
+# ignored and kept: helper-37 padded each of its entries with 200 KB of junk, and every node
+# stored and relayed 46 MB of it in a game to 100, naming nobody.
+BODY_COMMON: Final = frozenset({"releases", "shows", "dispute"})
+BODY_MEMBERS: Final = {
+    "action": frozenset({"action"}),
+    "pass": frozenset(),
+    "reveal": frozenset({"secrets"}),
+    "shuffle": frozenset({"commitment", "step"}),
+    "sync": frozenset(),
+    "window": frozenset({"claim"}),
+    "ack": frozenset({"claim", "commitment", "secrets"}),  # (every response)
+}
 
 
 class Decider(Protocol):
@@ -1175,6 +1189,7 @@ class Session:
         body = p.body
         if not isinstance(body, dict):
             raise _Fault(p.author, "an entry body must be an object")
+        _check_members(p)
         kind = p.kind
         if kind != self.step.kind and not (kind == "pass" and self.step.kind == "action"):
             raise _Fault(p.author, f"proposed {kind!r} where {self.step.kind!r} was due")
@@ -1387,6 +1402,7 @@ class Session:
 
     def _take_keys(self, entries: list[Entry]) -> None:
         for e in entries:
+            _check_members(e)
             _, shows = self._keys(e, keep=True)
             for show in shows:
                 sh = self._shuffle_by_id(show.shuffle_id, e.author)
@@ -1896,6 +1912,20 @@ def _sid_index(shuffles: list[_Shuffle], sid: bytes) -> int:
         if sh.spec.shuffle_id == sid:
             return i
     return -1
+
+
+def _check_members(e: Entry) -> None:
+    """A body holds only the members its kind may (BODY_MEMBERS): else its author's fault."""
+    body = e.body
+    if not isinstance(body, dict):
+        return  # (said by whoever reads the body: "an entry body must be an object")
+    allowed = BODY_MEMBERS.get(e.kind)
+    if allowed is None:
+        return  # (an unknown kind is its own fault, found where the kind is read)
+    extra = [k for k in body if k not in BODY_COMMON and k not in allowed]
+    if extra:
+        shown = ", ".join(repr(k[:20]) for k in sorted(extra)[:3])
+        raise _Fault(e.author, f"a {e.kind} body holds a member no {e.kind} has ({shown})")
 
 
 def _parse(cls: Any, obj: object, author: int) -> Any:

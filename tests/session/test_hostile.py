@@ -1011,3 +1011,37 @@ def test_a_loser_who_spoils_the_last_reveal_is_named_and_the_win_stands(how: str
     names = [p.name for p in table.sessions[0].log.players]
     said = outcome_words(o, names)
     assert "cheated" in said and f"{names[fair.winners[0]]} wins" in said, said
+
+
+def test_a_body_padded_with_a_member_of_no_kind_names_its_author() -> None:
+    """spec 10.3 (helper-37): a seat added a member of 200 KB of junk to every entry it signed;
+    unknown members were ignored and kept, and every node stored and relayed 46 MB of it in a
+    game to 100, naming nobody. A member no body of that kind has is now its author's fault."""
+    n, cheat = 3, 1
+    table = LocalTable(Options(n, target=50), seed="padded")
+    padded: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes:
+        f = fields(raw)
+        if sender != cheat or f["seq"] < 30 or padded or not isinstance(f["body"], dict):
+            return raw
+        padded.append(True)
+        return resign(table, raw, body={**f["body"], "junk": "x" * 1000})
+
+    SimNet(table, "padded", hostile(tamper, cheat)).run()
+    assert padded
+    same_verdict(table, [0, 2], cheat, "holds a member no", "'junk'")
+
+
+def test_the_members_a_body_may_hold_are_the_schemas() -> None:
+    """spec 10.3: the members each kind's body may hold, as the session checks them, are the
+    ones protocol/schemas/session-<kind>.json lists (and it allows no other)."""
+    import json
+
+    from p2puno.session.session import BODY_COMMON, BODY_MEMBERS
+
+    schemas = Path(__file__).resolve().parents[2] / "protocol" / "schemas"
+    for kind, members in BODY_MEMBERS.items():
+        schema = json.loads((schemas / f"session-{kind}.json").read_text())
+        assert set(schema["properties"]) == BODY_COMMON | members, kind
+        assert schema["additionalProperties"] is False, kind
