@@ -89,6 +89,12 @@ def test_a_result_is_told_by_name_not_by_seat_numbers() -> None:
     )
     voted = Outcome("stopped", (0, 0, 0), step=4)
     assert outcome_words(voted, names).startswith("stopped after step 4 by every seat's vote; ")
+    # whom each vote waited for (helper-37: Cy stalled, then voted too, naming Bob)
+    stalled = Outcome("stopped", (0, 0, 0), step=39, waited=((2,), (2,), (1,)))
+    assert outcome_words(stalled, names).startswith(
+        "stopped after step 39 by every seat's vote (Ann and Bob waited for Cy; Cy waited for "
+        "Bob); "
+    )
     cheat = Outcome("cheat", (0, 0, 0), blame=Blame(1, "seat 1 sent seat 10's key", 7))
     assert outcome_words(cheat, names) == (
         "Bob (seat 1) cheated at step 7: Bob sent seat 10's key; scores: Ann 0, Bob 0, Cy 0"

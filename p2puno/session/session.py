@@ -201,6 +201,10 @@ class Outcome:
     # words say whose claim it is (helper-32: one seat's file, cut short and ending on its
     # lone vote, read "Host and Bot-2 silent past the deadline" as a fact)
     voters: tuple[int, ...] = ()
+    # of a stop, whom each seat's vote named (by seat; () for a seat that did not vote): when
+    # every seat voted nobody is silent, and a seat that stalled and then voted too named the
+    # seat that waited for it (helper-37); the words say who waited for whom
+    waited: tuple[tuple[int, ...], ...] = ()
 
     @property
     def over(self) -> bool:
@@ -1028,8 +1032,21 @@ class Session:
                 winners = tuple(self.engine.winners)
         previous = self._stop
         voters = tuple(sorted(set(votes) - set(silent)))
+        waited = tuple(
+            tuple(sorted(x for x in vote_waiting(votes[s][1]) if x < self.n and x != s))
+            if s in votes
+            else ()
+            for s in range(self.n)
+        )
         self._stop = Outcome(
-            "stopped", scores, winners, silent=silent, void=void, step=k, voters=voters
+            "stopped",
+            scores,
+            winners,
+            silent=silent,
+            void=void,
+            step=k,
+            voters=voters,
+            waited=waited,
         )
         if previous != self._stop:
             self.events.append(SessionEvent("over", str(self._stop)))

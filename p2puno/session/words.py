@@ -89,7 +89,23 @@ def outcome_words(o: Outcome, names: Sequence[str]) -> str:
             whose = f"{_who(o.voters, names)}'s vote" if len(o.voters) == 1 else "the votes of "
             whose += "" if len(o.voters) == 1 else _who(o.voters, names)
             who += f" (by {whose})"
-        who = who or " by every seat's vote"
+        if not who:
+            who = " by every seat's vote"
+            # whom each vote waited for (helper-37: a seat that stalled, then voted too, was
+            # named by nobody; its vote named a seat that had waited for it)
+            by: dict[tuple[int, ...], list[int]] = {}
+            for voter, named_ in enumerate(o.waited):
+                if named_:
+                    by.setdefault(named_, []).append(voter)
+            if by:
+                who += (
+                    " ("
+                    + "; ".join(
+                        f"{_who(voters, names)} waited for {_who(list(named_), names)}"
+                        for named_, voters in by.items()
+                    )
+                    + ")"
+                )
         won = f"; {_who(o.winners, names)} {_wins(o.winners)}" if o.winners else ""
         said = f"stopped after step {o.step}{who}{void}{won}"
     else:
