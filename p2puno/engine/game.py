@@ -864,7 +864,7 @@ class Game:
                 raise IllegalAction(seat, "no challenge awaits your verdict")
             truth = self._wd4_illegal()
             if truth is not None and truth != (k is _GUILTY):
-                raise IllegalAction(seat, f"false verdict: the hand shows {k.value} is untrue")
+                raise IllegalAction(seat, f"false verdict: {k.value}, which the hand shows untrue")
             return
         if k is _CATCH:
             t = a.target

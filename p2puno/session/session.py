@@ -338,6 +338,7 @@ class Session:
         self.my_dispute: str | None = None
         self.blame: Blame | None = None  # the cheat verdict, if any (see outcome)
         self._blame_withheld = False  # its fault is its reveal's own (see _Fault, outcome)
+        self._evidence_said: set[tuple[int, str]] = set()  # (author, what) told as evidence
         self.audited_rounds = 0
         self.bluffs: list[str] = []
         # Refusals of entries that had waited for their parents (the sender is long gone).
@@ -1071,8 +1072,9 @@ class Session:
         else:
             what = f"{eq.role.value} at step {eq.seq}"
         # (two versions of a reveal's entry: its secrets are not to be had from it either)
+        withheld = eq.role is not Role.VOTE
         self._set_blame(
-            eq.author, f"equivocation: two signed versions of its {what}", step, withheld=True
+            eq.author, f"equivocation: two signed versions of its {what}", step, withheld=withheld
         )
 
     def _on_evidence(self, eq: Equivocation) -> None:
@@ -1081,9 +1083,12 @@ class Session:
             self.on_entry(eq.second)  # the log file keeps the evidence
         self.outbox.extend([eq.first, eq.second])  # so that every node holds the proof
         what = "votes" if eq.role is Role.VOTE else f"{eq.role.value}s at step {eq.seq}"
-        self.events.append(
-            SessionEvent("evidence", f"seat {eq.author} signed two {what}", eq.author)
-        )
+        said = (eq.author, what)
+        if said not in self._evidence_said:  # (helper-37 read it twice: a third version)
+            self._evidence_said.add(said)
+            self.events.append(
+                SessionEvent("evidence", f"seat {eq.author} signed two {what}", eq.author)
+            )
         self.note_evidence(eq)
 
     # ------------------------------------------------------------------ keys owed
@@ -1369,7 +1374,10 @@ class Session:
                 # a seat's own words, shown on every terminal: printable, and not a page long
                 said = str(body["dispute"])[:200]
                 shown = "".join(c if c.isprintable() else "?" for c in said)
-                self.events.append(SessionEvent("dispute", f"seat {e.author}: {shown}", e.author))
+                if e.author != self.seat:  # (its own was said when found: helper-37 read it twice)
+                    self.events.append(
+                        SessionEvent("dispute", f"seat {e.author}: {shown}", e.author)
+                    )
         self._learn()
 
     def _open_public_dispute(self, reason: str) -> None:
