@@ -150,6 +150,7 @@ class TableUI:
         self._logged = 0  # lines ever put in the move list (it keeps the last 300)
         self._drawn: list[tuple[int, tuple[int, ...], str]] = []  # your draws not named yet
         self._said_from = "play"  # the mode a chat line was begun in (it returns there)
+        self._drew_for_dealer: set[int] = set()  # who drew for dealer since the last tie
         # a resumed node's and a spectator's first batch is the game so far: its swaps and
         # catches go to the move list, not the flash line (a review saw an old one as new)
         self._history = spectator or title.endswith("resumed")
@@ -329,6 +330,11 @@ class TableUI:
             if ev.event is not None:
                 e = ev.event
                 line = describe_event(g, self.names, self.me, e)
+                if e.kind == "dealer-card":
+                    if e.seat in self._drew_for_dealer:  # (helper-36: a tie, unexplained)
+                        self._log("A tie for the highest card: the tied players draw again")
+                        self._drew_for_dealer = set()
+                    self._drew_for_dealer.add(e.seat)
                 if e.kind == "round":
                     later_rounds -= 1
                 if e.kind == "start":

@@ -816,3 +816,19 @@ def test_no_line_a_peer_can_word_sets_the_table_code_shown() -> None:
         ui.say("table code AAAA-BBBB; is watching (key 9d68c695fb6b8e49)")
         ui.say("game 0011: table code CCCC-DDDD; you are seat 1")
         assert ui.code == "WZP4-MTDY"
+
+
+def test_a_tie_in_the_draw_for_dealer_is_said() -> None:
+    """002 · Setup (docs/rules.md: ties draw again). helper-36 read "You drew yS for dealer /
+    Bot-1 drew b0 for dealer", then both drew again, with nothing to say why."""
+    from prompt_toolkit.output import DummyOutput
+
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="You", input=pipe, output=DummyOutput())
+        local = LocalTable(ui, Options(4), "tie8")  # (a seed whose first draw ties)
+        local.shuffle()
+        lines = list(ui.log)
+    tie = "A tie for the highest card: the tied players draw again"
+    assert tie in lines, lines
+    drew = [line for line in lines if "for dealer" in line]
+    assert lines.index(tie) > lines.index(drew[0]) and len(drew) > 4, lines
