@@ -337,7 +337,8 @@ class Session:
         self.dispute: tuple[int, str] | None = None  # (accuser, reason)
         self.my_dispute: str | None = None
         self.blame: Blame | None = None  # the cheat verdict, if any (see outcome)
-        self._blame_withheld = False  # its fault is its reveal's own (see _Fault, outcome)
+        self._blame_round: int | None = None  # the round whose reveal the cheat spoiled
+        self._dispute_at = -1  # the step whose entries raised the dispute
         self._evidence_said: set[tuple[int, str]] = set()  # (author, what) told as evidence
         self.audited_rounds = 0
         self.bluffs: list[str] = []
@@ -358,7 +359,9 @@ class Session:
         # (step, scores, round winner) when a round has ended and its deck's reveal is due
         # step after which a deck's reveal fell due, when a round was played to its end in
         # it -> (the scores after that round, its winner): what a stop at that step counts
-        self._round_ends: dict[int, tuple[tuple[int, ...], int]] = {}
+        # step of a round's last play -> (scores, who went out, the game's winners if it
+        # ended the game): each as it stood then (see _due_reveal)
+        self._round_ends: dict[int, tuple[tuple[int, ...], int, tuple[int, ...]]] = {}
         self._done_seq = -1
         self._prechecked = 0  # the last seq whose proposal passed the arrival checks
         self._parked: dict[bytes, _Parked] = {}  # entries that arrived before their parents
@@ -389,17 +392,16 @@ class Session:
             scores = self._scores_before(self.blame.step)
             winners: tuple[int, ...] = ()
             void = self.deck_no >= 2
-            end = self._round_ends.get(self.blame.step - 1)
-            if self._blame_withheld and end is not None and end[1] != self.blame.seat:
-                # A seat's fault in its own part of the end-of-deck reveal of a round played
-                # to its end: it kept its secrets from the audit, as a seat that goes silent
-                # there does, and the round counts as it does then (spec 10.15, "What it
-                # gives"), unless the cheat is the round's winner. helper-37: a loser who
-                # sent its last reveal without secrets, or two of it, took the winner's win
-                # away (the round void), where going silent could not.
-                scores, void = end[0], False
-                if self.engine.phase is Phase.GAME_OVER:
-                    winners = tuple(self.engine.winners)
+            end = None if self._blame_round is None else self._round_ends[self._blame_round]
+            if end is not None and end[1] != self.blame.seat and self.blame.seat not in end[2]:
+                # A seat's fault in its own entry of the end-of-deck reveal of a round played
+                # to its end (or a false accusation raised there): it kept its secrets from
+                # the audit, as a seat that goes silent there does, and the round counts as it
+                # does then (spec 10.15, "What it gives"; 10.16), with the scores and winners
+                # as they stood at its end, unless the cheat won the round or the game.
+                # helper-37: a loser who sent its last reveal without secrets, or two of it,
+                # took the winner's win away (the round void), where going silent could not.
+                scores, void, winners = end[0], False, end[2]
             return Outcome(
                 "cheat",
                 scores,
@@ -1024,13 +1026,12 @@ class Session:
         # audit: then the next round had not begun (its shuffle is the step after)
         void = self.deck_no >= 2 and self._standings[-1][0] != k
         end = self._round_ends.get(k)
-        if end is not None and end[1] not in silent:
+        if end is not None and end[1] not in silent and not set(end[2]) & set(silent):
             # The round was played to its end before the stop (only its deck's reveal was
             # missing): it counts, unless its winner is silent (who might be keeping a cheat
-            # from the audit). So a seat that sees it has lost cannot undo the result.
-            scores, void = end[0], False
-            if self.engine.phase is Phase.GAME_OVER:
-                winners = tuple(self.engine.winners)
+            # from the audit), or the game's (the lowest score wins it, helper-41). So a
+            # seat that sees it has lost cannot undo the result.
+            scores, void, winners = end[0], False, end[2]
         previous = self._stop
         voters = tuple(sorted(set(votes) - set(silent)))
         waited = tuple(
@@ -1071,10 +1072,13 @@ class Session:
             what = "vote"
         else:
             what = f"{eq.role.value} at step {eq.seq}"
-        # (two versions of a reveal's entry: its secrets are not to be had from it either)
-        withheld = eq.role is not Role.VOTE
+        # (two versions of a reveal's entry: its secrets are not to be had from it either;
+        # two votes are no entry of a step)
         self._set_blame(
-            eq.author, f"equivocation: two signed versions of its {what}", step, withheld=withheld
+            eq.author,
+            f"equivocation: two signed versions of its {what}",
+            step,
+            play=eq.role is Role.VOTE,
         )
 
     def _on_evidence(self, eq: Equivocation) -> None:
@@ -1362,7 +1366,7 @@ class Session:
             self._apply_proposal(p, [e for e in entries[1:]])
             self._check_owed(owed_before, seq)
         except _Fault as f:
-            self._set_blame(f.seat, f.reason, seq, withheld=f.withheld)
+            self._set_blame(f.seat, f.reason, seq, play=f.play, accusation=f.accusation)
             return
         except _PublicDispute as d:
             self._open_public_dispute(d.reason)
@@ -1371,6 +1375,7 @@ class Session:
             body = e.body
             if isinstance(body, dict) and isinstance(body.get("dispute"), str) and not self.dispute:
                 self.dispute = (e.author, str(body["dispute"]))
+                self._dispute_at = seq
                 # a seat's own words, shown on every terminal: printable, and not a page long
                 said = str(body["dispute"])[:200]
                 shown = "".join(c if c.isprintable() else "?" for c in said)
@@ -1722,14 +1727,11 @@ class Session:
             assert isinstance(b, dict)
             secrets = b.get("secrets")
             if not isinstance(secrets, list):
-                raise _Fault(e.author, "a reveal entry must carry its secrets", withheld=True)
+                raise _Fault(e.author, "a reveal entry must carry its secrets")
             for obj in secrets:
-                try:
-                    r = _parse(SecretReveal, obj, e.author)
-                except _Fault as f:
-                    raise _Fault(f.seat, f.reason, withheld=True) from None
+                r = _parse(SecretReveal, obj, e.author)
                 if r.player != e.author:
-                    raise _Fault(e.author, "revealed another seat's secrets", withheld=True)
+                    raise _Fault(e.author, "revealed another seat's secrets")
                 reveals.setdefault(e.author, {})[_sid_index(self.shuffles, r.shuffle_id)] = r
         faces_by_shuffle: list[tuple[int, ...]] = []
         given: list[dict[int, SecretReveal]] = []
@@ -1761,7 +1763,7 @@ class Session:
                 raise _Fault(
                     v.player,
                     f"audit: {v.fault.value}: {v.detail}",
-                    withheld=v.fault in (Fault.MISSING_REVEAL, Fault.BAD_REVEAL),
+                    play=v.fault not in (Fault.MISSING_REVEAL, Fault.BAD_REVEAL),
                 )
             if result.faces is None:
                 # a dispute's reveal in the middle of a shuffle: that shuffle's steps so far
@@ -1774,7 +1776,7 @@ class Session:
             accuser = self.dispute[0]
             if accuser < 0:  # a public dispute the audit could not explain: cannot happen
                 raise AssertionError("a public card failed to open, yet the audit found nothing")
-            raise _Fault(accuser, "false accusation: the audit found nothing")
+            raise _Fault(accuser, "false accusation: the audit found nothing", accusation=True)
         self.audited_rounds += 1
         self.audited_deck = self.deck_no
         self._standings.append((self._done_seq, tuple(self.engine.scores)))
@@ -1796,7 +1798,7 @@ class Session:
                 try:
                     events = shadow.apply(value)
                 except IllegalAction as e:
-                    raise _Fault(e.seat, f"audit: {e.reason}") from None
+                    raise _Fault(e.seat, f"audit: {e.reason}", play=True) from None
                 for ev in events:
                     if ev.kind == "play" and ev.bluff:
                         bluffs.append(ev)
@@ -1871,11 +1873,16 @@ class Session:
         deck but the draw for dealer's), remember where and how it ended (see stop)."""
         self.step = _Step("reveal", 0)
         if self.deck_no >= 2 and not self.dispute:
-            self._round_ends[self._done_seq] = (tuple(self.engine.scores), self.engine.out)
+            g = self.engine
+            won = tuple(g.winners) if g.phase is Phase.GAME_OVER else ()
+            self._round_ends[self._done_seq] = (tuple(g.scores), g.out, won)
 
-    def _set_blame(self, seat: int, reason: str, seq: int, *, withheld: bool = False) -> None:
+    def _set_blame(
+        self, seat: int, reason: str, seq: int, *, play: bool = False, accusation: bool = False
+    ) -> None:
         """A cheat: the earliest one found is the verdict (every node ends with the same).
-        ``withheld``: see _Fault (it matters at a round's end-of-deck reveal: outcome)."""
+        ``play``, ``accusation``: see _Fault (they matter at a round's end-of-deck reveal:
+        outcome)."""
         blame = Blame(seat, reason, seq)
         old = self.blame
         if old is not None and (old.step, old.seat) <= (seq, seat):
@@ -1889,7 +1896,11 @@ class Session:
             if old.reason.startswith("equivocation"):
                 return
         self.blame = blame
-        self._blame_withheld = withheld
+        # the round whose end-of-deck reveal this fault spoiled (see outcome): a fault in
+        # its author's own entry of that reveal, or a false accusation raised there
+        at = self._dispute_at if accusation else seq
+        spoiled = not play and at - 1 in self._round_ends
+        self._blame_round = at - 1 if spoiled else None
         self.prompt = None
         self.log.freeze()
         self.events.append(SessionEvent("blame", str(blame), seat))
@@ -1907,15 +1918,20 @@ class _PublicDispute(Exception):
 
 
 class _Fault(Exception):
-    """A seat broke a rule. ``withheld``: the fault is its reveal's own (no secrets, another
-    seat's, or ones that do not open its commitments): it kept its secrets from the audit, as a
-    seat that goes silent does (see Session.outcome)."""
+    """A seat broke a rule. ``play``: the audit found it in the deck's play (a bad shuffle, a
+    bad show, a false verdict): the round was not played fairly. Any other fault found at a
+    round's end-of-deck reveal is one of its author's own entry there: it kept its secrets
+    from the audit, as a seat that goes silent does (see Session.outcome). ``accusation``: a
+    false accusation, judged by the dispute's reveal (see _set_blame)."""
 
-    def __init__(self, seat: int, reason: str, *, withheld: bool = False) -> None:
+    def __init__(
+        self, seat: int, reason: str, *, play: bool = False, accusation: bool = False
+    ) -> None:
         super().__init__(reason)
         self.seat = seat
         self.reason = reason
-        self.withheld = withheld
+        self.play = play
+        self.accusation = accusation
 
 
 def _seq_of(raw: bytes) -> int:

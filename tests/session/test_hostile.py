@@ -10,6 +10,7 @@ wins") decides what a void round takes away; everything else here is the protoco
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
@@ -972,7 +973,9 @@ def test_a_vote_that_crossed_anothers_says_so() -> None:
     ], said
 
 
-@pytest.mark.parametrize("how", ["no secrets", "two versions"])
+@pytest.mark.parametrize(
+    "how", ["no secrets", "two versions", "junk member", "bad releases", "bad shows", "dispute"]
+)
 def test_a_loser_who_spoils_the_last_reveal_is_named_and_the_win_stands(how: str) -> None:
     """002 · Scoring, spec 10.15 "What it gives" and 10.16. helper-37: the loser of the last
     round sent its part of the game's last reveal without its secrets (or signed two of it):
@@ -997,8 +1000,17 @@ def test_a_loser_who_spoils_the_last_reveal_is_named_and_the_win_stands(how: str
         spoiled.append(True)
         if how == "no secrets":
             return resign(table, raw, body={k: v for k, v in body.items() if k != "secrets"})
-        other = resign(table, raw, body={**body, "secrets": body["secrets"][:-1]})
-        return [(raw, [0, 1]), (other, [0, 1])]
+        if how == "two versions":
+            other = resign(table, raw, body={**body, "secrets": body["secrets"][:-1]})
+            return [(raw, [0, 1]), (other, [0, 1])]
+        # (helper-41: any other fault of its own reveal entry voided the round all the same)
+        spoil = {
+            "junk member": {"note": "gg"},
+            "bad releases": {"releases": [{"type": "nonsense"}]},
+            "bad shows": {"shows": 7},
+            "dispute": {"dispute": "my hand was wrong"},  # (a false accusation)
+        }[how]
+        return resign(table, raw, body={**body, **spoil})
 
     config = NetConfig(delay=(0, 20), tamper=tamper, hostile={loser})
     SimNet(table, "sore-loser", config).run()
@@ -1045,3 +1057,80 @@ def test_the_members_a_body_may_hold_are_the_schemas() -> None:
         schema = json.loads((schemas / f"session-{kind}.json").read_text())
         assert set(schema["properties"]) == BODY_COMMON | members, kind
         assert schema["additionalProperties"] is False, kind
+
+
+def test_a_winner_who_spoils_an_old_reveal_after_the_end_never_wins() -> None:
+    """spec 10.16 (helper-41): the game's winner signed a second version of its part of the
+    reveal of an earlier round it had lost, after the game was over. The verdict moves to that
+    step; the round counted there, with the winners taken from the engine as it stood at the
+    end: the cheat was named and declared the winner. A spoiled reveal's round counts as it
+    stood at its own end (no winner then), and a cheat never wins."""
+    options = Options(3, target=100)
+    table = LocalTable(options, seed="old-reveal-5")
+    table.run(prune_keep=100)
+    first = table.sessions[0]
+    fair = first.outcome
+    assert fair.state == "finished" and len(fair.winners) == 1
+    w = fair.winners[0]
+    lost = [r for r, e in sorted(first._round_ends.items()) if e[1] != w]
+    assert lost
+    log = table.sessions[w].log
+    mine = [
+        log.entry(h)
+        for h in log.hashes()
+        if log.entry(h).seq == lost[-1] + 1 and log.entry(h).author == w
+    ]
+    assert mine, "the reveal was pruned: pick another seed"
+    e = mine[0]
+    assert isinstance(e.body, dict)
+    ident = table.sessions[w].identity
+    assert ident is not None
+    second = sign_entry(
+        ident,
+        game=e.game,
+        seq=e.seq,
+        author=e.author,
+        role=e.role,
+        kind=e.kind,
+        prev=e.prev,
+        body={**e.body, "dispute": "x"},
+    )
+    outcomes = set()
+    for s in table.sessions:
+        if s.seat != w:
+            with contextlib.suppress(SessionError):
+                s.receive(second)
+            outcomes.add(s.outcome)
+    assert len(outcomes) == 1, outcomes
+    (o,) = outcomes
+    assert o.state == "cheat" and o.blame is not None and o.blame.seat == w, o
+    assert w not in o.winners, o
+
+
+def test_the_game_winner_who_did_not_go_out_cannot_spoil_its_last_reveal_and_win() -> None:
+    """003 · Lowest score (house scoring) with spec 10.16 (helper-41): the game's winner had
+    not gone out in the last round (the lowest score wins the game); it spoiled its part of the
+    last reveal and, not being "the round's winner", kept the win. A seat that won the round
+    or the game spoils its reveal to no profit: the round is void."""
+    options = Options(3, target=30, scoring="lowest")
+    honest = LocalTable(options, seed="low9")
+    honest.run()
+    fair = honest.sessions[0].outcome
+    (w,) = fair.winners
+    assert honest.sessions[0]._round_ends[max(honest.sessions[0]._round_ends)][1] != w
+    table = LocalTable(options, seed="low9")
+    spoiled: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes:
+        s, f = table.sessions[sender], fields(raw)
+        body = f["body"]
+        if spoiled or s.engine.phase is not Phase.GAME_OVER or "secrets" not in body:
+            return raw
+        spoiled.append(True)
+        return resign(table, raw, body={k: v for k, v in body.items() if k != "secrets"})
+
+    SimNet(table, "low9", NetConfig(delay=(0, 20), tamper=tamper, hostile={w})).run()
+    assert spoiled
+    same_verdict(table, [s for s in range(3) if s != w], w, "must carry its secrets")
+    o = table.sessions[(w + 1) % 3].outcome
+    assert o.void and o.winners == (), o
