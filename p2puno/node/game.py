@@ -293,10 +293,11 @@ class GameNode:
         self.code = ""  # the table code (lobby.md 2), set by whoever runs the node
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
         self.resumed_at: tuple[int, float] | None = None  # (step, when) for a resumed node
-        # the seats a link came up to since this node started, and of them those that said
-        # they came back from a stop too (a "back" notice; see _reached)
+        # the seats a link came up to since this node started; and the seats this machine
+        # brought back with this node (a resumed host's own bots, and a bot's host and fellow
+        # bots), set by whoever runs it: see _reached
         self._linked_since: set[int] = set()
-        self._returners: set[int] = set()
+        self.came_back_with: set[int] = set()
         self.unreached = False  # it stopped for that: back, and no seat reached (see below)
         # a resumed node: (monotonic) when the step it came back into became due, as far as
         # it can tell (its log's last write before it stopped). The others' deadlines for that
@@ -612,8 +613,6 @@ class GameNode:
             if self.watchers:
                 names: list[JSONValue] = [w.name for w in self.watchers]
                 link.send(MsgType.LOBBY, encode({"t": "watchers", "names": names}))
-            if self.resumed_at is not None:  # (see _reached)
-                link.send(MsgType.LOBBY, encode({"t": "back"}))
 
     async def _dial(self, seat: int, addr: Address) -> None:
         delay = 0.1
@@ -763,9 +762,6 @@ class GameNode:
             return
         if isinstance(msg, dict) and msg.get("t") == "chat":
             self._on_chat(seat, msg.get("text"))
-            return
-        if isinstance(msg, dict) and msg.get("t") == "back":
-            self._returners.add(seat)  # (it came back from a stop too: see _reached)
             return
         if not isinstance(msg, dict) or msg.get("t") != "watchers":
             return
@@ -1191,15 +1187,15 @@ class GameNode:
             self._pump()
 
     def _reached(self) -> bool:
-        """Whether a resumed node has reached, since it came back, a seat that stayed in the
-        game: one whose link came up and that did not say it came back from a stop too. Only
-        such a seat can tell it (by a sync) that the game was stopped while it was away. The
-        host's own bots come back with it (helper-36: Ann's host left with its bot, Bob's node
-        voted them both out and its game ended; back too late, Ann's node and its bot, each
-        reaching only the other, voted Bob out: two verified records, each blaming the other).
-        A whole table back after an outage is all returners too: it plays on as long as every
-        seat answers, and a seat missing then may have stopped the game while it was away."""
-        return bool(self._linked_since - self._returners)
+        """Whether a resumed node has reached, since it came back, a seat its own machine did
+        not bring back with it (``came_back_with``): only a seat that went on without it can
+        tell it (by a sync) that the game was stopped while it was away. A host's own bots
+        come back with it (helper-36: Ann's host left with its bot, Bob's node voted them both
+        out and its game ended; back too late, Ann's node and its bot, each reaching only the
+        other, voted Bob out: two verified records, each blaming the other). Known on this
+        machine, not taken on a peer's word: a "back" notice any peer could send let a seat
+        that stalled keep a resumed node from voting (helper-41)."""
+        return bool(self._linked_since - self.came_back_with)
 
     def _cut_off(self, lost: dict[int, float]) -> bool:
         """Whether this node, with a stop due, is cut off from a table that could decide it

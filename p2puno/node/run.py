@@ -222,6 +222,7 @@ async def _run_game(
     verbose: bool,
     narrate: bool,
     on_game: Callable[[GameNode], None] | None,
+    came_back_with: set[int] | None = None,
 ) -> Result:
     game_id = session.game_id
     me = session.seat
@@ -237,6 +238,7 @@ async def _run_game(
         say=say,
         on_events=on_events,
     )
+    node.came_back_with = set(came_back_with or ())
     node.code_secrets = [str(x) for x in meta.get("code_secrets", []) if isinstance(x, str)]
     node.code = str(meta.get("code", ""))
     endpoint.handlers[game_id] = node.on_link
@@ -398,14 +400,17 @@ async def resume_game(
     meta = {**meta, "resumed": started, "away_s": away_s}
     # the bots this machine ran at that table (a host's): they stopped with it, back with it
     adopted: list[DataDir] = []  # its bots still running (not its children: see below)
-    procs = (
-        [] if session.outcome.over else await _resume_bots(data, str(meta["game"]), say, adopted)
-    )
+    procs: list[asyncio.subprocess.Process] = []
+    together = _came_back_with(seat)  # (a bot: its host and fellow bots, from its host)
+    if not session.outcome.over:
+        procs, bots = await _resume_bots(data, str(meta["game"]), say, adopted, seat)
+        together |= bots
     ended = False
     try:
         result = await _run_game(
             session, identity, addresses, files, endpoint, player, meta,
             say=say, linger_s=linger_s, verbose=verbose, narrate=narrate, on_game=on_game,
+            came_back_with=together,
         )  # fmt: skip
         ended = True
         return result
@@ -415,6 +420,17 @@ async def resume_game(
             for bot_data in adopted:
                 _stop_holder(bot_data)
         await _reap(procs, ended)
+
+
+def _came_back_with(me: int) -> set[int]:
+    """The seats this node's host brought back with it (CAME_BACK_WITH_ENV), if it is a bot
+    a resumed host started; else none."""
+    raw = os.environ.get(CAME_BACK_WITH_ENV, "")
+    seats = set()
+    for part in raw.split(","):
+        if part.strip().isdigit():
+            seats.add(int(part))
+    return seats - {me}
 
 
 def _stop_holder(data: DataDir) -> None:
@@ -430,13 +446,14 @@ def _stop_holder(data: DataDir) -> None:
 
 
 async def _resume_bots(
-    data: DataDir, game: str, say: Say, adopted: list[DataDir]
-) -> list[asyncio.subprocess.Process]:
+    data: DataDir, game: str, say: Say, adopted: list[DataDir], me: int
+) -> tuple[list[asyncio.subprocess.Process], set[int]]:
     """`p2puno resume` for each bot seat this data directory's host ran in ``game`` and that
     did not finish it (each its own process, as when the host started it). A bot seat still
     running (the host was killed, not it) goes into ``adopted``: it is stopped with the host
     (the leave question says so), as the bots the host started are."""
     procs = []
+    back: list[tuple[str, Path, int]] = []  # (who, data dir, seat) of each bot brought back
     for folder in sorted((data.root / "bots").glob("*")):
         try:
             bot_data = DataDir(folder)
@@ -455,29 +472,41 @@ async def _resume_bots(
             say(f"{who} is still running: left as it is")
             adopted.append(bot_data)
         elif mine:
-            say(f"bringing back {who}")
-            procs.append(
-                await _child(who, say, "resume", game[:16], "--data-dir", str(folder), "--quiet")
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                back.append((who, folder, int(mine[0]["seat"])))
+    # each comes back knowing which seats came back with it (its host and fellow bots): not
+    # seats that went on without it (GameNode._reached)
+    seats = {me} | {seat for _, _, seat in back}
+    for who, folder, seat in back:
+        say(f"bringing back {who}")
+        together = ",".join(str(x) for x in sorted(seats - {seat}))
+        procs.append(
+            await _child(
+                who, say, "resume", game[:16], "--data-dir", str(folder), "--quiet",
+                env={CAME_BACK_WITH_ENV: together},
             )
-    return procs
+        )  # fmt: skip
+    return procs, seats - {me}
 
 
 BOT_TOKEN_ENV = "P2PUNO_HOST_BOT_TOKEN"  # (HostLobby.bot_token, to the bots a host starts)
+# the seats a resumed host brought back with a bot of its (comma separated; GameNode._reached)
+CAME_BACK_WITH_ENV = "P2PUNO_CAME_BACK_WITH"
 
 
 async def _child(
-    who: str, say: Say, *args: str, token: str | None = None
+    who: str, say: Say, *args: str, token: str | None = None, env: dict[str, str] | None = None
 ) -> asyncio.subprocess.Process:
     """A bot seat's own process: ``python -m p2puno ARGS``, reading nothing. What it prints
     (with --quiet: only why it stopped, if it failed) reaches the host's lines as ``say``,
     named: written to the terminal itself, it tore up the host's full-screen table.
     ``token``: its claim to be the host's own bot, in its environment (not on its command
     line, which every user of the machine can read)."""
-    env = None if token is None else {**os.environ, BOT_TOKEN_ENV: token}
+    extra = {**(env or {}), **({} if token is None else {BOT_TOKEN_ENV: token})}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "p2puno", *args,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, env=env,
+        stderr=asyncio.subprocess.STDOUT, env={**os.environ, **extra} if extra else None,
     )  # fmt: skip
     assert proc.stdout is not None
     task = asyncio.ensure_future(_relay_lines(proc.stdout, who, say))

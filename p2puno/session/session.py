@@ -112,6 +112,7 @@ MAX_REASON: Final = 160  # characters of a notation error kept in a blame (see _
 # ignored and kept: helper-37 padded each of its entries with 200 KB of junk, and every node
 # stored and relayed 46 MB of it in a game to 100, naming nobody.
 BODY_COMMON: Final = frozenset({"releases", "shows", "dispute"})
+MAX_DISPUTE: Final = 1000  # characters of a dispute's words (a node writes a line)
 BODY_MEMBERS: Final = {
     "action": frozenset({"action"}),
     "pass": frozenset(),
@@ -1432,7 +1433,7 @@ class Session:
 
     def _take_keys(self, entries: list[Entry]) -> None:
         for e in entries:
-            _check_members(e)
+            _check_members(e, entries[0])
             _, shows = self._keys(e, keep=True)
             for show in shows:
                 sh = self._shuffle_by_id(show.shuffle_id, e.author)
@@ -1955,18 +1956,39 @@ def _sid_index(shuffles: list[_Shuffle], sid: bytes) -> int:
     return -1
 
 
-def _check_members(e: Entry) -> None:
-    """A body holds only the members its kind may (BODY_MEMBERS): else its author's fault."""
+def _check_members(e: Entry, proposal: Entry | None = None) -> None:
+    """A body holds only the members its kind may (BODY_MEMBERS), a response only those of
+    an answer to its ``proposal`` (a claim to a window, a commitment to a shuffle's commitment
+    step, secrets to a reveal), and a dispute is a line of text: else its author's fault."""
     body = e.body
     if not isinstance(body, dict):
         return  # (said by whoever reads the body: "an entry body must be an object")
     allowed = BODY_MEMBERS.get(e.kind)
     if allowed is None:
         return  # (an unknown kind is its own fault, found where the kind is read)
+    if e.role is Role.RESPONSE and proposal is not None:
+        # (helper-41 padded every ack with a "secrets" or a "claim" no step of its asked for)
+        asked = proposal.body if isinstance(proposal.body, dict) else {}
+        allowed = frozenset(
+            k
+            for k, wanted in (
+                ("claim", proposal.kind == "window"),
+                ("commitment", proposal.kind == "shuffle" and "commitment" in asked),
+                ("secrets", proposal.kind == "reveal"),
+            )
+            if wanted
+        )
     extra = [k for k in body if k not in BODY_COMMON and k not in allowed]
     if extra:
         shown = ", ".join(repr(k[:20]) for k in sorted(extra)[:3])
-        raise _Fault(e.author, f"a {e.kind} body holds a member no {e.kind} has ({shown})")
+        what = f"an answer to a {proposal.kind}" if e.role is Role.RESPONSE and proposal else None
+        raise _Fault(
+            e.author, f"{what or f'a {e.kind} body'} holds a member it has no use for ({shown})"
+        )
+    dispute = body.get("dispute")
+    if dispute is not None and not (isinstance(dispute, str) and len(dispute) <= MAX_DISPUTE):
+        # (it was ignored, whatever it was, and kept: helper-41 padded bodies with it)
+        raise _Fault(e.author, f"a dispute is a line of text of at most {MAX_DISPUTE} characters")
 
 
 def _parse(cls: Any, obj: object, author: int) -> Any:

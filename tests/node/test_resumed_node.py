@@ -29,7 +29,6 @@ from p2puno.node.store import DataDir, DataError, GameFiles
 from p2puno.session.crashsim import files_of, play_with_crash
 from p2puno.session.harness import LocalTable, rebuild
 from p2puno.session.session import Session
-from p2puno.wire import encode
 
 
 def _node(
@@ -275,8 +274,11 @@ def test_a_second_node_on_a_data_directory_in_use_is_refused(tmp_path: Path) -> 
         assert files.log_path.read_bytes() == b'{"torn'  # untouched
         said: list[str] = []
         adopted: list[DataDir] = []
-        started = asyncio.run(_resume_bots(data, "0123456789abcdef" * 4, said.append, adopted))
-        assert started == [] and said == ["Bot-1 (seat 1) is still running: left as it is"]
+        started, back = asyncio.run(
+            _resume_bots(data, "0123456789abcdef" * 4, said.append, adopted, 0)
+        )
+        assert started == [] and back == set()  # (not brought back: it never left)
+        assert said == ["Bot-1 (seat 1) is still running: left as it is"]
         assert [d.root for d in adopted] == [bot.root]  # (stopped with this host: see below)
     finally:
         for p in procs:
@@ -357,9 +359,9 @@ async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
     verifies, naming the others silent. A resumed node that has reached no seat since it came
     back stops at its deadline without voting, the game unfinished and resumable
     (protocol/lobby.md section 5); a node that has reached one votes as before. helper-36:
-    a seat that came back from a stop too (it says "back" on its link) is not one reached
-    (a host and its own bot, back too late, voted out the seat that stayed and had already
-    voted them out: two records, each blaming the other)."""
+    a seat its own machine brought back with it (a host's bot) is not one reached (a host and
+    its own bot, back too late, voted out the seat that stayed and had already voted them out:
+    two records, each blaming the other)."""
     play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
     log_path, secrets_path = files_of(tmp_path, 1)
     lines = log_path.read_bytes().splitlines(keepends=True)
@@ -372,10 +374,10 @@ async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
         said: list[str] = []
         node = _node(tmp_path / f"{linked}{back}", session, say=said.append)
         node.resumed_at = (session.processed, time.monotonic())
-        if linked:  # (a link to seat 0 came up, and went; it said "back" on it, or not)
+        if linked:  # (a link to seat 0 came up, and went; seat 0 came back with it, or not)
             node._linked_since.add(0)
             if back:
-                node._on_notice(0, encode({"t": "back"}))
+                node.came_back_with = {0}
         node.left = {0} if linked else set()  # (then seat 0 left: no link is left, and a
         # node whose every link is lost votes only for seats that said they were leaving)
         t = node.timing

@@ -1025,24 +1025,39 @@ def test_a_loser_who_spoils_the_last_reveal_is_named_and_the_win_stands(how: str
     assert "cheated" in said and f"{names[fair.winners[0]]} wins" in said, said
 
 
-def test_a_body_padded_with_a_member_of_no_kind_names_its_author() -> None:
-    """spec 10.3 (helper-37): a seat added a member of 200 KB of junk to every entry it signed;
-    unknown members were ignored and kept, and every node stored and relayed 46 MB of it in a
-    game to 100, naming nobody. A member no body of that kind has is now its author's fault."""
+@pytest.mark.parametrize("pad", ["junk", "ack secrets", "dispute"])
+def test_a_body_padded_with_a_member_of_no_kind_names_its_author(pad: str) -> None:
+    """spec 10.3 (helper-37, helper-41): a seat padded every entry it signed with junk: a
+    member of no body, a "secrets" in an answer to a step that asks for none, a "dispute"
+    that is not text; each was ignored and kept, and every node stored and relayed 46 MB of
+    it in a game to 100, naming nobody. Each is now its author's fault."""
     n, cheat = 3, 1
     table = LocalTable(Options(n, target=50), seed="padded")
     padded: list[bool] = []
 
     def tamper(sender: int, raw: bytes) -> bytes:
         f = fields(raw)
-        if sender != cheat or f["seq"] < 30 or padded or not isinstance(f["body"], dict):
+        body = f["body"]
+        if sender != cheat or f["seq"] < 30 or padded or not isinstance(body, dict):
+            return raw
+        if pad == "ack secrets" and (f["role"] != "response" or "secrets" in body):
             return raw
         padded.append(True)
-        return resign(table, raw, body={**f["body"], "junk": "x" * 1000})
+        extra = {
+            "junk": {"junk": "x" * 1000},
+            "ack secrets": {"secrets": []},
+            "dispute": {"dispute": 7},
+        }
+        return resign(table, raw, body={**body, **extra[pad]})
 
     SimNet(table, "padded", hostile(tamper, cheat)).run()
     assert padded
-    same_verdict(table, [0, 2], cheat, "holds a member no", "'junk'")
+    words = {
+        "junk": ("has no use for", "'junk'"),
+        "ack secrets": ("has no use for", "'secrets'"),
+        "dispute": ("a dispute is a line of text",),
+    }[pad]
+    same_verdict(table, [0, 2], cheat, *words)
 
 
 def test_the_members_a_body_may_hold_are_the_schemas() -> None:
