@@ -445,3 +445,17 @@ def test_a_bot_that_outlived_its_killed_host_is_stopped_with_the_resumed_host(
         _stop_holder(DataDir(folder))  # held by nobody now: nothing is signalled
     finally:
         child.kill()
+
+
+def test_a_bot_brought_back_by_its_host_knows_which_seats_came_back_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """protocol/lobby.md section 5 (helper-36): a resumed host tells each bot it brings back
+    which seats came back with it (itself and the other bots); the bot does not count them as
+    seats reached. Anything else in the variable is ignored; without it, no seat."""
+    from p2puno.node.run import CAME_BACK_WITH_ENV, _came_back_with
+
+    monkeypatch.setenv(CAME_BACK_WITH_ENV, "0,2,x,,3")
+    assert _came_back_with(2) == {0, 3}
+    monkeypatch.delenv(CAME_BACK_WITH_ENV)
+    assert _came_back_with(1) == set()
