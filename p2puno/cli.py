@@ -229,6 +229,11 @@ def replay(
     if not os.path.exists(log):  # (said plainly: not "REJECTED at the log")
         typer.echo(f"p2puno: cannot read {log}: no such file", err=True)
         raise typer.Exit(1)
+    if os.path.isdir(log):  # (nor a folder: helper-42)
+        typer.echo(
+            f"p2puno: {log} is a folder: replay the log file in it (games/<game>/log)", err=True
+        )
+        raise typer.Exit(1)
     if table:
         import asyncio
 

@@ -262,6 +262,7 @@ def test_replay_names_each_seats_key_and_refuses_a_pipe_plainly() -> None:
         capture_output=True, timeout=120,
     )  # fmt: skip
     assert folder.returncode == 1 and b"is a folder: replay the log file in it" in folder.stderr
+    assert b"REJECTED" not in folder.stderr  # (a folder is no verdict on a log: helper-42)
 
 
 def test_lobby_refuses_an_interface_that_is_not_an_address() -> None:

@@ -527,7 +527,7 @@ async def _relay_lines(stream: asyncio.StreamReader, who: str, say: Say) -> None
         for line in lines:
             text = line.decode(errors="replace").strip()
             if text:
-                say(f"{who}: {text[:300]}")
+                say(f"{who}: {text if len(text) <= 300 else text[:299] + '…'}")
     if buf.strip():
         say(f"{who}: {buf.decode(errors='replace').strip()[:300]}")
 

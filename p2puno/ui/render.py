@@ -456,7 +456,8 @@ def lobby_lines(
     def build(compact: bool) -> list[Line]:
         """Every part; ``compact``: the house rules named on one line, no blank lines, so a
         full table of 10 fits 80 x 24."""
-        out: list[Line] = [[("class:header", f" p2puno lobby · table {table.get('name', '?')!r}")]]
+        name = str(table.get("name", "?"))  # (quoted as everywhere: helper-42 saw '...')
+        out: list[Line] = [[("class:header", f' p2puno lobby · table "{name}"')]]
         out += top
         gap: list[Line] = [] if compact else [[]]
         out += gap
