@@ -222,7 +222,8 @@ def decode(
     """Parse canonical bytes; raise EncodingError for anything else.
 
     Rejects: non-bytes input, more than ``max_size`` bytes, non-UTF-8 (including encoded
-    surrogates and a BOM), invalid JSON, duplicate keys, floats/exponents/NaN/Infinity,
+    surrogates), invalid JSON (a leading BOM too: it decodes to U+FEFF, which is not JSON
+    outside a string, so it is ``syntax``), duplicate keys, floats/exponents/NaN/Infinity,
     integers outside the safe range, escaped lone surrogates, nesting deeper than
     ``max_depth``, and any input that is not byte-for-byte the canonical encoding of its
     value (whitespace, key order, optional escapes, ``-0``...).
