@@ -492,7 +492,7 @@ async def test_what_a_hosts_bot_prints_reaches_the_hosts_lines_named_never_its_t
     await asyncio.wait_for(relay, 5)
     assert said == [
         "Bot-1: p2puno: you lost your seat",
-        "Bot-1: " + "x" * 300,
+        "Bot-1: " + "x" * 299 + "…",  # (cut, and said to be: helper-42)
         "Bot-1: half a line",
     ]
 
