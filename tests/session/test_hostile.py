@@ -1091,25 +1091,12 @@ def test_a_winner_who_spoils_an_old_reveal_after_the_end_never_wins() -> None:
     assert lost
     log = table.sessions[w].log
     mine = [
-        log.entry(h)
-        for h in log.hashes()
-        if log.entry(h).seq == lost[-1] + 1 and log.entry(h).author == w
+        h for h in log.hashes() if log.entry(h).seq == lost[-1] + 1 and log.entry(h).author == w
     ]
     assert mine, "the reveal was pruned: pick another seed"
-    e = mine[0]
-    assert isinstance(e.body, dict)
-    ident = table.sessions[w].identity
-    assert ident is not None
-    second = sign_entry(
-        ident,
-        game=e.game,
-        seq=e.seq,
-        author=e.author,
-        role=e.role,
-        kind=e.kind,
-        prev=e.prev,
-        body={**e.body, "dispute": "x"},
-    )
+    body = log.entry(mine[0]).body
+    assert isinstance(body, dict)
+    second = resign(table, log.raw(mine[0]), body={**body, "dispute": "x"})
     outcomes = set()
     for s in table.sessions:
         if s.seat != w:
