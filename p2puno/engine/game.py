@@ -42,6 +42,7 @@ from p2puno.engine.cards import (
     COLORS,
     DECK_SIZE,
     DRAW_TWO,
+    RANK_TEXT,
     REVERSE,
     SKIP,
     UNKNOWN_CARD,
@@ -49,7 +50,6 @@ from p2puno.engine.cards import (
     WILD_CARD,
     WILD_DRAW_FOUR,
     dealer_draw_value,
-    face_text,
 )
 from p2puno.engine.options import Options
 
@@ -823,7 +823,7 @@ class Game:
                     raise IllegalAction(seat, "take the penalty (or challenge a Wild Draw Four)")
                 c = self._check_card(a)
                 if CARD_RANK[c] != self.pending_rank:
-                    what = face_text(WILD, self.pending_rank).lstrip("-")
+                    what = RANK_TEXT[self.pending_rank]  # (with WILD's color it said "b+2")
                     raise IllegalAction(seat, f"only a {what} can be stacked on the pending one")
             else:
                 raise IllegalAction(seat, f"no card may be played now ({phase.value})")
