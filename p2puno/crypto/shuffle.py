@@ -338,7 +338,7 @@ class ShuffleSecrets:
         return self._spec
 
     def commitment(self) -> KeyCommitment:
-        """The public commitment message (publish before any phase-2 step)."""
+        """The public commitment message (publish before any shuffle step)."""
         return self._commitment
 
     def step(self, view: ShuffleView) -> ShuffleStep:
@@ -601,8 +601,11 @@ class ShuffleView:
             self._malformed(step.player, f"step of player {step.player} is for another shuffle")
         if self.next_step != (step.phase, step.player):
             self._malformed(step.player, f"step of player {step.player} out of turn")
-        if step.phase == 2 and len(self._commitments) != spec.players:
-            raise CryptoStateError("phase 2 needs every player's commitment first")
+        # every commitment before any step, not only before phase 2: each player's pledge binds
+        # its phase-1 key and permutation too, which it must not choose after seeing a deck
+        # (the session's commitment step gives this; the layer holds it for any other user)
+        if len(self._commitments) != spec.players:
+            raise CryptoStateError("a shuffle step needs every player's commitment first")
         if len(step.deck) != spec.size:
             self._malformed(step.player, f"step of player {step.player} has the wrong size")
         if len(set(step.deck)) != len(step.deck):
