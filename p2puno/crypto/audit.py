@@ -245,11 +245,12 @@ def audit(
     position. ``accuser``: the player who opened a dispute; blamed with
     ``FALSE_ACCUSATION`` if nothing is found. ``executor``: e.g. a ``ProcessPoolExecutor`` to
     replay the steps on several cores, or a ``ThreadPoolExecutor``: the composed check and the
-    shows are then split in two halves, one run by the executor (the EC and AEAD work releases
-    the GIL). ``parent``: required for a hidden reshuffle (audit the parent first: its faces
-    place the hidden cards). ``thorough``: replay every step even
-    when the composed check (see :func:`_composed`) passes; by default the step-by-step replay
-    runs only to find who is at fault. ``opened``: the openings the caller computed on this
+    shows are then split in two halves, one run by the executor (which gains nothing with
+    pyca 50: it holds the GIL through the EC and AEAD work; measured 2026-11-27).
+    ``parent``: required for a hidden reshuffle (audit the parent first: its faces place the
+    hidden cards). ``thorough``: replay every step even when the composed check (see
+    :func:`_composed`) passes; by default the step-by-step replay runs only to find who is at
+    fault. ``opened``: the openings the caller computed on this
     shuffle's final deck (:meth:`ShuffleView.openings`): the composed check does not multiply
     again where one already proves its result; the verdicts are the same with or without.
     """

@@ -527,7 +527,7 @@ class PendingSignatures:
 
     def start(self) -> None:
         """Start the workers now: forked while this process runs one thread (a caller that is
-        about to start others, such as a replay's audit thread, calls this first)."""
+        about to start threads calls this first)."""
         self._executor()
 
     def submit(self, checks: list[SigCheck]) -> None:

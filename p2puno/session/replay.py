@@ -18,7 +18,6 @@ import gc
 import os
 import stat
 from collections.abc import Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from p2puno.log import (
@@ -140,14 +139,12 @@ def _replay(
     reader = LogFileReader(path, log, workers=max(1, (os.cpu_count() or 1) - 1))
     try:
         if os.path.getsize(path) > _POOL_FROM:
-            # the signature workers forked before the audit thread starts (an early deck's
-            # audit comes before the first batch): a process with threads gets threads
             reader.signatures.start()
         shape = scan_log_file(path)
-        # a thread beside the session for each audit's EC work (GIL released), which also
-        # fills the gaps the signature workers leave
-        with ThreadPoolExecutor(1) as audit_pool:
-            result = _run(reader, say, lines, audit_pool, thorough, shape, on_step)
+        # No thread for the audits' EC work (there was one): pyca 50 holds the GIL through an
+        # ECDH, an X25519 exchange and an AEAD, so a second thread overlapped nothing (two
+        # threads ran them no faster than one; the replay took as long with it as without)
+        result = _run(reader, say, lines, thorough, shape, on_step)
     except LogFileError as e:
         failed = _fail(e.index, lines, f"{e.reason.value}: {e.message}")
         failed.author = e.author
@@ -181,7 +178,6 @@ def _run(
     reader: LogFileReader,
     say: Callable[[str], None],
     lines: list[str],
-    audit_pool: Executor,
     thorough: bool,
     shape: LogShape,
     on_step: Callable[[Session], None] | None = None,
@@ -233,7 +229,7 @@ def _run(
     def start() -> None:
         nonlocal session, bad_genesis
         try:
-            session = Session(log, audit_executor=audit_pool, thorough_audit=thorough)
+            session = Session(log, thorough_audit=thorough)
         except ValueError as e:
             bad_genesis = _fail(0, lines, f"bad genesis: {e}")
         else:

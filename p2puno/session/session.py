@@ -287,8 +287,8 @@ class Session:
         resumed node opens what was shown to it and answers as it would have.
         ``decider``: a bot that answers at once; without one, every decision is a
         :attr:`prompt` answered later through :meth:`decide`.
-        ``audit_executor``: a thread pool the end-of-deck audit may share its EC work with
-        (see :func:`p2puno.crypto.audit`); the verdict is the same without one.
+        ``audit_executor``: an executor the end-of-deck audit may share its work with (see
+        :func:`p2puno.crypto.audit`); the verdict is the same without one.
         ``thorough_audit``: the audit recomputes every shuffle step, so every intermediate deck
         in the log is checked too, not only what the composed check proves ((2n-1)x the EC
         work; see docs/security.md)."""
