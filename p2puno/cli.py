@@ -255,7 +255,8 @@ def replay(
     if not result.ok and result.incomplete:
         typer.echo(
             f"NOT OVER: the {result.entries + 1} entries verify, but the log ends before the game "
-            "does (a game still going on, or one its node may resume); no verdict",
+            "does (a game still going on, one its node may resume, or a copy cut short, such "
+            "as a spectator's that left early); no verdict",
             err=True,
         )
         raise typer.Exit(1)
@@ -836,7 +837,7 @@ def lobby(
             chosen = pick_table(tables, typed)
             if chosen is not None and chosen.addresses:
                 break
-            typer.echo(f"no table {typed!r} listed: {choose}")
+            typer.echo(f'no table "{typed}" listed: {choose}')
         else:
             raise typer.Exit(2)
     ad = chosen
@@ -1022,7 +1023,7 @@ def _offer_resume(data: object) -> None:
         gid = str(g["game"])[:16]
         cmd = resume_command(data.root, bytes.fromhex(str(g["game"])))
         typer.echo(
-            f"note: game {gid} (table {g.get('table')!r}, seat {g.get('seat')}) was left "
+            f'note: game {gid} (table "{g.get("table")}", seat {g.get("seat")}) was left '
             f"unfinished here: `{cmd}` takes it up again",
             err=True,
         )

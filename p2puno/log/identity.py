@@ -187,7 +187,7 @@ class Player:
             raise ValueError(f"player key: {e}") from None
         weak = weak_ed25519(sign_pk)
         if weak is not None:
-            raise ValueError(f"player {name!r}: {weak}")
+            raise ValueError(f'player "{name}": {weak}')
         return cls(name=name, sign_pk=sign_pk, dh_pk=dh_pk)
 
     def verifier(self) -> Ed25519PublicKey:

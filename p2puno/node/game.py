@@ -653,8 +653,9 @@ class GameNode:
                     return
                 self.left.add(seat)
                 self.say(
-                    f"{self._name(seat)} (seat {seat}) left the table: they may come back "
-                    "with `p2puno resume` before the deadline"
+                    f"{self._name(seat)} (seat {seat}) left the table: it may come back "
+                    "before the deadline (a player with `p2puno resume`, a host's bot with its "
+                    "host)"
                 )
             else:  # (in words, its code after them: "eof: peer 60ab... at ..." read as noise)
                 why = _LINK_WORDS.get(e.code, e.detail)

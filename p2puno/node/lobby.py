@@ -779,11 +779,11 @@ def check_join(
     assert isinstance(name, str)
     for s in seats:
         if s.name.casefold() == name.casefold():
-            was = "" if s.name == name else f" (as {s.name!r})"
-            return f"the name {name!r} is taken at this table{was}: join with another --name"
+            was = "" if s.name == name else f' (as "{s.name}")'
+            return f'the name "{name}" is taken at this table{was}: join with another --name'
         if name_skeleton(s.name) == name_skeleton(name):
             return (
-                f"the name {name!r} looks like {s.name!r}, taken at this table: join with "
+                f'the name "{name}" looks like "{s.name}", taken at this table: join with '
                 "another --name"
             )
     try:
@@ -1074,7 +1074,7 @@ def _describe(table: dict[str, Any]) -> str:
             note = ", run by the host's machine: the host could see its hand"
         parts.append(f"{s['name']} ({s['kind']}{note})")
     taken = f"{len(table.get('seats', []))}/{table.get('size')}"
-    return f"table {table.get('name')!r}: {taken} seats: {', '.join(parts)}"
+    return f'table "{table.get("name")}": {taken} seats: {", ".join(parts)}'
 
 
 def _check_start(

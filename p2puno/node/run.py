@@ -575,7 +575,7 @@ async def host_game(
     ``on_lobby``: given the lobby once it is open (the table's host gives seats up by it)."""
     problem = name_problem(name)
     if problem is not None:  # (the seats that join are checked by the lobby)
-        raise LobbyError(f"your name {name!r}: {problem}")
+        raise LobbyError(f'your name "{name}": {problem}')
     identity = Identity.generate()
     secret = os.urandom(32)  # (the table code's: the seat's nonce commits to it)
     nonce = nonce_of(secret)

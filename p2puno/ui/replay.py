@@ -430,7 +430,8 @@ class ReplayTable:
         if v.incomplete:
             return [
                 "  NOT OVER: every entry verifies, but the log ends before the game does (a game",
-                "  still going on, or one its node may resume); no verdict",
+                "  still going on, one its node may resume, or a copy cut short, such as a",
+                "  spectator's that left early); no verdict",
             ]
         where = f"entry {v.bad_entry}" if v.bad_entry is not None else "the log"
         out = [f"  REJECTED at {where}: {v.error}"]

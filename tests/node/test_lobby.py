@@ -66,19 +66,19 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
     ann = await _join(ep.port, "Ann")
     while len(lobby.seats) < 2:
         await asyncio.sleep(0.02)
-    with pytest.raises(LobbyError, match="the name 'Ann' is taken"):
+    with pytest.raises(LobbyError, match='the name "Ann" is taken'):
         await (await _join(ep.port, "Ann"))
     # names a player would take for the same one, or for none (found driving the CLI)
     with pytest.raises(
         LobbyError,
-        match=r"the name 'ann' is taken at this table \(as 'Ann'\): join with another --name",
+        match=r'the name "ann" is taken at this table \(as "Ann"\): join with another --name',
     ):
         await (await _join(ep.port, "ann"))
     # a name drawn like a seated one (helper-25 joined as "Ноѕt" in Cyrillic beside "Host")
     # (Cyrillic A, fullwidth A, Greek Alpha, Cherokee A, an invisible joiner, a blank Braille
     # cell: helper-28 seated the last four)
     for lookalike in ("\u0410nn", "\uff21nn", "\u0391nn", "\u13aann", "An\u034fn", "Ann\u2800"):
-        with pytest.raises(LobbyError, match=r"looks like 'Ann', taken at this table"):
+        with pytest.raises(LobbyError, match=r'looks like "Ann", taken at this table'):
             await (await _join(ep.port, lookalike))
     for blank in ("Ann ", "   "):
         with pytest.raises(LobbyError, match="a name cannot start or end with a space"):
