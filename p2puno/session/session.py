@@ -95,6 +95,7 @@ from p2puno.log import (
     Status,
     vote_waiting,
 )
+from p2puno.sim.words import COLOR_NAMES
 from p2puno.wire import JSONValue
 
 SHUFFLE_DOMAIN = b"p2puno/v1/shuffle\x00"
@@ -1788,8 +1789,10 @@ class Session:
         """Replay this deck's inputs on the full-information shadow engine."""
         shadow = self.shadow
         index = {id(sh): i for i, sh in enumerate(self.shuffles)}
-        bluffs: list[Event] = []  # the deck's bluffs no challenge caught (a review: a caught
-        # one was told as "unchallenged" too)
+        # the deck's bluffs no challenge caught (a review: a caught one was told as
+        # "unchallenged" too), each with its round and the color it was played on (a person
+        # asked which Wild Draw Four)
+        bluffs: list[tuple[Event, int, int]] = []
         for what, value in self.deck_inputs:
             if what == "shuffle":
                 if index[id(value)] >= len(faces_by_shuffle):
@@ -1801,13 +1804,15 @@ class Session:
                 except IllegalAction as e:
                     raise _Fault(e.seat, f"audit: {e.reason}", play=True) from None
                 for ev in events:
-                    if ev.kind == "play" and ev.bluff:
-                        bluffs.append(ev)
-                    elif ev.kind == "guilty" and bluffs and bluffs[-1].seat == ev.other:
+                    if ev.kind in ("play", "jump") and ev.bluff:
+                        bluffs.append((ev, shadow.round_no, shadow.wd4_color))
+                    elif ev.kind == "guilty" and bluffs and bluffs[-1][0].seat == ev.other:
                         bluffs.pop()  # (caught: the challenge won; not a bluff that stands)
-        for ev in bluffs:
-            self.bluffs.append(f"seat {ev.seat} bluffed a Wild Draw Four")
-            self.events.append(SessionEvent("bluff", str(ev), ev.seat))
+        for ev, round_no, color in bluffs:
+            on = COLOR_NAMES[color] if 0 <= color < len(COLOR_NAMES) else "no color"
+            where = f"in round {round_no}, played on {on} while holding a {on} card"
+            self.bluffs.append(f"seat {ev.seat} bluffed a Wild Draw Four {where}")
+            self.events.append(SessionEvent("bluff", where, ev.seat))
         # Every public fact the game went by was checked on its own: the shuffles, every key
         # against its commitment, every action against the rules. The two engines then hold
         # the same public state; a difference would be a bug of the engine, not a cheat.

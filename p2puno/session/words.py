@@ -31,7 +31,7 @@ def session_words(ev: SessionEvent, names: Sequence[str]) -> str | None:
         return f"✓ {text}: every shuffle, key and move of it checks out"
     if ev.kind == "bluff":  # (the audit found it: the played card's hand is open now)
         who = names[ev.seat] if 0 <= ev.seat < len(names) else f"seat {ev.seat}"
-        return f"audit: {who}'s Wild Draw Four was a bluff (unchallenged bluffs stand)"
+        return f"audit: {who}'s Wild Draw Four {text} was a bluff (unchallenged bluffs stand)"
     if ev.kind == "dispute":
         return f"! dispute: {text}: every seat reveals its secrets, the audit will name who"
     if ev.kind == "blame":  # (the one blamed with its seat: see outcome_words)
