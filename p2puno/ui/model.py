@@ -892,11 +892,18 @@ def round_end_lines(
     else:
         head = f"ROUND {round_no} OVER — {who} went out; each adds their own hand"
     lines = [head]
+    # what each hand's points do, said beside them (a person read "Bob 23 pts" under standard
+    # scoring as Bob's own): given to the one who went out, added to one's own, or only held
+    verb = "holds" if e.seat < 0 else "gives" if game.options.scoring == "standard" else "adds"
     for s in range(game.players):
         cards = sorted((game.faces[x] for x in game.hands[s]), key=card_sort_key)
-        text = " ".join(CARD_TEXT[c] if c >= 0 else "??" for c in cards) or "(out)"
+        name = names[s] if s < len(names) else str(s)
+        if not cards:
+            lines.append(f"  {name:<12} (out)")
+            continue
+        text = " ".join(CARD_TEXT[c] if c >= 0 else "??" for c in cards)
         pts = sum(CARD_POINTS[c] for c in cards if c >= 0)
-        lines.append(f"  {names[s] if s < len(names) else s:<12} {pts:>4} pts  {text}")
+        lines.append(f"  {name:<12} {verb} {pts:>3}  {text}")
     lines.append("  scores: " + "  ".join(f"{names[s]} {p}" for s, p in enumerate(game.scores)))
     return lines
 

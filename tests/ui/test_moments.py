@@ -97,7 +97,7 @@ async def test_a_finished_game_shows_the_verification_and_how_to_replay_it() -> 
         assert "every deck audited and verified" in text
         assert "log: /data/games/abc/log" in text
         assert "p2puno replay /data/games/abc/log --table" in text
-        assert "ROUND" in text and "pts" in text  # the last round's hands and points
+        assert "ROUND" in text and " gives " in text  # the last round's hands and points
         # a key meant for the round's end does not close the game's end unseen
         await press(ui.app.input, ENTER)  # type: ignore[arg-type]
         await wait_for(screen, "the game is over: q closes the table")

@@ -402,7 +402,7 @@ async def test_the_round_end_and_the_game_end_are_shown() -> None:
     opts = Options(2, target=60)
     async with table(never, opts, seed="end", until=lambda g: g.round_no >= 2) as t:
         text = await wait_for(t.screen, "ROUND 1 OVER", timeout=30)
-        assert "pts" in text and "scores:" in text  # every hand left, its points
+        assert " gives " in text and "scores:" in text  # every hand left, its points
         await asyncio.sleep(0.1)
         await press(t.pipe, ENTER)  # dismissed
         await wait_for(t.screen, lambda s: "ROUND 1 OVER" not in s)
