@@ -592,7 +592,7 @@ async def host_game(
         on_lobby(lobby)
     where = f"{bind or 'every interface'}:{endpoint.port}"
     addr = bind if bind and bind not in ("0.0.0.0", "::") else "<this machine's address>"
-    say(f"table {table!r} open on {where}: others join with  p2puno join {addr}:{endpoint.port}")
+    say(f'table "{table}" open on {where}: others join with  p2puno join {addr}:{endpoint.port}')
     procs = []
     for k in range(bots):
         bot = f"Bot-{k + 1}"
@@ -602,8 +602,8 @@ async def host_game(
             )
         )
         # one at a time, so that Bot-1 sits before Bot-2 (seats go in the order of joining:
-        # started together, "seat 1: Bot-3" read wrong); at most a few seconds each
-        await _until_seated(lobby, bot, procs[-1], 5.0)
+        # started together, "seat 1: Bot-3" read wrong); each as soon as it sits
+        await _until_seated(lobby, bot, procs[-1], BOT_SIT_S)
 
     async def add_bot() -> str:
         """One more bot of this node's at the table while it is open (the host's `b`)."""
@@ -618,7 +618,7 @@ async def host_game(
                 endpoint.port, bot, bot_policy, data, k, think, bind, say, lobby.bot_token
             )
         )
-        await _until_seated(lobby, bot, procs[-1], 5.0)
+        await _until_seated(lobby, bot, procs[-1], BOT_SIT_S)
         why = lobby.refusals.get(bot)  # (the lobby's own reason: its lines are not shown)
         return (
             f"{bot} sits at the table"
@@ -686,6 +686,12 @@ async def host_game(
                 )
         endpoint.close()
         await _reap(procs, ended)  # (the host left or failed: the bots it runs leave with it)
+
+
+# the longest a bot of this node's is waited for to sit (its own process: Python, its imports,
+# its keys, the handshake; the wait ends once it sits). 5 s was too short on a loaded machine:
+# a test saw "Bot-1 could not sit" at load 5, and a person's machine may be as busy
+BOT_SIT_S = 20.0
 
 
 async def _until_seated(
