@@ -525,6 +525,19 @@ def lobby_lines(
     out = build(False)
     if len(out) > height - 1:
         out = build(True)
+    if width < MIN_WIDTH or height < MIN_HEIGHT:
+        # too small for the seats' rows (a review at 60x20 read them cut mid-word): say so, as
+        # the table does, and keep what is asked or awaited (its clock) and the keys in view
+        size_words = f"The lobby needs {MIN_WIDTH}x{MIN_HEIGHT}; this terminal is {width}x{height}."
+        out = [
+            *words("class:alert", size_words),
+            *words("", "Make it larger (it redraws at once), or q to leave."),
+            [],
+            *top,
+        ]
+        if address and not final and not closed and address not in message:  # (the host
+            # tells its friends this; its first word says it already)
+            out += words("", f"others join with:  p2puno join {address}")
     if closed:
         keys = " q: close"
     elif spectator:
@@ -555,6 +568,8 @@ def lobby_lines(
         keys = " s start with the seats taken · b add a bot · x give a seat up · ? help · q leave"
         if width_of(keys) > width:
             keys = " s start now · b add a bot · x give a seat up · ? help · q leave"
+        if width_of(keys) > width:  # (60 columns: every key still named)
+            keys = " s start · b bot · x unseat · ? help · q leave"
     elif final:
         give = " · x give a seat up" if host else ""
         keys = f" the players are confirming the table{give} · ? help · q leave"

@@ -279,6 +279,13 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
     zoe = {**seat, "name": "ZoëWWWWWWWWWWWWWWWWWWWWWWWWWWWWW"}
     cutoff = text(lobby_lines({**final, "seats": [seat, zoe]}, "", False, 100, 24, me="Ann"))
     assert "ZoëWWWWWWWWWWWW… " in cutoff
+    # a review: at 60x20 the seats' rows were cut mid-word; too small is said, as the table
+    # does, with what is asked (its clock) and the keys still in view
+    small = text(lobby_lines(final, "", False, 60, 20, asked=True, asked_left=41.2))
+    assert "The lobby needs 80x24; this terminal is 60x20." in small
+    assert "within 42 s" in " ".join(small.split()) and "Enter play at this table" in small
+    assert "final: 3 seated" not in small
+    assert all(len(line) <= 60 for line in small.splitlines())
     # ... and a joiner's title did not name the table (the host's did)
     from prompt_toolkit.output import DummyOutput
 
