@@ -4,9 +4,10 @@
     .venv/bin/python protocol/tools/gen_card_vectors.py          # rewrite the vector file
     .venv/bin/python protocol/tools/gen_card_vectors.py --check  # exit 1 if it would change
 
-Deterministic: no clock, no OS randomness. Every secret comes from DeterministicRng (SHA-256 in
-counter mode from a public seed, cards.md section 12), so TEST ONLY: anyone can recompute every
-key in the file. Never use these seeds, or DeterministicRng, in a real game.
+Deterministic: no clock, no OS randomness. Every secret comes from a public seed: from
+DeterministicRng (SHA-256 in counter mode, cards.md section 12) with a seed the file gives, or
+(show-wrong-key's ephemeral key) SHA-256 of a public string the file gives. So TEST ONLY: anyone
+can recompute every key in the file. Never use these seeds, or DeterministicRng, in a real game.
 
 Besides running p2puno.crypto, the generator recomputes every hash, KDF and AEAD input the way
 protocol/cards.md spells it out (hashlib and pyca primitives only, see ``_independent``) and
@@ -65,6 +66,9 @@ N = 3
 CARDS = (0, 1, 2, 3, 4, 5, 6, 7, 106, 107)
 SEEDS = [f"p2puno card vector seat {p}".encode() for p in range(N)]
 GAME_ID = hashlib.sha256(b"p2puno card vectors: a stand-in game id").digest()
+HIDDEN_SEEDS = [s + b" reshuffle" for s in SEEDS]  # the hidden reshuffle's seats
+SCALAR_SEED = b"p2puno card vector scalars"
+BAD_EPHEMERAL_INPUT = b"p2puno card vector: bad show ephemeral"  # show-wrong-key: SHA256 of it
 
 
 # -- independent recomputation, as protocol/cards.md spells it ----------------------------------
@@ -328,7 +332,7 @@ def rng_vectors() -> dict[str, Any]:
 
 
 def scalar_vectors() -> dict[str, Any]:
-    rng = DeterministicRng(b"p2puno card vector scalars")
+    rng = DeterministicRng(SCALAR_SEED)
     a = 1 + rng.randbelow(ORDER - 1)
     b = 1 + rng.randbelow(ORDER - 1)
     x = card_point(0)
@@ -342,6 +346,7 @@ def scalar_vectors() -> dict[str, Any]:
     ab_inv = pow(ab, -1, ORDER)
     assert _mul(ab_inv, bax) == x
     return {
+        "seed": SCALAR_SEED.decode(),
         "point": x.hex(),
         "a": _h(a),
         "b": _h(b),
@@ -357,10 +362,13 @@ def scalar_vectors() -> dict[str, Any]:
     }
 
 
+def _shuffle_id_input(deck: int, index: int) -> bytes:
+    """spec.md 10.5.1: D_SHUFFLE || game_id || be(deck, 4) || be(index, 4)."""
+    return D_SHUFFLE + GAME_ID + deck.to_bytes(4, "big") + index.to_bytes(4, "big")
+
+
 def _shuffle_id(deck: int, index: int) -> bytes:
-    return hashlib.sha256(
-        D_SHUFFLE + GAME_ID + deck.to_bytes(4, "big") + index.to_bytes(4, "big")
-    ).digest()
+    return hashlib.sha256(_shuffle_id_input(deck, index)).digest()
 
 
 def _steps_trace(run: Run, parent: Run | None) -> list[dict[str, Any]]:
@@ -516,7 +524,7 @@ def main_shuffle() -> tuple[dict[str, Any], Run]:
     spot = [(start + i) % m for i in range(len(record.steps))]
     vec = {
         "spec": spec.to_obj(),
-        "shuffle_id_input": (D_SHUFFLE + GAME_ID + (1).to_bytes(4, "big") + bytes(4)).hex(),
+        "shuffle_id_input": _shuffle_id_input(1, 0).hex(),
         "secrets_from_rng": [_keygen_trace(run, p) for p in range(N)],
         "commitment_example": _commitment_trace(run, 1, 2),
         "steps": steps,
@@ -539,7 +547,7 @@ def hidden_reshuffle(parent: Run) -> dict[str, Any]:
     back into a hidden reshuffle (as when a Wild Draw Four is turned up at the start)."""
     face6 = parent.view.faces[6]
     spec = ShuffleSpec(_shuffle_id(1, 1), N, (face6,), parent.spec.shuffle_id, (7, 8, 9))
-    run = _run(spec, [s + b" reshuffle" for s in SEEDS], parent)
+    run = _run(spec, HIDDEN_SEEDS, parent)
     steps = _steps_trace(run, parent)
     rels = [_release(run, q, 0) for q in range(N)]
     card = run.view.reveal(0)
@@ -555,6 +563,8 @@ def hidden_reshuffle(parent: Run) -> dict[str, Any]:
     assert result.faces is not None and result.faces[0] == card
     return {
         "spec": spec.to_obj(),
+        "shuffle_id_input": _shuffle_id_input(1, 1).hex(),
+        "seeds": [s.decode() for s in HIDDEN_SEEDS],
         "parent_entries": [parent.view.deck[p].hex() for p in spec.hidden],
         "parent_faces": [pfaces[p] for p in spec.hidden],
         "rekey_keys": [_h(r.rekey_key or 0) for r in reveals],
@@ -641,7 +651,7 @@ def bad_cases(run: Run) -> list[dict[str, Any]]:
     r0 = reveals[0]
     wrong = (r0.keys[3] + 1) % ORDER
     plain = r0.keys[0].to_bytes(32, "big") + r0.salts[0] + wrong.to_bytes(32, "big") + r0.salts[3]
-    eph = hashlib.sha256(b"p2puno card vector: bad show ephemeral").digest()
+    eph = hashlib.sha256(BAD_EPHEMERAL_INPUT).digest()
     header = sh.header()
     tr = _show_trace(eph, run.view.commitment(1).x25519_public, header, plain)
     lying = ShowMessage(
@@ -665,6 +675,7 @@ def bad_cases(run: Run) -> list[dict[str, Any]]:
             "check": "open_show by the recipient; audit",
             "object": lying.to_obj(),
             "ephemeral_private": eph.hex(),
+            "ephemeral_private_is_sha256_of": BAD_EPHEMERAL_INPUT.decode(),
             "plaintext": plain.hex(),
             **_error(lambda: fresh.open_show(lying, run.secrets[1])),
             "audit_with_it": audit_case(
@@ -696,6 +707,21 @@ def bad_cases(run: Run) -> list[dict[str, Any]]:
             "check": "add_step with check_points",
             "object": nonpoint.to_obj(),
             **_error(lambda: view.check_step(nonpoint, check_points=True)),
+        }
+    )
+    # the audit of a record holding that step and the honest step 1 (made on the honest input):
+    # step 0 is replayed first (bad-shuffle), then step 1's input check (malformed-step)
+    np_steps = (nonpoint, record.steps[1])
+    cases.append(
+        {
+            "name": "audit-step-entry-not-a-point",
+            "what": "the record of step-entry-not-a-point: the clean commitments, steps [that "
+            "step, the clean step 1], no releases, no shows; the honest reveals",
+            "check": "audit",
+            "steps": [s.to_obj() for s in np_steps],
+            "audit_with_it": audit_case(
+                "nonpoint", ShuffleRecord(spec, record.commitments, np_steps), reveals
+            ),
         }
     )
     view.add_step(nonpoint)
@@ -870,13 +896,17 @@ def spot_check_gap(run: Run) -> dict[str, Any]:
 
 def vectors() -> dict[str, Any]:
     main, run = main_shuffle()
+    hidden = hidden_reshuffle(run)
+    # the bad cases start from the clean record as the file gives it (shuffle.record)
+    assert run.view.record().to_obj() == main["record"]
     return {
         "description": "p2puno card layer v1 (protocol/cards.md): card points, scalar "
         "arithmetic, one joint shuffle of 10 cards among 3 seats with every step's scalars, "
         "a deal, a reveal to all, a show to one with every KDF/AEAD input, the end reveal and "
         "the audit; a hidden reshuffle (phase 0); and bad objects with the error or audit "
-        "verdict each must get. TEST ONLY: every secret comes from DeterministicRng with a "
-        "public seed (cards.md 12), so anyone can recompute it. Scalars, points, salts and "
+        "verdict each must get. TEST ONLY: every secret comes from a public seed the file "
+        "gives (DeterministicRng, cards.md 12; show-wrong-key's ephemeral key is SHA-256 of a "
+        "public string), so anyone can recompute it. Scalars, points, salts and "
         "keys are 32/16-byte big-endian lowercase hex; large integers written as decimal "
         "strings where marked. Made by protocol/tools/gen_card_vectors.py.",
         "constants": constants(),
@@ -885,7 +915,7 @@ def vectors() -> dict[str, Any]:
         "scalars": scalar_vectors(),
         "game_id": GAME_ID.hex(),
         "shuffle": main,
-        "hidden_reshuffle": hidden_reshuffle(run),
+        "hidden_reshuffle": hidden,
         "bad": bad_cases(run),
     }
 

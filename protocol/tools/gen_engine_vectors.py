@@ -16,7 +16,7 @@ Each game is played through the engine's public API (``Game``, ``Game.shuffle``,
   played card before its action, the slots of every ``reveal`` need after each input),
   which is what every node knows (spec.md 10.1).
 
-After every input both public-state digests must be equal (engine.md section 12); the
+After every input both public-state digests must be equal (engine.md section 14); the
 generator asserts it, and that the digest is SHA-256 of the domain and the canonical
 encoding (``p2puno.wire.encode``, spec.md section 2) of ``public_state()``, before it writes.
 """
@@ -141,6 +141,25 @@ GAMES: list[dict[str, Any]] = [
         "discard pile, every seat passes, the round is blocked (D6) and lowest scoring ends "
         "the game",
     },
+    {
+        "name": "10p-progressive-slow",
+        "options": Options(10, progressive=True, target=1),
+        "policy": "slow",
+        "play": 0.6,
+        "seed": "55",
+        "about": "10 players, Progressive, who often draw instead of playing: a turn draw finds "
+        "the draw pile empty and the discard pile reshuffled, then draws from the new pile "
+        "(engine.md 12.2, 12.4)",
+    },
+    {
+        "name": "2p-progressive-out-on-a-stack",
+        "options": Options(2, progressive=True, target=1),
+        "policy": "slow",
+        "play": 0.7,
+        "seed": "12",
+        "about": "2 players, Progressive: a player goes out by stacking a Draw Two / Wild Draw "
+        "Four on the pending one; the next player draws the whole stack (D8)",
+    },
 ]
 
 
@@ -153,7 +172,7 @@ def face_id(face: str, avoid: set[int]) -> int:
 
 
 def digest_of(g: Game) -> str:
-    """The digest as engine.md section 12 spells it, checked against ``Game.digest``."""
+    """The digest as engine.md section 14 spells it, checked against ``Game.digest``."""
     body = encode(g.public_state())
     assert json.dumps(g.public_state(), sort_keys=True, separators=(",", ":")).encode() == body
     d = hashlib.sha256(STATE_DOMAIN + body).hexdigest()
@@ -311,6 +330,10 @@ class Run:
             add("uno-called-late")
         if a.kind is Kind.TAKE and g.pending_rank == 14:
             add("take-wild-draw-four")
+        if a.kind is Kind.DRAW and not g.draw and len(g.discard) >= 2:
+            add("turn-draw-reshuffle")
+        if a.kind is Kind.PLAY and g.phase is Phase.PENALTY and len(g.hands[a.seat]) == 1:
+            add("out-on-a-stack")
 
     # -- choices
     def choose(self) -> Action:
@@ -323,6 +346,17 @@ class Run:
                     if a.kind is kind:
                         return a
             return acts[0]
+        if self.spec["policy"] == "slow" and not g.window:  # draw often, stack always
+            acts = g.turn_actions(g.turn)
+            plays = [a for a in acts if a.kind is Kind.PLAY]
+            by = {a.kind: a for a in acts}
+            p = self.spec["play"]
+            if g.phase is Phase.TURN:
+                return rng.choice(plays) if plays and rng.random() < p else by[Kind.DRAW]
+            if g.phase is Phase.DRAWN:
+                return rng.choice(plays) if plays and rng.random() < p else by[Kind.KEEP]
+            if g.phase is Phase.PENALTY:
+                return rng.choice(plays) if plays else by[Kind.TAKE]
         if g.window:  # claimants in seat order after the last actor, itself last (10.5.3)
             for i in range(1, n + 1):
                 seat = (self.last_actor + i) % n
@@ -623,6 +657,8 @@ REQUIRED_SITUATIONS = {
     "jump-on-a-stack",
     "jump-seven",
     "reshuffle-during-a-penalty",
+    "turn-draw-reshuffle",  # a turn draw finds the draw pile empty, 2+ discards (12.2, 12.4)
+    "out-on-a-stack",  # going out on a +2 / W+4 stacked under Progressive (10.1.4, D8)
 }
 
 
@@ -656,11 +692,12 @@ def build() -> dict[str, Any]:
             "card played (plays and jump-ins)} is applied. reveals: the [slot, card] pairs a "
             "verifier without the orders must be told publicly after this input (reveal "
             "needs). events: the reference's event kinds (informative). digest: SHA-256 of "
-            "the public state after the input and its reveals (engine.md section 12), the "
+            "the public state after the input and its reveals (engine.md section 14), the "
             "same with or without the orders",
             "games[].inputs[].turn/legal/reactions": "at checkpoints: the seat on turn and "
-            "its legal turn actions; reactions: every seat with out-of-turn actions and "
-            "those actions (all sorted as text; the engine's list order is not normative)",
+            "its legal turn actions only (engine.md section 9); reactions: every seat with "
+            "out-of-turn actions (the seat on turn included) and those actions (all sorted as "
+            "text; the engine's list order is not normative)",
             "games[].inputs[].illegal": "actions the engine must refuse in the state after "
             "this input: blamed seat and the reference's reason (engine.md section 11); card: "
             "the card in the slot a play names (a verifier opens it first, as the session "

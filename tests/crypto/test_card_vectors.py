@@ -100,7 +100,7 @@ def test_rng() -> None:
     rng = DeterministicRng(seed)
     assert rng.token_bytes(40).hex() == r["token_bytes_40"]
     assert rng.token_bytes(8).hex() == r["then_token_bytes_8"]
-    rng = DeterministicRng(seed)
+    rng = DeterministicRng(seed)  # one new rng with the same seed, drawn in order
     for item in r["fresh_randbelow"]:
         assert rng.randbelow(int(item["n"])) == int(item["value"])
 
@@ -108,6 +108,8 @@ def test_rng() -> None:
 def test_scalars() -> None:
     s = V["scalars"]
     a, b, x = _k(s["a"]), _k(s["b"]), _b(s["point"])
+    rng = DeterministicRng(s["seed"].encode())
+    assert (1 + rng.randbelow(ORDER - 1), 1 + rng.randbelow(ORDER - 1)) == (a, b)
     assert x == card_point(0)
     assert _k(s["a_times_b"]) == a * b % ORDER
     assert _k(s["a_inverse"]) * a % ORDER == 1
@@ -335,6 +337,16 @@ def test_hidden_reshuffle() -> None:
     spec = ShuffleSpec.from_obj(HIDDEN["spec"])
     parent = _parent()
     assert spec.parent == parent.record.spec.shuffle_id
+    # spec.md 10.5.1 with deck 1, index 1 (the main shuffle is index 0)
+    assert _b(HIDDEN["shuffle_id_input"]) == (
+        b"p2puno/v1/shuffle\0" + _b(V["game_id"]) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")
+    )
+    assert hashlib.sha256(_b(HIDDEN["shuffle_id_input"])).digest() == spec.shuffle_id
+    # every seat's secrets from its public seed (cards.md 12)
+    psecrets = _secrets(parent.record.spec, MAIN["reveals"])
+    for p, seed in enumerate(HIDDEN["seeds"]):
+        s = ShuffleSecrets.generate(spec, p, DeterministicRng(seed.encode()), psecrets[p])
+        assert s.reveal().to_obj() == HIDDEN["reveals"][p]
     final = parent.record.steps[-1].deck
     assert [final[p].hex() for p in spec.hidden] == HIDDEN["parent_entries"]
     assert [parent.faces[p] for p in spec.hidden] == HIDDEN["parent_faces"]
@@ -407,6 +419,9 @@ def test_bad(name: str) -> None:
             assert _audit(rec, reveals) == c["audit_with_it"]
     elif name in ("show-does-not-decrypt", "show-wrong-key"):
         show = ShowMessage.from_obj(obj)
+        if "ephemeral_private_is_sha256_of" in c:
+            eph = hashlib.sha256(c["ephemeral_private_is_sha256_of"].encode()).digest()
+            assert eph.hex() == c["ephemeral_private"]
         assert _error(lambda: _record_view(MAIN).open_show(show, secrets[1])) == _want(c)
         rec = dataclasses.replace(record, shows=(show,))
         assert _audit(rec, reveals) == c["audit_with_it"]
@@ -435,8 +450,11 @@ def test_bad(name: str) -> None:
         assert _audit(record, {0: reveals[0], 2: reveals[2]}) == c["audit_with_it"]
     elif name == "false-accusation":
         assert _audit(record, reveals, accuser=2) == c["audit_with_it"]
-    elif name in ("false-shuffle-step", "spot-check-gap"):
+    elif name in ("false-shuffle-step", "spot-check-gap", "audit-step-entry-not-a-point"):
         steps = tuple(ShuffleStep.from_obj(s) for s in c["steps"])
+        if name == "audit-step-entry-not-a-point":
+            assert c["steps"][0] == BAD["step-entry-not-a-point"]["object"]
+            assert steps[1] == record.steps[1]
         rec = ShuffleRecord(spec, record.commitments, steps)
         assert _audit(rec, reveals) == c["audit_with_it"]
         if "thorough_audit" in c:

@@ -40,7 +40,7 @@ def _options(o: dict[str, Any]) -> Options:
 
 
 def _digest(g: Game) -> str:
-    # engine.md §12: SHA-256("p2puno/v1/state" 0x00 || canonical encoding of the public state)
+    # engine.md §14: SHA-256("p2puno/v1/state" 0x00 || canonical encoding of the public state)
     d = hashlib.sha256(DOMAIN + encode(g.public_state())).hexdigest()
     assert d == g.digest().hex()
     return d
@@ -146,7 +146,7 @@ def test_game_full_information(game: dict[str, Any]) -> None:
 def test_game_verifier(game: dict[str, Any]) -> None:
     """The same game on an engine that never learns a deck order, only the public cards (the
     played card, then each reveal need's slots: spec 10.1): the same digest after every input
-    (engine.md §12: the public state holds no face a node may not see). Refusals are the same,
+    (engine.md §14: the public state holds no face a node may not see). Refusals are the same,
     but a false challenge verdict (002 · Functions of Action Cards, Wild Draw Four NOTE: the
     hand is shown to the challenger alone; D15) is accepted here and left to the audit."""
     g = Game(_options(game["options"]))
@@ -176,7 +176,7 @@ def test_game_verifier(game: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g["name"])
 def test_state_bodies_hash_to_the_digests(game: dict[str, Any]) -> None:
-    """engine.md §12: the digest is SHA-256 of the domain and these exact bytes."""
+    """engine.md §14: the digest is SHA-256 of the domain and these exact bytes."""
     for body in game["state_bodies"]:
         text = body["text"].encode()
         assert encode(json.loads(text)) == text  # canonical (spec.md section 2)
