@@ -339,7 +339,9 @@ class Session:
         self.dispute: tuple[int, str] | None = None  # (accuser, reason)
         self.my_dispute: str | None = None
         self.blame: Blame | None = None  # the cheat verdict, if any (see outcome)
-        self._blame_round: int | None = None  # the round whose reveal the cheat spoiled
+        # what still counts after a cheat that changed nothing played: (scores, void, winners)
+        # (see _counted_after); None: the round in play at the verdict's step is void
+        self._blame_counted: tuple[tuple[int, ...], bool, tuple[int, ...]] | None = None
         self._dispute_at = -1  # the step whose entries raised the dispute
         self._evidence_said: set[tuple[int, str]] = set()  # (author, what) told as evidence
         self.audited_rounds = 0
@@ -358,12 +360,12 @@ class Session:
         self._stop: Outcome | None = None  # the stop as decided by the votes held, if any
         # (step after which it was audited, scores): the standings of every audited deck
         self._standings: list[tuple[int, tuple[int, ...]]] = [(0, tuple(self.engine.scores))]
-        # (step, scores, round winner) when a round has ended and its deck's reveal is due
-        # step after which a deck's reveal fell due, when a round was played to its end in
-        # it -> (the scores after that round, its winner): what a stop at that step counts
         # step of a round's last play -> (scores, who went out, the game's winners if it
         # ended the game): each as it stood then (see _due_reveal)
         self._round_ends: dict[int, tuple[tuple[int, ...], int, tuple[int, ...]]] = {}
+        # the same for a round whose last play raised a dispute (its reveal is the dispute's):
+        # what a false accusation there, or its accuser's silence at its reveal, counts
+        self._disputed_ends: dict[int, tuple[tuple[int, ...], int, tuple[int, ...]]] = {}
         self._done_seq = -1
         self._prechecked = 0  # the last seq whose proposal passed the arrival checks
         self._parked: dict[bytes, _Parked] = {}  # entries that arrived before their parents
@@ -394,16 +396,8 @@ class Session:
             scores = self._scores_before(self.blame.step)
             winners: tuple[int, ...] = ()
             void = self.deck_no >= 2
-            end = None if self._blame_round is None else self._round_ends[self._blame_round]
-            if end is not None and end[1] != self.blame.seat and self.blame.seat not in end[2]:
-                # A seat's fault in its own entry of the end-of-deck reveal of a round played
-                # to its end (or a false accusation raised there): it kept its secrets from
-                # the audit, as a seat that goes silent there does, and the round counts as it
-                # does then (spec 10.15, "What it gives"; 10.16), with the scores and winners
-                # as they stood at its end, unless the cheat won the round or the game.
-                # helper-37: a loser who sent its last reveal without secrets, or two of it,
-                # took the winner's win away (the round void), where going silent could not.
-                scores, void, winners = end[0], False, end[2]
+            if self._blame_counted is not None:  # (a cheat that changed nothing played)
+                scores, void, winners = self._blame_counted
             return Outcome(
                 "cheat",
                 scores,
@@ -974,11 +968,14 @@ class Session:
         if isinstance(waiting, list) and all(type(w) is int for w in waiting):
             # (named by the words: Bob, Cy; an empty list read "waiting for )"). A seat named
             # that has voted here too is one whose vote crossed this one on the way (a review
-            # read "Bot-1 votes to stop (waiting for Host)" on the host's screen as blame)
+            # read "Bot-1 votes to stop (waiting for Host)" on the host's screen as blame).
+            # Each seat once, and only seats (helper-47: [0] * 1800 made a 9,000-character
+            # line on every terminal)
             voted = self.log.votes()
             crossed = " (voted too: the votes crossed)"
+            seats = sorted({w for w in waiting if type(w) is int and 0 <= w < self.n})
             waiting = (
-                ", ".join(f"seat {w}{crossed if w in voted else ''}" for w in waiting) or "no one"
+                ", ".join(f"seat {w}{crossed if w in voted else ''}" for w in seats) or "no one"
             )
         else:  # (any JSON a voter signed: shown short and printable, as a dispute's words)
             waiting = "".join(c if c.isprintable() else "?" for c in str(waiting)[:80])
@@ -1028,6 +1025,11 @@ class Session:
         # audit: then the next round had not begun (its shuffle is the step after)
         void = self.deck_no >= 2 and self._standings[-1][0] != k
         end = self._round_ends.get(k)
+        if end is None and self.dispute is not None and self.dispute[0] in silent:
+            # the accuser silent at its own dispute's reveal (raised at the round's last play):
+            # as a false accusation there would, the round counts (helper-47: a loser's
+            # dispute, then silence, took the win away)
+            end = self._disputed_ends.get(k)
         if end is not None and end[1] not in silent and not set(end[2]) & set(silent):
             # The round was played to its end before the stop (only its deck's reveal was
             # missing): it counts, unless its winner is silent (who might be keeping a cheat
@@ -1074,13 +1076,14 @@ class Session:
             what = "vote"
         else:
             what = f"{eq.role.value} at step {eq.seq}"
-        # (two versions of a reveal's entry: its secrets are not to be had from it either;
-        # two votes are no entry of a step)
+        # Two votes are no entry of a step, and an entry of a step this node went past (a
+        # later step is complete here: every seat signed it over one version) changed
+        # nothing played: the game's result as this node holds it stands, as a stop here
+        # would count it, and the cheat never wins (helper-47: a loser signed a second
+        # version of its old accept, or two votes, after losing, and wiped the result)
+        settled = eq.role is Role.VOTE or eq.seq < self._done_seq
         self._set_blame(
-            eq.author,
-            f"equivocation: two signed versions of its {what}",
-            step,
-            play=eq.role is Role.VOTE,
+            eq.author, f"equivocation: two signed versions of its {what}", step, settled=settled
         )
 
     def _on_evidence(self, eq: Equivocation) -> None:
@@ -1225,6 +1228,8 @@ class Session:
         if kind == "shuffle":
             sh = self.shuffles[-1]
             if not sh.committed:
+                if "step" in body:  # (the other way round is refused below; helper-47)
+                    raise _Fault(p.author, "a commitment step that also carries a shuffle step")
                 self._parse_commitment(p, sh)
             else:
                 if "commitment" in body:  # a pass carries its step only
@@ -1362,6 +1367,10 @@ class Session:
         responses = self.log.responses(seq)
         entries = [p] + [responses[s][1] for s in sorted(responses)]
         if owed_before is None:
+            for e in entries[1:]:  # (its body is not read: it holds nothing, spec 10.2)
+                if e.body != {}:  # (helper-47: an accept padded, never looked at)
+                    self._set_blame(e.author, "an accept's body is empty: {}", seq)
+                    return
             return
         try:
             self._take_keys(entries)
@@ -1385,6 +1394,15 @@ class Session:
                     self.events.append(
                         SessionEvent("dispute", f"seat {e.author}: {shown}", e.author)
                     )
+        if self.dispute is not None and self._dispute_at == seq and self._standings[-1][0] == seq:
+            # raised in the very reveal whose audit has just passed: that audit had every
+            # secret, every show and the rules of the deck, so the accusation is judged now,
+            # not by a second reveal its accuser could stay silent at (helper-47: a loser's
+            # dispute in the game's last reveal, then silence, and nobody won)
+            accuser = self.dispute[0]
+            reason = "false accusation: the audit found nothing"
+            self._set_blame(accuser, reason, seq, accusation=True)
+            return
         self._learn()
 
     def _open_public_dispute(self, reason: str) -> None:
@@ -1836,6 +1854,17 @@ class Session:
     def _schedule(self) -> None:
         g = self.engine
         if self.dispute is not None:
+            if (
+                self._dispute_at == self._done_seq
+                and self.deck_no >= 2
+                and self.audited_deck != self.deck_no
+                and (
+                    g.phase is Phase.GAME_OVER
+                    or (g.need is not None and g.need.kind == "shuffle" and not g.need.sources)
+                )
+            ):
+                # raised at a round's last play: its reveal is the dispute's (helper-47)
+                self._disputed_ends[self._done_seq] = self._round_result()
             self.step = _Step("reveal", 0)
             return
         if self.shuffles and not self.shuffles[-1].view.complete:
@@ -1879,16 +1908,26 @@ class Session:
         deck but the draw for dealer's), remember where and how it ended (see stop)."""
         self.step = _Step("reveal", 0)
         if self.deck_no >= 2 and not self.dispute:
-            g = self.engine
-            won = tuple(g.winners) if g.phase is Phase.GAME_OVER else ()
-            self._round_ends[self._done_seq] = (tuple(g.scores), g.out, won)
+            self._round_ends[self._done_seq] = self._round_result()
+
+    def _round_result(self) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+        g = self.engine
+        won = tuple(g.winners) if g.phase is Phase.GAME_OVER else ()
+        return tuple(g.scores), g.out, won
 
     def _set_blame(
-        self, seat: int, reason: str, seq: int, *, play: bool = False, accusation: bool = False
+        self,
+        seat: int,
+        reason: str,
+        seq: int,
+        *,
+        play: bool = False,
+        accusation: bool = False,
+        settled: bool = False,
     ) -> None:
         """A cheat: the earliest one found is the verdict (every node ends with the same).
-        ``play``, ``accusation``: see _Fault (they matter at a round's end-of-deck reveal:
-        outcome)."""
+        ``play``, ``accusation``: see _Fault; ``settled``: see note_evidence (they say what
+        still counts: _counted_after)."""
         blame = Blame(seat, reason, seq)
         old = self.blame
         if old is not None and (old.step, old.seat) <= (seq, seat):
@@ -1902,14 +1941,46 @@ class Session:
             if old.reason.startswith("equivocation"):
                 return
         self.blame = blame
-        # the round whose end-of-deck reveal this fault spoiled (see outcome): a fault in
-        # its author's own entry of that reveal, or a false accusation raised there
-        at = self._dispute_at if accusation else seq
-        spoiled = not play and at - 1 in self._round_ends
-        self._blame_round = at - 1 if spoiled else None
+        self._blame_counted = None if play else self._counted_after(seat, seq, accusation, settled)
         self.prompt = None
         self.log.freeze()
         self.events.append(SessionEvent("blame", str(blame), seat))
+
+    def _counted_after(
+        self, seat: int, seq: int, accusation: bool, settled: bool
+    ) -> tuple[tuple[int, ...], bool, tuple[int, ...]] | None:
+        """What still counts after a cheat that changed nothing played (spec 10.16): (scores,
+        void, winners), or None (the round in play at the verdict's step is void). A cheat
+        never wins.
+
+        - A seat's fault in its own entry of the end-of-deck reveal of a round played to its
+          end, or a false accusation raised at that round's last play or in its reveal: it
+          kept its secrets from the audit, as a seat that goes silent there does, and the
+          round counts as it stood at its end (spec 10.15, "What it gives"). helper-37: a
+          loser who sent its last reveal without secrets took the winner's win away;
+          helper-47: a false dispute one step earlier, at the round's last play, did.
+        - Equivocation over a step settled here, or over votes (``settled``): the result as
+          this node holds it, as a stop at its last complete step would count it."""
+        if settled:
+            g = self.engine
+            if self._finished:
+                if seat not in g.winners:
+                    return tuple(g.scores), False, tuple(g.winners)
+                # the cheat won: its winning round is void (the standings before its audit)
+                return self._scores_before(self._standings[-1][0]), True, ()
+            k = self._done_seq
+            end = self._round_ends.get(k)
+            if end is not None and end[1] != seat and seat not in end[2]:
+                return end[0], False, end[2]
+            scores = next(s for at, s in reversed(self._standings) if at <= k)
+            return scores, self.deck_no >= 2 and self._standings[-1][0] != k, ()
+        at = self._dispute_at if accusation else seq
+        end = self._round_ends.get(at - 1)
+        if end is None and accusation:
+            end = self._disputed_ends.get(at)
+        if end is not None and end[1] != seat and seat not in end[2]:
+            return end[0], False, end[2]
+        return None
 
 
 _Owed = dict[int, tuple[list[int], dict[int, list[int]]]]
@@ -1966,6 +2037,9 @@ def _check_members(e: Entry, proposal: Entry | None = None) -> None:
     an answer to its ``proposal`` (a claim to a window, a commitment to a shuffle's commitment
     step, secrets to a reveal), and a dispute is a line of text: else its author's fault."""
     body = e.body
+    if e.role is Role.RESPONSE and e.kind != "ack":
+        # (helper-47: a response of another kind had its members looked at by nobody)
+        raise _Fault(e.author, f'a response to a step is an "ack", not "{e.kind}"')
     if not isinstance(body, dict):
         return  # (said by whoever reads the body: "an entry body must be an object")
     allowed = BODY_MEMBERS.get(e.kind)
@@ -1990,6 +2064,9 @@ def _check_members(e: Entry, proposal: Entry | None = None) -> None:
         raise _Fault(
             e.author, f"{what or f'a {e.kind} body'} holds a member it has no use for ({shown})"
         )
+    claim = body.get("claim")
+    if claim is not None and type(claim) is not bool:  # (helper-47 padded a claim)
+        raise _Fault(e.author, "a claim is true or false")
     dispute = body.get("dispute")
     if dispute is not None and not (isinstance(dispute, str) and len(dispute) <= MAX_DISPUTE):
         # (it was ignored, whatever it was, and kept: helper-41 padded bodies with it)

@@ -1136,3 +1136,180 @@ def test_the_game_winner_who_did_not_go_out_cannot_spoil_its_last_reveal_and_win
     same_verdict(table, [s for s in range(3) if s != w], w, "must carry its secrets")
     o = table.sessions[(w + 1) % 3].outcome
     assert o.void and o.winners == (), o
+
+
+@pytest.mark.parametrize("which", ["accept", "last play"])
+def test_a_loser_who_signs_a_second_version_of_an_old_entry_leaves_the_result(which: str) -> None:
+    """002 · Scoring with spec 10.16 (helper-47): after losing, even after the game was over,
+    a seat signed a second version of one of its old entries (its accept of the genesis, or
+    its answer to the step that ended the last round). The verdict was dated at that step and
+    every round after it was void: no winner, scores back to zero. The chain was built on one
+    version (every seat signed a later step over it), so nothing played changed: the cheat is
+    named and the result stands."""
+    table = LocalTable(Options(2, target=300), seed="a1")
+    table.run()
+    winner_node = table.sessions[0]
+    fair = winner_node.outcome
+    assert fair.state == "finished" and len(fair.winners) == 1
+    (w,) = fair.winners
+    loser = 1 - w
+    log = table.sessions[loser].log
+    seq = 0 if which == "accept" else max(winner_node._round_ends)
+    (h,) = [h for h in log.hashes() if log.entry(h).seq == seq and log.entry(h).author == loser]
+    body = log.entry(h).body
+    assert isinstance(body, dict)
+    second = resign(table, log.raw(h), body={**body, "dispute": "x"})
+    with contextlib.suppress(SessionError):
+        table.sessions[w].receive(second)
+    o = table.sessions[w].outcome
+    assert o.state == "cheat" and o.blame is not None and o.blame.seat == loser, o
+    assert "equivocation" in o.blame.reason and o.blame.step == seq, o
+    assert o.winners == fair.winners and o.scores == fair.scores and not o.void, o
+
+
+def test_a_loser_who_signs_two_votes_at_the_last_reveal_leaves_the_win() -> None:
+    """002 · Scoring with spec 10.15-10.16 (helper-47): at the game's last reveal the loser
+    signed two votes that do not amend one another instead of its part: two votes are
+    evidence, and the round was void, though the loser's silence there (or a spoiled reveal)
+    leaves the win standing. Votes are no entry of a step: the win stands."""
+    options = Options(2, target=25)
+    table = LocalTable(options, seed="sore-loser")
+    w, loser = 0, 1
+    done: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes | list[tuple[bytes, list[int]]]:
+        s, body = table.sessions[sender], fields(raw)["body"]
+        if done or "secrets" not in body or s.engine.phase is not Phase.GAME_OVER:
+            return raw
+        done.append(True)
+        me = table.sessions[sender]
+        assert me.identity is not None
+        me._maybe_produce = lambda: False  # type: ignore[method-assign]
+        a = me.log.vote(me.identity, sender, "stop", {"waiting": [0]})
+        b = me.log.vote(me.identity, sender, "stop", {"waiting": [5]})
+        return [(a, [w]), (b, [w])]
+
+    SimNet(table, "a1b", NetConfig(delay=(0, 20), tamper=tamper, hostile={loser})).run()
+    assert done
+    o = table.sessions[w].outcome
+    assert o.state == "cheat" and o.blame is not None and o.blame.seat == loser, o
+    assert o.winners == (w,) and not o.void, o
+
+
+@pytest.mark.parametrize("where", ["its last play", "the reveal, then silence", "the reveal"])
+def test_a_false_dispute_at_the_end_of_a_lost_game_leaves_the_win(where: str) -> None:
+    """002 · Scoring with spec 10.8, 10.10 and 10.16 (helper-47): the loser put a dispute in
+    its entry of the step that ended the game's last round, or in its part of that round's
+    reveal and then went silent at the second reveal the dispute asked for. The round was
+    void (nobody won) where the same dispute in the reveal, answered, left it standing. A
+    dispute raised in a reveal whose audit has just passed is judged at once (that audit had
+    every secret); one raised at the round's last play is judged by the reveal, and either
+    way the round counts as it stood at its end: the accuser is named and the win stands."""
+    options = Options(2, target=25)
+    honest = LocalTable(options, seed="sore-loser")
+    honest.run()
+    fair = honest.sessions[0].outcome
+    (w,) = fair.winners
+    loser = 1 - w
+    last_play = max(honest.sessions[0]._round_ends)
+    table = LocalTable(options, seed="sore-loser")
+    state = {"disputed": False, "gone": False}
+
+    def tamper(sender: int, raw: bytes) -> bytes:
+        s, f = table.sessions[sender], fields(raw)
+        body = f["body"]
+        if where == "its last play":
+            if state["disputed"] or f["seq"] != last_play:
+                return raw
+        elif "secrets" not in body or s.engine.phase is not Phase.GAME_OVER:
+            return raw
+        if state["disputed"]:
+            state["gone"] = True  # (its part of the dispute's own reveal: withheld)
+            return raw
+        state["disputed"] = True
+        return resign(table, raw, body={**body, "dispute": "my hand was wrong"})
+
+    def silence(seat: int, raw: bytes) -> bool:
+        return where == "the reveal, then silence" and seat == loser and state["gone"]
+
+    config = NetConfig(delay=(0, 20), tamper=tamper, hostile={loser}, silence=silence)
+    SimNet(table, "a5", config).run()
+    assert state["disputed"]
+    o = table.sessions[w].outcome
+    assert o.state == "cheat" and o.blame is not None and o.blame.seat == loser, o
+    assert "false accusation" in o.blame.reason, o
+    assert o.winners == fair.winners and o.scores == fair.scores and not o.void, o
+
+
+@pytest.mark.parametrize("pad", ["response kind", "claim", "step in a commitment"])
+def test_members_no_check_looked_at_name_their_author(pad: str) -> None:
+    """spec 10.2-10.3 (helper-47): padding that got past the strict bodies: a response of a
+    kind other than "ack" (its members were looked at by nobody), a claim that is no boolean
+    (200 KB of text), a shuffle step carried in a commitment step (nothing read it)."""
+    n = 3
+    cheat = 0 if pad == "step in a commitment" else 1
+    table = LocalTable(Options(n, target=20), seed="a2")
+    padded: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes:
+        f = fields(raw)
+        body = f["body"]
+        if sender != cheat or padded or not isinstance(body, dict):
+            return raw
+        if pad == "response kind" and f["role"] == "response" and f["seq"] > 0:
+            padded.append(True)
+            return resign(table, raw, kind="zz", body={**body, "junk": "x" * 1000})
+        if pad == "claim" and "claim" in body and body["claim"] is not True:
+            padded.append(True)
+            return resign(table, raw, body={**body, "claim": "x" * 1000})
+        if pad == "step in a commitment" and f["role"] == "proposal" and "commitment" in body:
+            padded.append(True)
+            return resign(table, raw, body={**body, "step": {"junk": "x" * 1000}})
+        return raw
+
+    SimNet(table, "a2", NetConfig(delay=(0, 20), tamper=tamper, hostile={cheat})).run()
+    assert padded
+    words = {
+        "response kind": 'is an "ack", not "zz"',
+        "claim": "a claim is true or false",
+        "step in a commitment": "also carries a shuffle step",
+    }[pad]
+    same_verdict(table, [s for s in range(n) if s != cheat], cheat, words)
+
+
+def test_an_accept_holds_nothing() -> None:
+    """spec 10.2 (helper-47): the genesis step's accept has an empty body, which nobody read:
+    a seat could pad it. It is its author's fault now."""
+    table = LocalTable(Options(2, target=20), seed="accept")
+    padded: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes:
+        f = fields(raw)
+        if sender != 1 or f["kind"] != "accept":
+            return raw
+        padded.append(True)
+        return resign(table, raw, body={"junk": "x" * 1000})
+
+    SimNet(table, "accept", NetConfig(delay=(0, 20), tamper=tamper, hostile={1})).run()
+    assert padded
+    same_verdict(table, [0], 1, "an accept's body is empty")
+
+
+def test_a_vote_names_each_seat_once() -> None:
+    """spec 10.15 (helper-47): a vote's waiting of [0] * 1800 (under the 4 KB cap) made a
+    9,000-character line on every terminal; each seat is said once, and only seats."""
+    sent = [0]
+
+    def first_40(sender: int, raw: bytes) -> bytes | None:
+        sent[0] += 1
+        return raw if sent[0] <= 40 else None  # (then the network goes quiet)
+
+    table = LocalTable(Options(2, target=20), seed="vote-words", tamper=first_40)
+    table.run()
+    ann, evil = table.sessions
+    assert evil.identity is not None
+    for h in evil.log.hashes():
+        ann.receive(evil.log.raw(h))
+    ann.receive(evil.log.vote(evil.identity, 1, "stop", {"waiting": [0] * 1800 + [7]}))
+    said = [ev.text for ev in ann.events if ev.kind == "vote" and ev.text.startswith("seat 1")]
+    assert said == ["seat 1 votes to stop (waiting for seat 0)"], said
