@@ -1793,6 +1793,13 @@ class Session:
             faces_by_shuffle.append(result.faces)
         self._audit_rules(faces_by_shuffle)
         if self.dispute is not None:
+            g = self.engine
+            if self.deck_no >= 2 and (
+                g.phase is Phase.GAME_OVER
+                or (g.need is not None and g.need.kind == "shuffle" and not g.need.sources)
+            ):
+                # the round's end, reached by this audit (the dispute came at its last play)
+                self._disputed_ends.setdefault(self._dispute_at, self._round_result())
             accuser = self.dispute[0]
             if accuser < 0:  # a public dispute the audit could not explain: cannot happen
                 raise AssertionError("a public card failed to open, yet the audit found nothing")
@@ -1831,6 +1838,19 @@ class Session:
             where = f"in round {round_no}, played on {on} while holding a {on} card"
             self.bluffs.append(f"seat {ev.seat} bluffed a Wild Draw Four {where}")
             self.events.append(SessionEvent("bluff", where, ev.seat))
+        g = self.engine
+        if g.need is not None and g.need.kind == "reveal":
+            # a dispute's reveal came before the cards the engine waits on were shown (a
+            # dispute raised at a round's last play, before the hands' sync: helper-49 saw
+            # the digests differ and every node stop on an internal error): the audit has
+            # every face now, public to every node alike
+            for slot in g.need.slots:
+                ref = self._slot_ref(slot)
+                if ref is None or index[id(ref[0])] >= len(faces_by_shuffle):
+                    continue
+                card = faces_by_shuffle[index[id(ref[0])]][ref[1]]
+                for ev in g.reveal(slot, card, public=True):
+                    self.events.append(SessionEvent("engine", str(ev), ev.seat, ev))
         # Every public fact the game went by was checked on its own: the shuffles, every key
         # against its commitment, every action against the rules. The two engines then hold
         # the same public state; a difference would be a bug of the engine, not a cheat.
@@ -1968,12 +1988,21 @@ class Session:
                     return tuple(g.scores), False, tuple(g.winners)
                 # the cheat won: its winning round is void (the standings before its audit)
                 return self._scores_before(self._standings[-1][0]), True, ()
-            k = self._done_seq
+            k = max(self._done_seq, 0)  # (two votes before the genesis step: helper-49)
+            scores = next(s for at, s in reversed(self._standings) if at <= k)
+            void = self.deck_no >= 2 and self._standings[-1][0] != k
+            stop = self._stop
+            if stop is not None:
+                # a stop decided already: what it counted (a silent winner's round void:
+                # helper-49 saw a colluder's second vote give that win back), the cheat's
+                # own win never
+                if seat in stop.winners:
+                    return scores, void, ()
+                return stop.scores, stop.void, stop.winners
             end = self._round_ends.get(k)
             if end is not None and end[1] != seat and seat not in end[2]:
                 return end[0], False, end[2]
-            scores = next(s for at, s in reversed(self._standings) if at <= k)
-            return scores, self.deck_no >= 2 and self._standings[-1][0] != k, ()
+            return scores, void, ()
         at = self._dispute_at if accusation else seq
         end = self._round_ends.get(at - 1)
         if end is None and accusation:

@@ -1296,3 +1296,85 @@ def test_an_accept_holds_nothing() -> None:
     SimNet(table, "accept", NetConfig(delay=(0, 20), tamper=tamper, hostile={1})).run()
     assert padded
     same_verdict(table, [0], 1, "an accept's body is empty")
+
+
+def test_two_votes_before_the_game_begins_name_their_author() -> None:
+    """spec section 7 and 10.15 (helper-49): a seat signed two votes at step 0, before every
+    seat had accepted; the session raised StopIteration out of receive (and `p2puno replay`
+    of the file died), where it names the seat."""
+    table = LocalTable(Options(3, target=25), seed="e6")
+    s0, s1, _ = table.sessions
+    assert s1.identity is not None and s0.processed == -1
+    for waiting in ([2], [0]):  # (neither amends the other)
+        s0.receive(s1.log.vote(s1.identity, 1, "stop", {"waiting": waiting}))
+    o = s0.outcome
+    assert o.state == "cheat" and o.blame is not None and o.blame.seat == 1, o
+    assert o.scores == (0, 0, 0) and o.winners == (), o
+
+
+def test_a_false_dispute_at_the_last_play_before_the_hands_are_shown_leaves_the_win() -> None:
+    """002 · Scoring with spec 10.10 and 10.16 (helper-49): the loser put a dispute in its
+    answer to the round's real last play, one step before the sync that shows every hand. The
+    dispute's reveal came with the hands still unshown, the full-information audit's engine
+    had scored the round and the game's had not: every node stopped on an internal error (the
+    replay too). The audit now shows the game's engine the faces it waits on; the accusation
+    is false and the round counts."""
+    options = Options(2, target=25)
+    honest = LocalTable(options, seed="sore-loser")
+    honest.run()
+    first = honest.sessions[0]
+    fair = first.outcome
+    end = max(first._round_ends)
+    proposals = {e.seq: e for _, e in first.log if e.role is Role.PROPOSAL}
+    last_play = max(q for q in proposals if q <= end and proposals[q].kind == "action")
+    assert last_play < end  # (the hands' sync comes between)
+    (w,) = fair.winners
+    loser = 1 - w
+    table = LocalTable(options, seed="sore-loser")
+    disputed: list[bool] = []
+
+    def tamper(sender: int, raw: bytes) -> bytes:
+        f = fields(raw)
+        if disputed or f["seq"] != last_play:
+            return raw
+        disputed.append(True)
+        return resign(table, raw, body={**f["body"], "dispute": "my hand was wrong"})
+
+    SimNet(table, "e3", NetConfig(delay=(0, 20), tamper=tamper, hostile={loser})).run()
+    assert disputed
+    o = table.sessions[w].outcome
+    assert o.state == "cheat" and o.blame is not None and o.blame.seat == loser, o
+    assert "false accusation" in o.blame.reason, o
+    assert o.winners == fair.winners and o.scores == fair.scores and not o.void, o
+
+
+def test_a_colluders_second_vote_does_not_undo_a_stop_that_voided_a_silent_winners_round() -> None:
+    """spec 10.15-10.16 (helper-49): the round's winner kept its secrets from the game's last
+    reveal, and the stop voided its round; its colluder then signed a second vote, and the
+    equivocation counted the round as it stood at its end: the silent winner won, unaudited.
+    A stop already decided is what counts (the cheat named)."""
+    options = Options(3, target=25)
+    table = LocalTable(options, seed="sore-loser")
+    honest_run = LocalTable(options, seed="sore-loser")
+    honest_run.run()
+    (w,) = honest_run.sessions[0].outcome.winners
+    others = [s for s in range(3) if s != w]
+    colluder, honest = others[-1], others[0]
+
+    def silence(seat: int, raw: bytes) -> bool:
+        body = fields(raw)["body"]
+        phase = table.sessions[seat].engine.phase
+        reveal = isinstance(body, dict) and "secrets" in body
+        return seat == w and reveal and phase is Phase.GAME_OVER
+
+    SimNet(table, "e5", NetConfig(delay=(0, 20), deadline=3000, silence=silence)).run()
+    h = table.sessions[honest]
+    assert h.outcome.state == "stopped" and h.outcome.void and h.outcome.winners == ()
+    c = table.sessions[colluder]
+    (vote,) = c.log.vote_hashes(colluder)
+    second = resign(table, c.log.raw(vote), body={"waiting": [honest]})
+    with contextlib.suppress(SessionError):
+        h.receive(second)
+    o = h.outcome
+    assert o.state == "cheat" and o.blame is not None and o.blame.seat == colluder, o
+    assert o.winners == () and o.void, o
