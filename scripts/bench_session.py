@@ -306,14 +306,16 @@ def worktree(ref: str, tmp: str, name: str) -> Iterator[tuple[str, str]]:
 _PYCA = re.compile(r"<built-in method (ec|x25519|x448|ed448|aead|hashes|hmac|kdf|dh|rsa|dsa)\.")
 _OF_CLASS = re.compile(r"of '([^']+)' objects>")
 _DIRS = (
+    # third-party and standard-library code first: a checkout may itself be named p2puno, and
+    # its .venv's cryptography was booked to "other" (helper-50's clone failed the smoke test)
+    ("/cryptography/", "crypto"),
+    ("/json/", "encoding"),
     ("/p2puno/crypto/", "crypto"),
     ("/p2puno/engine/", "engine"),
     ("/p2puno/wire/", "encoding"),
     ("/p2puno/log/", "log"),
     ("/p2puno/bots/", "bots"),
     ("/p2puno/", "other"),  # the session, the harness
-    ("/cryptography/", "crypto"),
-    ("/json/", "encoding"),
 )
 
 Func = tuple[str, int, str]

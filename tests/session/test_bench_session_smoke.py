@@ -42,6 +42,9 @@ def test_layers_of_compiled_and_c_functions() -> None:
     assert layer_of(("/x/p2puno/engine/game.py", 1, "apply"), engine) == "engine"
     assert layer_of(("/x/p2puno/session/session.py", 1, "_learn"), engine) == "other"
     assert layer_of(("/usr/lib/python3.11/dataclasses.py", 1, "replace"), engine) is None
+    # a checkout named p2puno: its .venv's packages are still theirs (helper-50)
+    venv = "/home/u/p2puno/.venv/lib/python3.11/site-packages/cryptography/hazmat/x/ec.py"
+    assert layer_of((venv, 180, "from_encoded_point"), engine) == "crypto"
 
 
 def test_short_run_prints_its_rows() -> None:
