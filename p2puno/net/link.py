@@ -244,6 +244,7 @@ class _Conn(asyncio.BufferedProtocol):
         self._write_paused = False
         self._drainers: deque[asyncio.Future[None]] = deque()
         self._lost: asyncio.Future[None] = loop.create_future()
+        self._peer_done: asyncio.Future[None] = loop.create_future()  # its EOF, or the end
 
     # ------------------------------------------------------------ asyncio's calls
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -267,6 +268,8 @@ class _Conn(asyncio.BufferedProtocol):
         self._wake()
 
     def eof_received(self) -> bool:
+        if not self._peer_done.done():
+            self._peer_done.set_result(None)
         if self._link is not None:
             self._link._eof()
         else:
@@ -287,6 +290,8 @@ class _Conn(asyncio.BufferedProtocol):
                 fut.set_result(None)
         if not self._lost.done():
             self._lost.set_result(None)
+        if not self._peer_done.done():
+            self._peer_done.set_result(None)
 
     def pause_writing(self) -> None:
         self._write_paused = True
@@ -609,6 +614,17 @@ class Link:
                 with contextlib.suppress(TimeoutError, OSError):
                     async with asyncio.timeout(self.limits.close_timeout):
                         await self._conn.drain()
+                if bye is not None and transport.can_write_eof() and not transport.is_closing():
+                    # our end sent, then wait for the peer's (it reads the BYE, then closes)
+                    # while what it still sends is read and dropped: a close with unread
+                    # bytes makes the kernel answer RST and throw away what it had not sent
+                    # yet, the BYE with it (a test at load 4 read "lost the link: a network
+                    # error" of a seat that left)
+                    with contextlib.suppress(OSError, RuntimeError):
+                        transport.write_eof()
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(self.limits.close_timeout):
+                            await asyncio.shield(self._conn._peer_done)
                 transport.close()
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.limits.close_timeout):
