@@ -130,27 +130,53 @@ def run_network_demo(
         entries = lines if entries is None else entries
         same = lines == entries
         ok = ok and result.ok and same
+        # (a game left before its end is not over, not rejected: helper-50 read REJECTED
+        # after pressing q, as if a log had been forged)
         verdict = (
             f"VERIFIED: {outcome_words(result.outcome, result.names)}"
             if result.ok and result.outcome is not None
+            else "NOT OVER: every entry verifies; the log ends before the game does"
+            if result.incomplete
             else f"REJECTED: {result.error}"
         )
-        left = left or (result.error or "").endswith("the log ends before the game does")
+        left = left or result.incomplete
         differ = "" if same else " (DIFFER)"
         print(f"  {path.relative_to(root)}: {len(lines)} entries{differ}; {verdict}")
+    # `p2puno` is on the PATH only with the project's .venv active (helper-50's first command
+    # after the demo was "p2puno: command not found"): say the one that works from here
+    prog = "p2puno" if shutil.which("p2puno") else _program_path()
+    keep = person and left and done.returncode == 0  # (its resume needs the directory)
     if logs:
         shutil.copyfile(logs[0], log_path)
-        if data_dir is None:
+        if data_dir is None and not keep:
             print(f"(the nodes' data directory {tmp} is removed now: its paths above go with it)")
-        print(f"the host's log is in {log_path}: check it again with  p2puno replay {log_path}")
+        print(f"the host's log is in {log_path}: check it again with  {prog} replay {log_path}")
         if person:
-            print(f"or step through it in the table:  p2puno replay {log_path} --table")
-    if person and left and done.returncode == 0:
-        # every entry up to where each log stops was checked; the game has no result
+            print(f"or step through it in the table:  {prog} replay {log_path} --table")
+    if keep:
+        # every entry up to where each log stops was checked; the game has no result yet
         print("you left the table before the end: each log verifies up to where it stops")
+        if data_dir is None:  # (helper-50: it was offered, then removed)
+            print(
+                f"the game can be taken up again:  {prog} resume --data-dir {tmp}\n"
+                f"(its data directory stays for that: remove {tmp} when you are done)"
+            )
         ok = True
     else:
         print("every node holds the same entries and every log verifies" if ok else "DEMO FAILED")
-    if data_dir is None:
+    if data_dir is None and not keep:
         shutil.rmtree(tmp, ignore_errors=True)
     return ok
+
+
+def _program_path() -> str:
+    """This environment's own `p2puno` script (".venv/bin/p2puno" from the project), else
+    ``python -m p2puno``."""
+    import os
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "p2puno"
+    if not script.exists():
+        return f"{sys.executable} -m p2puno"
+    rel = os.path.relpath(script)
+    return rel if not rel.startswith("..") else str(script)
