@@ -90,7 +90,9 @@ def run_network_demo(
     if person:
         # the table's own deadlines for a person (60 s to decide, a 2.5 s claim window);
         # the bots take up to a second a move, so a person sees each one happen
-        cmd += ["--name", "You", "--think", str(delay or 1.0), "--step-s", "30"]
+        # (named "Player": the log and its replay speak of each seat by name, and "You deals
+        # first", "You wins" read wrong there; the table itself says "you": helper-50)
+        cmd += ["--name", "Player", "--think", str(delay or 1.0), "--step-s", "30"]
     else:
         cmd += ["--name", "Host", "--bot", "heuristic", "--narrate", "--think", str(delay)]
         cmd += ["--window-ms", "300", "--step-s", "30", "--turn-s", "30"]
