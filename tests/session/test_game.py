@@ -45,15 +45,16 @@ def write_log(table: LocalTable, path: Path) -> Path:
 
 
 @pytest.mark.parametrize(("progressive", "seven_o", "jump_in"), COMBOS)
-def test_two_players_to_300_every_house_rule_combination(
+def test_two_players_to_200_every_house_rule_combination(
     tmp_path: Path, progressive: bool, seven_o: bool, jump_in: bool
 ) -> None:
-    # (to 300, whole games all the same: the suite had reached 582 s of its 600 on a clean
-    # clone; scripts/soak_session plays every combination to 500 for 2, 4 and 10 players)
-    opts = Options(2, progressive, seven_o, jump_in, target=300)
+    # (to 200, whole games all the same: the suite had reached 582 s of its 600 on a clean
+    # clone at 500, and 592 s at 300 with the engine and card-layer vectors added;
+    # scripts/soak_session plays every combination to 500 for 2, 4 and 10 players)
+    opts = Options(2, progressive, seven_o, jump_in, target=200)
     table = play(opts, f"two/{progressive}{seven_o}{jump_in}")
     check_agreement(table)
-    assert max(table.sessions[0].engine.scores) >= 300
+    assert max(table.sessions[0].engine.scores) >= 200
     result = replay(write_log(table, tmp_path / "game.log"))
     assert result.ok, result.error
     assert list(result.winners) == list(table.sessions[0].engine.winners)
