@@ -1793,11 +1793,7 @@ class Session:
             faces_by_shuffle.append(result.faces)
         self._audit_rules(faces_by_shuffle)
         if self.dispute is not None:
-            g = self.engine
-            if self.deck_no >= 2 and (
-                g.phase is Phase.GAME_OVER
-                or (g.need is not None and g.need.kind == "shuffle" and not g.need.sources)
-            ):
+            if self._round_over():
                 # the round's end, reached by this audit (the dispute came at its last play)
                 self._disputed_ends.setdefault(self._dispute_at, self._round_result())
             accuser = self.dispute[0]
@@ -1876,12 +1872,8 @@ class Session:
         if self.dispute is not None:
             if (
                 self._dispute_at == self._done_seq
-                and self.deck_no >= 2
                 and self.audited_deck != self.deck_no
-                and (
-                    g.phase is Phase.GAME_OVER
-                    or (g.need is not None and g.need.kind == "shuffle" and not g.need.sources)
-                )
+                and self._round_over()
             ):
                 # raised at a round's last play: its reveal is the dispute's (helper-47)
                 self._disputed_ends[self._done_seq] = self._round_result()
@@ -1929,6 +1921,13 @@ class Session:
         self.step = _Step("reveal", 0)
         if self.deck_no >= 2 and not self.dispute:
             self._round_ends[self._done_seq] = self._round_result()
+
+    def _round_over(self) -> bool:
+        """A round of this deck has been played to its end (the draw for dealer is none):
+        the game is over, or a fresh deck is wanted."""
+        g = self.engine
+        fresh = g.need is not None and g.need.kind == "shuffle" and not g.need.sources
+        return self.deck_no >= 2 and (g.phase is Phase.GAME_OVER or fresh)
 
     def _round_result(self) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
         g = self.engine
