@@ -8,7 +8,9 @@ import dataclasses
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -346,6 +348,7 @@ async def resume_game(
     from p2puno.node.players import BotPlayer, TextPlayer
     from p2puno.session.harness import ResumeError, rebuild
 
+    watch_host_pipe()  # (a bot its resumed host brought back: it leaves when that host is gone)
     started = time.monotonic()
     games = unfinished_games(data)
     if game is not None:
@@ -433,12 +436,43 @@ def _came_back_with(me: int) -> set[int]:
     return seats - {me}
 
 
+def watch_host_pipe() -> None:
+    """In a bot its host started (HOST_PIPE_ENV): stop this node as SIGTERM stops it, with
+    BYE on its links and its data directory kept for its host's resume, once its standard
+    input ends. It is a pipe its host never writes to, so its end is the host gone, killed
+    outright (SIGKILL) included, when no handler of the host's could stop its bots: they
+    played on without it (and voted their own host out once its deadline passed), and a host
+    resumed meanwhile found them still running. A pipe works everywhere; Linux's
+    PR_SET_PDEATHSIG would not. Nothing is watched in any other process."""
+    if os.environ.pop(HOST_PIPE_ENV, "") != "1":  # (popped: nothing it starts inherits it)
+        return
+    loop = asyncio.get_running_loop()
+
+    def host_gone() -> None:
+        # the stop a host's SIGTERM makes (cli._run_node's handler; where there is none, as
+        # on Windows, the signal ends the process: the bot goes all the same)
+        signal.raise_signal(signal.SIGTERM)
+
+    def read() -> None:
+        for _ in range(1000):  # (the host writes nothing: one read, which ends with it)
+            try:
+                if os.read(0, 4096):
+                    continue
+            except BrokenPipeError:  # (Windows: the end of a pipe whose writer is gone)
+                pass
+            except OSError:  # (no standard input to watch: nothing to go by)
+                return
+            with contextlib.suppress(RuntimeError):  # (the loop is closed: the node is over)
+                loop.call_soon_threadsafe(host_gone)
+            return
+
+    threading.Thread(target=read, name="host-pipe", daemon=True).start()
+
+
 def _stop_holder(data: DataDir) -> None:
     """SIGTERM to the process that holds ``data`` (a bot of this host that outlived it: the
     host was killed, not its bot), if it holds it still: the pid is read from the lock the
     holder keeps, and only while the lock is held, so a pid used again is not signalled."""
-    import signal
-
     pid = data.holder()
     if pid is not None and pid != os.getpid() and data.busy():
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -449,31 +483,40 @@ async def _resume_bots(
     data: DataDir, game: str, say: Say, adopted: list[DataDir], me: int
 ) -> tuple[list[asyncio.subprocess.Process], set[int]]:
     """`p2puno resume` for each bot seat this data directory's host ran in ``game`` and that
-    did not finish it (each its own process, as when the host started it). A bot seat still
-    running (the host was killed, not it) goes into ``adopted``: it is stopped with the host
-    (the leave question says so), as the bots the host started are."""
+    did not finish it (each its own process, as when the host started it). A bot seat whose
+    process still holds its data directory is waited for, up to BOT_LEAVE_S: its host was
+    killed, and it is leaving (it read the end of its host's pipe: watch_host_pipe); then it
+    is brought back like the others. One still running after that (a bot of a p2puno without
+    that pipe) goes into ``adopted``, never a second process for its seat: it is stopped with
+    the host (the leave question says so), as the bots the host started are."""
     procs = []
-    back: list[tuple[str, Path, int]] = []  # (who, data dir, seat) of each bot brought back
+    found: list[tuple[str, DataDir]] = []  # (who, data dir) of each bot seat not finished
     for folder in sorted((data.root / "bots").glob("*")):
         try:
             bot_data = DataDir(folder)
         except DataError:
             continue
         mine = [m for m in unfinished_games(bot_data) if m.get("game") == game]
+        if not mine:
+            continue
         who = f"the bot seat in bots/{folder.name}"
-        if mine:
-            with contextlib.suppress(KeyError, TypeError, IndexError):
-                who = (
-                    f"{mine[0]['view']['seats'][mine[0]['seat']]['name']} (seat {mine[0]['seat']})"
-                )
-        if mine and bot_data.busy():
-            # still running (this host was killed, its bot was not): leave it be; a second
-            # copy would fail to bind, and its rebuild could cut the live bot's last line
+        with contextlib.suppress(KeyError, TypeError, IndexError):
+            who = f"{mine[0]['view']['seats'][mine[0]['seat']]['name']} (seat {mine[0]['seat']})"
+        found.append((who, bot_data))
+    await _until_free([d for _, d in found], BOT_LEAVE_S)
+    back: list[tuple[str, Path, int]] = []  # (who, data dir, seat) of each bot brought back
+    for who, bot_data in found:
+        if bot_data.busy():
+            # still running: leave it be; a second copy would fail to bind, and its rebuild
+            # could cut the live bot's last line as torn (the lock refuses it in any case)
             say(f"{who} is still running: left as it is")
             adopted.append(bot_data)
-        elif mine:
+            continue
+        # (read again: it may have ended the game meanwhile, or marked it given up)
+        mine = [m for m in unfinished_games(bot_data) if m.get("game") == game]
+        if mine:
             with contextlib.suppress(KeyError, TypeError, ValueError):
-                back.append((who, folder, int(mine[0]["seat"])))
+                back.append((who, bot_data.root, int(mine[0]["seat"])))
     # each comes back knowing which seats came back with it (its host and fellow bots): not
     # seats that went on without it (GameNode._reached)
     seats = {me} | {seat for _, _, seat in back}
@@ -489,7 +532,22 @@ async def _resume_bots(
     return procs, seats - {me}
 
 
+# the longest a resumed host waits for a bot of its killed run to leave (its BYEs: a second
+# or so; each link's close is given up to 2 s) before it leaves that bot running as it is
+BOT_LEAVE_S = 5.0
+
+
+async def _until_free(dirs: list[DataDir], limit_s: float) -> None:
+    """Until no process holds any of ``dirs`` (see DataDir.hold), or ``limit_s`` passed."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + limit_s
+    while any(d.busy() for d in dirs) and loop.time() < end:
+        await asyncio.sleep(0.1)
+
+
 BOT_TOKEN_ENV = "P2PUNO_HOST_BOT_TOKEN"  # (HostLobby.bot_token, to the bots a host starts)
+# set ("1") for a bot a host starts: its standard input is its host's pipe (watch_host_pipe)
+HOST_PIPE_ENV = "P2PUNO_HOST_PIPE"
 # the seats a resumed host brought back with a bot of its (comma separated; GameNode._reached)
 CAME_BACK_WITH_ENV = "P2PUNO_CAME_BACK_WITH"
 
@@ -497,16 +555,18 @@ CAME_BACK_WITH_ENV = "P2PUNO_CAME_BACK_WITH"
 async def _child(
     who: str, say: Say, *args: str, token: str | None = None, env: dict[str, str] | None = None
 ) -> asyncio.subprocess.Process:
-    """A bot seat's own process: ``python -m p2puno ARGS``, reading nothing. What it prints
-    (with --quiet: only why it stopped, if it failed) reaches the host's lines as ``say``,
-    named: written to the terminal itself, it tore up the host's full-screen table.
-    ``token``: its claim to be the host's own bot, in its environment (not on its command
-    line, which every user of the machine can read)."""
+    """A bot seat's own process: ``python -m p2puno ARGS``. What it prints (with --quiet:
+    only why it stopped, if it failed) reaches the host's lines as ``say``, named: written to
+    the terminal itself, it tore up the host's full-screen table. ``token``: its claim to be
+    the host's own bot, in its environment (not on its command line, which every user of the
+    machine can read). Its standard input is a pipe from this process that nothing is written
+    to: its end is this process gone, however it went (see :func:`watch_host_pipe`)."""
     extra = {**(env or {}), **({} if token is None else {BOT_TOKEN_ENV: token})}
+    extra[HOST_PIPE_ENV] = "1"
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "p2puno", *args,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, env={**os.environ, **extra} if extra else None,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT, env={**os.environ, **extra},
     )  # fmt: skip
     assert proc.stdout is not None
     task = asyncio.ensure_future(_relay_lines(proc.stdout, who, say))
@@ -542,7 +602,10 @@ async def _reap(procs: list[asyncio.subprocess.Process], ended: bool) -> None:
         try:
             await asyncio.wait_for(p.wait(), 30 if ended else 5)
         except TimeoutError:
-            p.kill()
+            with contextlib.suppress(ProcessLookupError):
+                p.kill()
+        if p.stdin is not None:  # (its host's pipe: the process has ended, or was killed)
+            p.stdin.close()
 
 
 async def host_game(
@@ -871,6 +934,7 @@ async def join_game(
     on_game: Callable[[GameNode], None] | None = None,
     advert: tuple[str, bytes] | None = None,
 ) -> Result:
+    watch_host_pipe()  # (a bot its host started: it leaves when its host is gone)
     identity = Identity.generate()
     secret = os.urandom(32)  # (the table code's: the seat's nonce commits to it)
     nonce = nonce_of(secret)
