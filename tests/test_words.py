@@ -132,3 +132,43 @@ def test_a_cheat_is_named_with_its_seat() -> None:
     assert said is not None and said.startswith(
         "!! two versions of one entry: Ноѕt (seat 2) signed"
     )
+
+
+def test_the_commands_the_screens_name_run_from_any_shell(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-51: the table's end screen said `p2puno replay LOG`, which a shell whose venv
+    is not activated does not find. The command named is `p2puno` only when that name on the
+    PATH is the script running; else the script's full path; else `python -m p2puno` with
+    this interpreter (the demo's seats, `python -m p2puno`)."""
+    import os
+    import sys
+    from pathlib import Path
+
+    from p2puno.node.game import command, with_command
+
+    bin_ = Path(str(tmp_path)) / "venv bin"
+    bin_.mkdir()
+    script = bin_ / "p2puno"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    other = Path(str(tmp_path)) / "other"
+    other.mkdir()
+
+    def named(argv0: str, path: Path) -> str:
+        monkeypatch.setattr(sys, "argv", [argv0, "host"])
+        monkeypatch.setenv("PATH", str(path))
+        command.cache_clear()
+        return command()
+
+    try:
+        assert named(str(script), bin_) == "p2puno"  # (the venv is active)
+        assert named(str(script), other) == f"'{script}'"  # (not: its full path, quoted)
+        monkeypatch.chdir(bin_)
+        assert named("./p2puno", other) == f"'{script}'"  # (started by a relative path)
+        assert named("/x/p2puno/__main__.py", bin_) == f"{sys.executable} -m p2puno"
+        assert with_command("p2puno resume --data-dir /d") == f"{command()} resume --data-dir /d"
+        assert with_command("echo p2puno") == "echo p2puno"
+    finally:
+        command.cache_clear()
+    assert os.path.basename(sys.argv[0]) != "p2puno"  # (the test runner: restored)

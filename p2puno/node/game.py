@@ -29,10 +29,14 @@ import asyncio
 import contextlib
 import ctypes
 import errno
+import functools
 import logging
 import os
 import random
 import resource
+import shlex
+import shutil
+import sys
 import time
 import traceback
 from collections import deque
@@ -48,6 +52,7 @@ from p2puno.node.players import Autopilot, Player
 from p2puno.node.store import GameFiles
 from p2puno.session import Session, SessionError
 from p2puno.session.session import Outcome, Prompt, SessionEvent
+from p2puno.session.words import in_a_sentence
 from p2puno.wire import EncodingError, JSONValue, decode, encode
 
 log = logging.getLogger("p2puno.node")
@@ -122,6 +127,62 @@ def chat_words(who: str, line: str, *, own: bool = False) -> str:
     """A chat line as a screen says it, the words quoted (however it wraps, they read as the
     seat's): "Bob says: “gg”", or, of this seat's own (``own``), "you say: “gg”"."""
     return f"you say: “{line}”" if own else f"{who} says: “{line}”"
+
+
+@functools.cache
+def command() -> str:
+    """How a person runs p2puno from a shell on this machine, for the commands the screens
+    name: ``p2puno`` when that name on the PATH is the script this process runs; else that
+    script's full path (a venv that is not activated: helper-51's end screen said `p2puno
+    replay`, which the shell did not find); else this interpreter with ``-m p2puno``
+    (``python -m p2puno``, the demo's seats, tests)."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) == "p2puno" and os.path.isfile(argv0):
+        full = os.path.abspath(argv0)
+        found = shutil.which("p2puno")
+        with contextlib.suppress(OSError):
+            if found is not None and os.path.samefile(found, full):
+                return "p2puno"
+        return shlex.quote(full)
+    return f"{shlex.quote(sys.executable)} -m p2puno"
+
+
+def with_command(text: str) -> str:
+    """``text`` (a command that begins "p2puno ") as :func:`command` runs it here."""
+    return command() + text[len("p2puno") :] if text.startswith("p2puno ") else text
+
+
+# what a seat the table waits for owes, in a person's words, by the step's kind (the
+# session's own words, `Waiting.owed`, are "its action proposal", "its response to the
+# window": kept for logs and tests, never shown)
+_OWES = {
+    "genesis": ("to open the game", "to accept the table"),
+    "action": ("to play (their turn)", "to confirm the last move"),
+    "pass": ("to act on their claim or pass", "to confirm the last move"),
+    "window": ("to confirm the last move", "to confirm the last move"),
+    "shuffle": ("to shuffle the deck (their share of it)", "to confirm the shuffle"),
+    "sync": ("to send the keys that open cards", "to confirm the keys"),
+    "reveal": (
+        "to reveal their secrets for the deck's check",
+        "to reveal their secrets for the deck's check",
+    ),
+}
+
+
+def owed_words(kind: str, owed: str) -> str:
+    """What a seat owes (``Waiting.kind`` and its ``owed``) as a person reads it: "to play
+    (their turn)", "to confirm the last move", "to agree to end the game"."""
+    if kind == "stop":
+        return "to agree to end the game"
+    words = _OWES.get(kind)
+    if words is None:
+        return "to answer"
+    return words[1] if "response" in owed else words[0]
+
+
+# what a game that ends because a seat is gone gives (spec 10.15, "What it gives"), said
+# where a person reads that it will, or did
+STOP_GIVES = "the round in play does not count, and the scores stay as at the last verified round"
 
 
 def host_of(link: Link) -> str:
@@ -676,6 +737,10 @@ class GameNode:
         """Seats as a person reads them: "J1 (seat 1), J2 (seat 2)"."""
         return ", ".join(f"{self._name(i)} (seat {i})" for i in seats)
 
+    def _who(self, seats: Iterable[int]) -> str:
+        """Seats as a person reads them in a sentence: '"Bob" (seat 1) and "Cy" (seat 2)'."""
+        return in_a_sentence([f'"{self._name(i)}" (seat {i})' for i in seats])
+
     def _send_all(self, mtype: MsgType, payload: bytes) -> None:
         for seat, link in list(self.links.items()):
             try:
@@ -1010,7 +1075,7 @@ class GameNode:
             if e.errno in (errno.EMFILE, errno.ENFILE):  # (not the disk: helper-38)
                 what = "this process could not open a file to write"
             self.failed = f"{what} ({e.strerror or e}): this node stops"
-            self.say(f"{self.failed}; resume with `p2puno resume` once it is fixed")
+            self.say(f"{self.failed}; resume with `{command()} resume` once it is fixed")
             self._closing = True
             self.done.set()
             return None
@@ -1105,27 +1170,34 @@ class GameNode:
             # waiting on seats this node has no link to: say so once (a resumed node whose
             # table is gone waited without a word; the table's countdown is not on a line)
             self._told_wait = key
-            who = ", ".join(f"{self._name(i)} ({w.owed.get(i, '?')})" for i in cut)
+            owes = {owed_words(w.kind, w.owed.get(i, "")) for i in cut}
+            who = in_a_sentence([f'"{self._name(i)}"' for i in cut])
+            what = f" {owes.pop()}" if len(owes) == 1 else ""
+            they = "they are" if len(cut) > 1 else f'"{self._name(cut[0])}" is'
             # (when this node votes: its deadline, and the redial grace; helper-29 read "in
             # 5 s" from a node with no link left, which voted 10 s later)
             left = max(0.0, deadline - waited, self._lost_grace(now)[1])
+            within = f"within {left:.0f} s" if left >= 1 else "now"  # (not "within 0 s")
             if self.resumed_at is not None and not self._reached():
                 then = (
-                    "this node stops then, the game unfinished here (back from a stop and no "
-                    "seat that stayed reached: it does not vote without one)"
+                    f"unless {they} back {within}, your node stops, the game unfinished here: "
+                    "since you came back it has reached no other player, and it does not end "
+                    "the game without them"
                 )
             elif self._cut_off(self._lost_grace(now)[0]):  # (helper-33: it said it would vote)
                 then = (
-                    "this node stops then, the game unfinished here (no link to any seat: its "
-                    "own network may be down, and it does not vote alone)"
+                    f"unless {they} back {within}, your node stops, the game unfinished here: "
+                    "it is connected to no other player (your own network may be down), and "
+                    "it does not end the game on its own"
                 )
             else:
-                then = "the table votes to stop then"
-            within = f"within {left:.0f} s" if left >= 1 else "now"  # (not "within 0 s")
-            self.say(
-                f"waiting for {who}, which this node has no link to (left, or unreachable); "
-                f"unless it answers {within}, {then}"
+                then = f"unless {they} back {within}, the table ends the game: {STOP_GIVES}"
+            why = (
+                "they left the table"  # (each said so: a BYE)
+                if all(i in self.left for i in cut)
+                else "they are not connected (they left, or their computer or network is down)"
             )
+            self.say(f"waiting for {who}{what}, but {why}; {then}")
         if waited <= deadline:
             return
         if self.resumed_at is not None and not self._reached() and not self._closing:
@@ -1134,11 +1206,14 @@ class GameNode:
             # stop it decided without them would be a second record of the game, naming them
             # silent; it stops instead, the game unfinished here and resumable (lobby.md 5).
             self.failed = (
-                "no seat of this table that stayed in the game could be reached since this node "
-                "came back, and the deadline has passed: the others may have ended the game "
-                "without this seat (a seat away past its deadline is voted out). It does not "
-                "stop the game without them: the game stays unfinished here, to take up again "
-                "once another seat is up"
+                "since you came back, no other player could be reached, and the time to "
+                "answer has run out: the others most likely ended the game while you were "
+                "away (a player away past the deadline is voted out, and that ends the game "
+                "for everyone). Your node does not end it without them, so the game stays "
+                "unfinished here. To see how it ended, ask another player for their game log "
+                f"(the file their end screen names) and open it with `{command()} replay "
+                "LOG`; if their game is still waiting for you, take it up again once one of "
+                "them is back online"
             )
             self.unreached = True  # (said once, by whoever runs the node: run.py raises it)
             self._closing = True
@@ -1159,10 +1234,10 @@ class GameNode:
             # and J1 silent" while the three wrote "J2 silent"). It stops instead, the game
             # unfinished here and resumable, as a resumed node that reaches nobody does.
             self.failed = (
-                "every link to the other seats is lost and the deadline has passed: this "
-                "node's own network may be the one down, so it does not stop the game on its "
-                "own: the game stays unfinished here, to take up again once another seat is "
-                "reachable"
+                "your node lost its connection to every other player, and the time to answer "
+                "has run out: your own network may be the one down, so it does not end the "
+                "game on its own. The game stays unfinished here: take it up again once "
+                "another player can be reached"
             )
             self.unreached = True
             self._closing = True
@@ -1173,17 +1248,19 @@ class GameNode:
         named = s.log.named_by_votes()
         if self._guard(lambda: s.stop(gone)):
             if amending:
-                added = self._names(sorted(s.log.named_by_votes() - named))
+                added = sorted(s.log.named_by_votes() - named)
+                has = "has" if len(added) == 1 else "have"
                 self.say(
-                    f"{added} have neither voted nor been named by a vote: naming them in an "
-                    "amended vote to stop"
+                    f"{self._who(added)} {has} neither answered nor agreed to end the game: "
+                    "your node names them in its vote too, so that the game can end"
                 )
             else:
                 also = sorted(set(gone) - set(w.seats))
-                more = f" (no link to {self._names(also)}: named too)" if also else ""
+                are = "is" if len(also) == 1 else "are"
+                more = f", and {self._who(also)} {are} not connected either" if also else ""
                 self.say(
-                    f"{self._names(w.seats)} missed the deadline at step {w.step}: "
-                    f"voting to stop{more}"
+                    f"{self._who(w.seats)} did not answer in time{more}: your node votes "
+                    f"to end the game for everyone ({STOP_GIVES})"
                 )
             self._pump()
 
@@ -1225,8 +1302,13 @@ class GameNode:
 
     def away(self) -> set[int]:
         """The seats whose link to this node was lost and is not back (left the table, or
-        unreachable): the table says so beside whom it waits for."""
-        return {i for i in self._lost_at if i not in self.links or self.links[i].closed}
+        unreachable), and, once this node has been up LINK_GRACE_S, those it never reached (a
+        resumed node whose table is gone: helper-51 read "waiting for Bot-1 and Bot-2" with
+        no word that neither was there): the table says so beside whom it waits for."""
+        gone = {i for i in self._lost_at if i not in self.links or self.links[i].closed}
+        if time.monotonic() - self._started > LINK_GRACE_S:
+            gone |= {i for i in range(self.session.n) if i != self.me and i not in self.links}
+        return gone
 
     def wait_left(self) -> tuple[float, float, bool] | None:
         """What the table's screen counts down while it waits for other seats: the seconds

@@ -22,7 +22,7 @@ from p2puno.engine.game import Game
 from p2puno.log import Identity, Log, read_secrets
 from p2puno.net import Link
 from p2puno.net.discovery import Advertiser, is_ip
-from p2puno.node.game import PRUNE_KEEP, Address, GameNode
+from p2puno.node.game import PRUNE_KEEP, Address, GameNode, command, with_command
 from p2puno.node.lobby import (
     Endpoint,
     GameSetup,
@@ -261,7 +261,7 @@ async def _run_game(
         if node.unreached:  # (said again when `host` or `join` offers the game back)
             drop = ("resumed", "away_s", "folder", "mtime")
             files.write_meta({k: v for k, v in meta.items() if k not in drop} | {"unreached": True})
-        raise LobbyError(f"{node.failed}; then: {resume_command(root, game_id)}")
+        raise LobbyError(f"{node.failed}: {with_command(resume_command(root, game_id))}")
     if outcome.over:
         kept = {k: v for k, v in meta.items() if k not in ("resumed", "away_s")}  # (this run's)
         files.write_meta({**kept, "over": True, "outcome": str(outcome)})
@@ -327,7 +327,7 @@ def nothing_to_resume(data: DataDir, game: str | None) -> str:
         return f"no unfinished game{which} in {data.root}"
     log_path = Path(ended[0]["folder"]) / "log"
     how = "was given up here, unfinished" if ended[0].get("given_up") else "is over"
-    last = f"the last game there {how}: p2puno replay {log_path}"
+    last = f"the last game there {how}: {command()} replay {log_path}"
     return f"no unfinished game{which} in {data.root} ({last})"
 
 

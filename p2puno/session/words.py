@@ -37,7 +37,7 @@ def session_words(ev: SessionEvent, names: Sequence[str]) -> str | None:
     if ev.kind == "blame":  # (the one blamed with its seat: see outcome_words)
         return f"!! cheat found: {_with_seat(ev, names, text)}"
     if ev.kind == "vote":
-        return f"! vote to stop: {text}"
+        return f"! {text}"  # ("Ann votes to stop (waiting for Bob)": said once)
     if ev.kind == "evidence":
         text = _with_seat(ev, names, text)
         return f"!! two versions of one entry: {text} (the evidence goes to every seat)"
@@ -58,9 +58,13 @@ def _with_seat(ev: SessionEvent, names: Sequence[str], text: str) -> str:
     return f"{text[: at + len(name)]} (seat {ev.seat}){text[at + len(name) :]}"
 
 
+def in_a_sentence(items: Sequence[str]) -> str:
+    """Names in a sentence: "A", "A and B", "A, B and C"."""
+    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+
+
 def _who(seats: Sequence[int], names: Sequence[str]) -> str:
-    told = [names[s] if 0 <= s < len(names) else f"seat {s}" for s in seats]
-    return " and ".join([", ".join(told[:-1]), told[-1]]) if len(told) > 1 else "".join(told)
+    return in_a_sentence([names[s] if 0 <= s < len(names) else f"seat {s}" for s in seats])
 
 
 def _wins(seats: Sequence[int]) -> str:

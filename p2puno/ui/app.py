@@ -35,7 +35,7 @@ from prompt_toolkit.styles import Style
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import CARD_TEXT, COLORS
 from p2puno.engine.game import Game, Phase
-from p2puno.node.game import CHAT_MAX, chat_words
+from p2puno.node.game import CHAT_MAX, chat_words, with_command
 from p2puno.node.lobby import HostLobby, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.model import (
@@ -140,7 +140,8 @@ class TableUI:
         self.name = name
         self.is_host = host
         self.spectator = spectator  # watching: no seat, in the lobby too
-        self.resume_hint = "p2puno resume"  # (the launcher names a non-default --data-dir)
+        # (the launcher names a non-default --data-dir; a venv not activated: its full path)
+        self.resume_hint = with_command("p2puno resume")
         self.address = address
         self.title = title
         self.clock = clock
@@ -645,6 +646,14 @@ class TableUI:
                 self.lobby_message = "seating a bot of this machine's (its own process)..."
                 self._seating = asyncio.ensure_future(self._add_bot(add))
                 return
+            if k == "m":  # (helper-51: the key did nothing here, without a word)
+                self.lobby_message = (
+                    "no chat for spectators"
+                    if self.spectator
+                    else "no chat in the lobby: once the game is on, m says something to "
+                    "every player"
+                )
+                return
             if k == "s" and self.is_host:
                 seats = self.table.get("seats", []) if self.table else []
                 if isinstance(seats, list) and len(seats) >= 2:
@@ -1036,8 +1045,19 @@ class TableUI:
             st = UiState(**{**st.__dict__, "message": st.flash})
         view = table_view(self.source, st, self.inputs())
         if self.failure and not view.end:  # (its node stopped: nothing is waited for now)
-            view = replace(view, status="your node has stopped (the moves say why)")
-            view = replace(view, status_kind="over", deadline=None)
+            # why, in a box as a game's end is (helper-51: a resumed seat that reached nobody
+            # read two lines of its cut in the message line, what it could do in a narrow
+            # column of moves, and "unless they are back in time" still under the status)
+            view = replace(
+                view,
+                status="your node has stopped",
+                status_kind="over",
+                deadline=None,
+                progress="",
+                end=["YOUR NODE HAS STOPPED", f"  {self.failure}"],
+                message="" if st.message.startswith(self.failure) else st.message,
+                help_line="q / Enter / Esc: close the table (your node has stopped) · ? help",
+            )
         if st.round_end is not None and view.end and not self.over() and st.mode == "play":
             # Enter, Space or Esc closes the round's end and does only that; a key of the
             # decision up (r at the colour question) closes it and acts: the footer says both

@@ -17,6 +17,7 @@ from typing import Any
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from p2puno.node.game import with_command
 from p2puno.node.run import Result, host_game, join_game, resume_game, unfinished_games
 from p2puno.node.store import DataDir, resume_command
 from p2puno.node.watch import WatchResult, watch_game
@@ -49,7 +50,7 @@ def logs_to(ui: TableUI) -> Iterator[None]:
 def _hint(ui: TableUI, data: object) -> None:
     """The resume command the leave question names (with --data-dir when not the default)."""
     if isinstance(data, DataDir):
-        ui.resume_hint = resume_command(data.root)
+        ui.resume_hint = with_command(resume_command(data.root))
 
 
 async def host_table(

@@ -11,6 +11,7 @@ illegal choice is explained here and never reaches the session.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -33,9 +34,9 @@ from p2puno.engine.cards import (
     parse_face,
 )
 from p2puno.engine.game import CHALLENGE_EXTRA, UNO_PENALTY, Event, Game, IllegalAction, Phase
-from p2puno.node.game import CHAT_MAX
+from p2puno.node.game import CHAT_MAX, STOP_GIVES, command
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
-from p2puno.session.words import named
+from p2puno.session.words import in_a_sentence, named
 from p2puno.session.words import session_words as describe_session_event
 from p2puno.sim.words import card_name, color_name
 from p2puno.sim.words import event_words as describe_event
@@ -395,6 +396,7 @@ class ViewInputs:
     watchers: list[str] = field(default_factory=list)
     spinner: int = 0
     resume_hint: str = "p2puno resume"  # with its --data-dir when not the default one
+    command: str = field(default_factory=command)  # how p2puno runs from a shell here
     away: frozenset[int] = frozenset()  # seats whose link is lost (left, or unreachable)
     left: frozenset[int] = frozenset()  # ... of which these said they were leaving (a BYE)
 
@@ -514,6 +516,10 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
             last_round = []  # a void or stopped game: its last round did not end
         end = _end(src, vi, names, me) + (["", *last_round] if last_round else [])
     round_info = f"round {g.round_no}" if g.round_no else "draw for dealer"
+    ended = _round_ended(end) if end is not None and not outcome.over else None
+    if ended is not None and ended != g.round_no:  # (the box of the round before is up: the
+        # header said "round 2" over "ROUND 1 OVER", helper-51)
+        round_info = f"round {ended} over"
     round_info += f" · to {g.options.target}"
     title = vi.title + (f" · code {vi.code}" if vi.code else "")
     return TableView(
@@ -545,14 +551,14 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
 
 
 _OWED_WORDS = {
-    "genesis": "to accept the table (checking the genesis)",
+    "genesis": "to accept the table",
     "action": "to play",
-    "pass": "to pass",
-    "window": "the claim window",
-    "shuffle": "a shuffle pass",
-    "sync": "keys owed",
-    "reveal": "secrets for the deck's audit",
-    "stop": "a vote to stop",
+    "pass": "to act on their claim or pass",
+    "window": "to confirm the last move",
+    "shuffle": "to shuffle the deck (their share of it)",
+    "sync": "to send the keys that open cards",
+    "reveal": "to reveal their secrets for the deck's check",
+    "stop": "to agree to end the game",
 }
 
 # what the seat on turn is deciding, by the engine's phase ("to play" is the rest)
@@ -587,7 +593,9 @@ def _status(
             step = f"pass {done}/{2 * n}" if committed else "committing to keys"
             progress = f"shuffling {what} together: {step} {bar}"
     if outcome.state == "stopping":
-        return "a seat missed its deadline: the table is voting to stop", "wait", None, progress
+        # (the seats still to vote are waited for a step_s: the count would say nothing)
+        ending = "a player did not answer in time: the game is ending for everyone"
+        return ending, "wait", None, STOP_GIVES
     if prompt is not None:
         what = {
             "turn": "your turn",
@@ -607,33 +615,63 @@ def _status(
             owed = w.owed.get(s, "")
             word = _OWED_WORDS.get(w.kind, owed)
             if w.kind in ("action", "pass") and "response" in owed:
-                word = "to acknowledge the move"
+                word = "to confirm the last move"
             elif w.kind == "action":
                 word = _TO_ACT.get(g.phase, word)
                 if g.phase is Phase.PENALTY and g.top >= 0:  # (helper-30: "the Draw card")
                     card = "Wild Draw Four" if CARD_RANK[g.top] == WILD_DRAW_FOUR else "Draw Two"
                     word = f"to answer the {card} played on them"
-            name = names[s] if s < len(names) else str(s)
+                elif word == "to play" and s == g.turn:
+                    word = "to play (their turn)"
+            name = f'"{names[s]}"' if 0 <= s < len(names) else f"seat {s}"
             if s in vi.left:
                 name += " (left the table)"
             elif s in vi.away:
-                name += " (gone: left or unreachable)"
+                name += " (not connected)"
             by_what.setdefault(word, []).append(name)
-        if w.kind == "window":
-            who = ", ".join(n for ns in by_what.values() for n in ns)
-            text = f"claim window (UNO calls, catches, jump-ins): waiting for {who}"
+        claims = _claims(src, names) if w.kind == "window" else ""
+        if claims:
+            who = in_a_sentence([n for ns in by_what.values() for n in ns])
+            text = f"claim window ({claims}): waiting for {who}"
         else:
             text = "waiting for " + "; ".join(
-                f"{', '.join(ns)}: {word}" for word, ns in by_what.items()
+                f"{in_a_sentence(ns)} {word}" for word, ns in by_what.items()
             )
+        gone = [s for s in w.seats if s in vi.away or s in vi.left]
+        if gone and w.kind != "stop":  # (what a seat gone for good does: said before it does)
+            they = "they are" if len(gone) > 1 else f'"{names[gone[0]]}" is'
+            progress = f"unless {they} back in time, the game ends for everyone: {STOP_GIVES}"
         return f"{spin} {text}", "wait", vi.wait_left, progress
-    if w.kind == "window":
-        return f"{spin} claim window: UNO calls, catches, jump-ins", "wait", None, progress
+    if w.kind == "window" and _claims(src, names):
+        return f"{spin} claim window: {_claims(src, names)}", "wait", None, progress
     if g.phase is Phase.GAME_OVER:
         return f"{spin} the last deck is being audited", "wait", None, progress
     if me is None:
         return f"{spin} following the table", "wait", None, progress
     return f"{spin} your node is working (keys, checks)", "wait", None, progress
+
+
+def _claims(src: Source, names: Sequence[str]) -> str:
+    """What may be claimed in the window in progress, in words ('UNO call or catch on "Bob";
+    jump-ins'), by the session's public facts (spec 10.9); "" when nothing can be (a
+    window every seat passes at once: the words "claim window" read as a moment to act).
+    A source that cannot tell (none but a session's) names every kind of claim."""
+    claimable = getattr(src, "claimable", None)
+    if claimable is None:
+        return "UNO calls, catches, jump-ins"
+    if not claimable():
+        return ""
+    g = src.engine
+    parts = []
+    open_ = sorted(g.vulnerable)
+    if open_:
+        who = in_a_sentence(
+            [f'"{names[s]}"' if 0 <= s < len(names) else f"seat {s}" for s in open_]
+        )
+        parts.append(f"UNO call or catch on {who}")
+    if g.options.jump_in and g.top_played:
+        parts.append("jump-ins")
+    return "; ".join(parts)
 
 
 def _selected_rank(g: Game, me: int, ui: UiState) -> int:
@@ -672,11 +710,11 @@ def _choices(
             ], "y: leave · n / Esc: stay"
         t = vi.timing
         leave = [
-            "Leave the table? Your node stops answering: unless you come back in time with",
+            "Leave the table? Nobody else can play your seat: unless you come back with",
             f"  {vi.resume_hint}",
-            f"the others vote you out after {t.turn_s + t.step_s} s on your turn, else "
-            f"{t.step_s} s, and the",
-            "game ends for everyone (the round in play is void).",
+            f"within {t.turn_s + t.step_s} s on your turn (else {t.step_s} s), the game ends for "
+            "everyone: the round",
+            "in play does not count, and the scores stay as at the last verified round.",
         ]
         if bots:
             verb = "stops" if bots == 1 else "stop"
@@ -836,21 +874,24 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         if o.void:
             lines.append("  the round in play is void; the scores are the last audited ones")
     elif o.state == "stopped":
-        silent = ", ".join(
-            name(s) + (" (left the table)" if s in vi.left else "") for s in o.silent
+        silent = in_a_sentence(
+            [name(s) + (" (left the table)" if s in vi.left else "") for s in o.silent]
         )
-        silent = silent or "nobody"
-        lines.append(f"GAME STOPPED after step {o.step}: silent past the deadline: {silent}")
+        if silent:
+            lines.append(f"GAME STOPPED: {silent} did not answer in time")
+        else:
+            lines.append("GAME STOPPED by every player's vote")
         if o.voters:  # (a vote is a signed claim, not a proof: whose claim, spec 10.15)
-            voters = ", ".join(name(s) for s in o.voters)
+            voters = in_a_sentence([name(s) for s in o.voters])
             whose = (
                 "your vote"
                 if o.voters == (me,)
                 else f"the vote{'s' if len(o.voters) > 1 else ''} of {voters}"
             )
-            lines.append(f"  named so by {whose}")
+            say = "says" if len(o.voters) == 1 else "say"
+            lines.append(f"  so {say} {whose} (nobody can play another player's seat)")
         if o.void:
-            lines.append("  the round in play is void; the scores are the last audited ones")
+            lines.append(f"  {STOP_GIVES}")
     lines.append(
         "  scores: "
         + "  ".join(f"{names[s]} {p}" for s, p in enumerate(o.scores) if s < len(names))
@@ -874,8 +915,14 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
     lines.append(f"  verification: {verdict}")
     if vi.log_path:
         lines.append(f"  log: {vi.log_path}")
-        lines.append(f"  replay it:  p2puno replay {vi.log_path} --table")
+        lines.append(f"  replay it:  {vi.command} replay {vi.log_path} --table")
     return lines
+
+
+def _round_ended(lines: Sequence[str]) -> int | None:
+    """The round a round's end box (:func:`round_end_lines`) is of, read off its head."""
+    m = re.match(r"ROUND (\d+) OVER", lines[0]) if lines else None
+    return int(m.group(1)) if m else None
 
 
 def round_end_lines(

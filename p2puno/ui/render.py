@@ -53,6 +53,7 @@ HELP = [
     "",
     "Anytime:  m say something to the table (a chat line, not a move) · ? this help",
     "          q leave the table (asks first) · Ctrl-L redraw",
+    "One player leaving ends the game for everyone: nobody can play their seat.",
 ]
 
 
@@ -223,8 +224,9 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     st_style = {"you": "class:status.you", "over": "class:ok"}.get(view.status_kind, "")
     status = status_text(view)
     bottom.append([(st_style, " " + status)])
-    if view.progress:
-        bottom.append([("class:dim", " " + view.progress)])
+    if view.progress:  # (two lines at most: what a seat gone for good does is a sentence)
+        for part in wrap(view.progress, width - 1, indent=" ")[:2]:
+            bottom.append([("class:dim", " " + part)])
     if view.shown:
         bottom.append(
             [("", " shown to you: ")]
@@ -481,7 +483,8 @@ def lobby_lines(
                 "",
                 f"deadlines: {timing.get('turn_s')} s to decide"
                 + (", " if spectator else " (then your own node's bot plays), ")
-                + f"claim window {window_s:.1f} s, {timing.get('step_s')} s for a machine",
+                + f"claim window {window_s:.1f} s, {timing.get('step_s')} s for a machine; "
+                + "one player leaving ends the game for everyone (nobody can play their seat)",
             )
         if "options" not in table and not seats:  # (no table known: a refusal, or none yet)
             return out

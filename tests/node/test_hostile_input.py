@@ -457,10 +457,11 @@ async def test_a_wait_on_a_seat_with_no_link_is_said_once(tmp_path: object) -> N
     node._deadlines(now + 6)
     node._deadlines(now + 7)
     name = node.session.log.players[0].name
-    assert len(said) == 1 and said[0].startswith(f"waiting for {name} (")
-    assert (
-        "has no link to (left, or unreachable)" in said[0] and "unless it answers within" in said[0]
-    )
+    assert len(said) == 1 and said[0].startswith(f'waiting for "{name}" to '), said
+    assert "they are not connected (they left, or their computer or network is down)" in said[0]
+    assert f'unless "{name}" is back within ' in said[0]
+    # (what the end will give, said before it: helper-51)
+    assert "the table ends the game: the round in play does not count" in said[0]
 
 
 async def test_a_seat_that_just_lost_its_link_is_not_named_at_once(tmp_path: object) -> None:
@@ -532,7 +533,7 @@ async def test_a_seat_linked_but_never_voting_is_named_in_an_amendment(tmp_path:
     assert votes[1][1].body == {"waiting": [0, 2]} and len(node.session.log.vote_hashes(1)) == 2
     o = node.session.outcome
     assert o.state == "stopped" and o.silent == (0, 2), o
-    assert any("amended vote" in line for line in said), said
+    assert any("your node names them in its vote too" in line for line in said), said
     node._deadlines(late + 3 + 2 * node.timing.step_s)
     assert len(node.session.log.vote_hashes(1)) == 2  # nothing more to name: no third vote
     # Spec 10.15, races (3): the seat named silent is still linked (a slow seat, say): the

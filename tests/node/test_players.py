@@ -89,7 +89,7 @@ async def test_a_person_who_takes_their_time_is_waited_for(tmp_path: Path) -> No
     assert len(outcomes) == 1, outcomes
     assert outcomes.pop().state == "finished"
     assert person.asked >= 3  # slow decisions (its first ten are), each waited for
-    assert not any("voting to stop" in line for line in said)
+    assert not any("votes to end the game" in line for line in said)
 
 
 async def test_a_person_away_past_the_turn_deadline_is_played_by_their_own_node(

@@ -14,6 +14,7 @@ from prompt_toolkit.input import create_pipe_input
 
 from p2puno.engine.game import Game
 from p2puno.engine.options import Options
+from p2puno.node.game import command
 from p2puno.session import Session
 from p2puno.session.harness import LocalTable as SessionTable
 from p2puno.session.testing import IllegalPlayer
@@ -63,7 +64,7 @@ async def test_the_joint_shuffle_shows_its_progress_and_whom_it_waits_for() -> N
     assert s0.shuffles and not s0.shuffles[-1].view.complete
     async with at(s0, 0) as (screen, _):
         text = await wait_for(screen, "shuffling a new deck together")
-        assert "waiting for P2" in text
+        assert 'waiting for "P2"' in text
         assert "pass 3/6 ■■■□□□" in text
         first = text
         # the spinner turns: the screen never looks frozen
@@ -96,7 +97,11 @@ async def test_a_finished_game_shows_the_verification_and_how_to_replay_it() -> 
         assert "decks verified" in text  # the header
         assert "every deck audited and verified" in text
         assert "log: /data/games/abc/log" in text
-        assert "p2puno replay /data/games/abc/log --table" in text
+        # (a command that works from any shell: helper-51's `p2puno replay` was not on the
+        # PATH of a venv not activated; the box may wrap it at a space)
+        end = ui.view().end or []
+        assert f"  replay it:  {command()} replay /data/games/abc/log --table" in end, end
+        assert f"replay it:  {command()}" in text
         assert "ROUND" in text and " gives " in text  # the last round's hands and points
         # a key meant for the round's end does not close the game's end unseen
         await press(ui.app.input, ENTER)  # type: ignore[arg-type]
@@ -191,11 +196,14 @@ def test_leaving_says_what_stops_with_this_node() -> None:
     assert watching == ["Stop watching?"]
     notes = ["", "", "on host"]
     host, _ = _choices(g, None, ui, names, 0, ViewInputs(names, 0, notes=notes))
-    assert "vote you out" in " ".join(host) and host[-1] == (
+    assert "the game ends for everyone" in " ".join(host) and host[-1] == (
         "The 1 bot this machine runs stops too (back with your resume)."
     )
     joiner, _ = _choices(g, None, ui, names, 1, ViewInputs(names, 1, notes=notes))
-    assert "vote you out" in " ".join(joiner) and "bot" not in " ".join(joiner)
+    assert "the game ends for everyone" in " ".join(joiner) and "bot" not in " ".join(joiner)
+    # (helper-51: what the others' game becomes, in the question, and each line fits 80)
+    assert "the round" in joiner[2] and joiner[3].startswith("in play does not count")
+    assert all(len(" " + line) <= 80 for line in joiner), joiner
     hint = "p2puno resume --data-dir /tmp/x"
     named, _ = _choices(g, None, ui, names, 1, ViewInputs(names, 1, resume_hint=hint))
     assert named[1].strip() == hint  # (the command that would find this game)
@@ -219,9 +227,9 @@ def test_a_host_leaving_a_table_of_its_own_bots_is_told_the_game_waits() -> None
 
     alone = screen(["", "on host", "on host"])
     assert "the 2 bots it runs with it" in alone and "the game waits for you" in alone
-    assert "vote you out" not in alone and "p2puno resume" in alone
+    assert "ends for everyone" not in alone and "p2puno resume" in alone
     mixed = screen(["", "", "on host"])
-    assert "vote you out" in mixed
+    assert "the game ends for everyone" in mixed
     assert "The 1 bot this machine runs stops too (back with your resume)." in mixed
 
 
@@ -322,7 +330,8 @@ async def test_a_stopped_game_does_not_claim_the_deck_in_play_was_audited() -> N
     async with at(s0, 0) as (screen, ui):
         ui.on_events(list(s0.events))
         text = await wait_for(screen, "2 decks audited and verified; the deck in play was never")
-        assert "GAME STOPPED after step" in text and "silent past the deadline: P1" in text
+        assert "GAME STOPPED: P1 did not answer in time" in text
+        assert "the round in play does not count" in text
         assert "every deck audited" not in text
 
 
@@ -462,16 +471,22 @@ def test_a_wait_on_a_seat_that_is_gone_says_so() -> None:
     )
     names = ["Ann", "Bob", "Cid"]
     gone = table_view(src, UiState(), ViewInputs(names, 1, away=frozenset({0})))  # type: ignore[arg-type]
-    assert "Ann (gone: left or unreachable), Cid: keys owed" in gone.status
+    assert '"Ann" (not connected) and "Cid" to send the keys that open cards' in gone.status
+    # what it leads to, before it does (helper-51: the person learnt it from the end screen)
+    assert gone.progress == (
+        'unless "Ann" is back in time, the game ends for everyone: the round in play does not '
+        "count, and the scores stay as at the last verified round"
+    )
     here = table_view(src, UiState(), ViewInputs(names, 1))  # type: ignore[arg-type]
-    assert "Ann, Cid: keys owed" in here.status and "gone" not in here.status
+    assert '"Ann" and "Cid" to send the keys' in here.status and "connected" not in here.status
+    assert "ends for everyone" not in here.progress
     # a seat whose node said it was leaving (Ctrl-C, q: a BYE) is told as such, to the end
     vi = ViewInputs(names, 1, away=frozenset({0}), left=frozenset({0}))
     left = table_view(src, UiState(), vi)  # type: ignore[arg-type]
-    assert "Ann (left the table), Cid: keys owed" in left.status
+    assert '"Ann" (left the table) and "Cid" to send the keys' in left.status
     src.outcome = Outcome("stopped", (0, 0, 0), silent=(0,), step=7)
     end = table_view(src, UiState(), vi)  # type: ignore[arg-type]
-    assert "silent past the deadline: Ann (left the table)" in " ".join(end.end or [])
+    assert "GAME STOPPED: Ann (left the table) did not answer in time" in (end.end or [])
 
 
 def test_a_drawn_card_that_cannot_be_played_is_told_as_such() -> None:
@@ -526,11 +541,11 @@ def test_a_wait_on_the_seat_on_turn_says_what_it_decides() -> None:
     for phase in (Phase.START_COLOR, Phase.TURN, Phase.DRAWN, Phase.PENALTY, Phase.VERDICT):
         g.phase = phase
         said[phase] = table_view(src, UiState(), ViewInputs(["Ann", "Bob", "Cid"], 0)).status  # type: ignore[arg-type]
-    assert "waiting for Bob: to name the color of the Wild turned up" in said[Phase.START_COLOR]
-    assert "waiting for Bob: to play" in said[Phase.TURN]
-    assert "Bob: to play or keep the drawn card" in said[Phase.DRAWN]
-    assert "Bob: to answer the Draw card played on them" in said[Phase.PENALTY]
-    assert "Bob: to say what the challenged hand shows" in said[Phase.VERDICT]
+    assert 'waiting for "Bob" to name the color of the Wild turned up' in said[Phase.START_COLOR]
+    assert 'waiting for "Bob" to play' in said[Phase.TURN]
+    assert '"Bob" to play or keep the drawn card' in said[Phase.DRAWN]
+    assert '"Bob" to answer the Draw card played on them' in said[Phase.PENALTY]
+    assert '"Bob" to say what the challenged hand shows' in said[Phase.VERDICT]
     # ... and names the card once it is face up (helper-30: "the Draw card"), 002 · Draw Two
     # and 002 · Wild Draw Four
     from p2puno.engine.cards import CARD_RANK, DRAW_TWO, WILD_DRAW_FOUR
@@ -539,7 +554,7 @@ def test_a_wait_on_the_seat_on_turn_says_what_it_decides() -> None:
     for rank, name in ((DRAW_TWO, "Draw Two"), (WILD_DRAW_FOUR, "Wild Draw Four")):
         g.faces, g.discard = [CARD_RANK.index(rank)], [0]
         view = table_view(src, UiState(), ViewInputs(["Ann", "Bob", "Cid"], 0))  # type: ignore[arg-type]
-        assert f"Bob: to answer the {name} played on them" in view.status, view.status
+        assert f'"Bob" to answer the {name} played on them' in view.status, view.status
 
 
 def test_a_spectator_counts_a_person_down_as_the_players_do() -> None:
@@ -839,3 +854,96 @@ def test_a_tie_in_the_draw_for_dealer_is_said() -> None:
     assert tie in lines, lines
     drew = [line for line in lines if "for dealer" in line]
     assert lines.index(tie) > lines.index(drew[0]) and len(drew) > 4, lines
+
+
+def test_the_header_names_the_round_whose_end_is_shown() -> None:
+    """helper-51: the header said "round 2" over a box saying "ROUND 1 OVER" (the round-over
+    event and the next round's start come out of one move). While the box is up the header
+    names the round that ended; once it is closed, the round in play."""
+    from p2puno.session.session import Outcome, Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+
+    g = Game(Options(3))
+    g.round_no = 2
+    src = SimpleNamespace(
+        engine=g, outcome=Outcome("playing", (0, 0, 0)), waiting=lambda: Waiting(9, "x", ())
+    )
+    names = ["Ann", "Bob", "Cid"]
+    box = UiState(round_end=["ROUND 1 OVER — Bob went out: +20 points", "  scores: ..."])
+    up = table_view(src, box, ViewInputs(names, 0))  # type: ignore[arg-type]
+    assert up.round_info.startswith("round 1 over") and up.end and "ROUND 1 OVER" in up.end[0]
+    closed = table_view(src, UiState(), ViewInputs(names, 0))  # type: ignore[arg-type]
+    assert closed.round_info.startswith("round 2 ")
+
+
+def test_the_claim_window_is_named_only_when_something_can_be_claimed() -> None:
+    """helper-51: "claim window (UNO calls, catches, jump-ins): waiting for Bob" showed after
+    every play a seat was slow to answer, though nobody could claim anything there (spec 10.9:
+    such a window is answered at once, W = 0). The words follow the session's public facts:
+    none then, and what may be claimed when something may."""
+    from p2puno.session.session import Outcome, Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+
+    g = Game(Options(3))
+    can = {"claim": False}
+    src = SimpleNamespace(
+        engine=g,
+        outcome=Outcome("playing", (0, 0, 0)),
+        waiting=lambda: Waiting(9, "window", (1,), {1: "its response to the window"}),
+        claimable=lambda: can["claim"],
+    )
+    names = ["Ann", "Bob", "Cid"]
+    nothing = table_view(src, UiState(), ViewInputs(names, 0)).status  # type: ignore[arg-type]
+    assert "claim" not in nothing and 'waiting for "Bob" to confirm the last move' in nothing
+    can["claim"] = True
+    g.vulnerable = {2}
+    some = table_view(src, UiState(), ViewInputs(names, 0)).status  # type: ignore[arg-type]
+    assert 'claim window (UNO call or catch on "Cid"): waiting for "Bob"' in some, some
+    assert "jump-in" not in some  # (Jump-In is off at this table)
+
+
+def test_the_lobby_answers_m_and_says_what_one_player_leaving_does() -> None:
+    """helper-51: m in the lobby did nothing, without a word (the chat is the game's); and
+    nothing said, before it happened, that one player leaving ends the game for everyone
+    (no seat can be played without its own keys): the lobby and the table's help say so."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.ui.render import HELP, lobby_lines, plain, render
+
+    for spectator in (False, True):
+        with create_pipe_input() as pipe:
+            ui = TableUI(name="Ann", input=pipe, output=DummyOutput(), spectator=spectator)
+            ui.key("m")
+            said = ui.lobby_message
+            assert said.startswith("no chat"), said
+            shown = "\n".join(plain(ui.lines(80, 24)))
+            assert said.split(":")[0] in shown and ui.state.mode != "say"
+    timing = {"turn_s": 60, "step_s": 20, "window_ms": 2500}
+    table = {"name": "t", "size": 3, "seats": [], "options": {"timing": timing}}
+    lobby = " ".join(t.strip() for t in plain(lobby_lines(table, "127.0.0.1:9", True, 80, 24)))
+    assert "one player leaving ends the game for everyone" in lobby
+    assert any("leaving ends the game for everyone" in line for line in HELP)
+    helped = render(SimpleNamespace(mode="help", deadline=None, status="x"), 80, 24)  # type: ignore[arg-type]
+    assert any("leaving ends the game" in line for line in plain(helped))
+
+
+async def test_a_node_that_stopped_says_why_in_a_box_and_nothing_of_the_wait() -> None:
+    """helper-51 resumed a seat whose table had ended the game without it: the reason and what
+    to do came cut to two lines in the message line (whole only in a narrow column of moves),
+    and "unless they are back in time, the game ends" stayed under the status. The reason is
+    in a box now, as a game's end is, and the wait's words are gone."""
+    from p2puno.ui.render import plain, render
+
+    table = SessionTable(Options(3), seed="stopped-node")
+    route(table, 40)
+    s0 = table.sessions[0]
+    why = "since you came back, no other player could be reached " + "and so on " * 30
+    async with at(s0, 0) as (screen, ui):
+        ui.failed(why.strip())
+        view = ui.view()
+        assert view.end == ["YOUR NODE HAS STOPPED", f"  {why.strip()}"]
+        assert view.progress == "" and view.message == "" and view.deadline is None
+        text = "\n".join(plain(render(view, 80, 24)))
+        assert "YOUR NODE HAS STOPPED" in text and "and so on and so on" in text
+        await wait_for(screen, "YOUR NODE HAS STOPPED")
+        assert "close the table" in view.help_line

@@ -93,7 +93,9 @@ async def test_a_person_plays_a_whole_game_by_keys_and_the_screen_never_blocks_t
         others = await asyncio.wait_for(asyncio.gather(*joiners), 30)
     assert result is not None and result.outcome.state == "finished", result
     assert {r.outcome for r in others} == {result.outcome}
-    assert not any("voting to stop" in line or "timed out" in line for line in [*said, *ui.log])
+    assert not any(
+        "votes to end the game" in line or "timed out" in line for line in [*said, *ui.log]
+    )
     assert not ui.autopilot
     checked = replay(result.log_path)
     assert checked.ok, checked.error
@@ -271,3 +273,19 @@ async def test_the_host_gives_a_seat_up_from_the_lobby_screen(tmp_path: Path) ->
         await wait_for(screen, "y: leave", 5)
         await press(pipe, "y")
         assert await asyncio.wait_for(host, 10) is None
+
+
+async def test_a_seat_this_node_never_reached_is_told_as_not_connected(tmp_path: Path) -> None:
+    """helper-51 resumed a seat whose table had gone: the screen read "waiting for "Bot-1" and
+    "Bot-2" to confirm the last move" and said nothing of neither being there (only a link
+    lost since the start counted as gone). Once the node has been up LINK_GRACE_S, a seat it
+    never reached is told as not connected too, and so is what that leads to."""
+    from p2puno.node.game import LINK_GRACE_S
+    from tests.node.test_hostile_input import _lone_node
+
+    node, _ = _lone_node("away", tmp_path)
+    assert node.away() == set()  # (a moment after the start: its links are being dialled)
+    node._started -= LINK_GRACE_S + 1
+    assert node.away() == {0}
+    for t in list(node._tasks):
+        t.cancel()

@@ -425,7 +425,7 @@ async def test_help_quit_confirmation_and_resize() -> None:
         await wait_for(t.screen, "Ctrl-Z does not pause")
         await press(t.pipe, "q")
         text = await wait_for(t.screen, "Leave the table?")
-        assert "vote you out" in text
+        assert "the game ends for everyone" in text
         await press(t.pipe, "n")
         await wait_for(t.screen, lambda s: "Leave the table?" not in s)
         await asyncio.sleep(0.6)  # the app polls the size every 0.5 s (and hears SIGWINCH)
@@ -434,7 +434,9 @@ async def test_help_quit_confirmation_and_resize() -> None:
         assert "your turn · " in small and " s left" in small  # (a review: the clock unseen)
         await press(t.pipe, "q")  # ... and q asked its question unseen, a y away from leaving
         asked = await wait_for(t.screen, "Leave the table?", timeout=3)
-        assert "come back in time" in " ".join(asked.split())  # (wrapped, not cut at 60)
+        assert "stay as at the last verified round." in " ".join(
+            asked.split()
+        )  # (wrapped, not cut at 60)
         await press(t.pipe, "n")
         await wait_for(t.screen, lambda s: "Leave the table?" not in s)
         t.screen.resize(100, 30)
