@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from typer.core import TyperCommand
 
 from p2puno import __version__
 from p2puno.bots import BOTS, make_bot
@@ -19,6 +20,8 @@ from p2puno.engine.cards import NotationError
 from p2puno.engine.options import Options, parse_house
 
 if TYPE_CHECKING:
+    from typer import _click as click
+
     from p2puno.net.discovery import TableAd
 
 # plain help (click's layout): typer's rich panels print a type beside every flag, even
@@ -79,7 +82,32 @@ def _root(
     """UNO for the terminal, peer to peer over a LAN, with no server to trust."""
 
 
-@app.command()
+class _PlainCommand(TyperCommand):
+    """A command's --help as a person reads it: "p2puno replay [OPTIONS] LOG" and
+    "LOG  a game log file ...", not typer's "{LOG}" and "LOG <str>" (the type typer 0.29
+    prints beside an argument's name, whatever its metavar says)."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [p.removeprefix("{").removesuffix("}") for p in super().collect_usage_pieces(ctx)]
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        args: list[tuple[str, str]] = []
+        opts: list[tuple[str, str]] = []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                args.append((param.metavar or (param.name or "").upper(), record[1]))
+            else:
+                opts.append(record)
+        for title, rows in (("Arguments", args), ("Options", opts)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+@app.command(cls=_PlainCommand)
 def version() -> None:
     """Print the version."""
     typer.echo(__version__)
@@ -103,7 +131,9 @@ def _lineup(bots: str) -> list[str]:
     return names
 
 
-@app.command(short_help="Play bot games and print what a player would want to know.")
+@app.command(
+    cls=_PlainCommand, short_help="Play bot games and print what a player would want to know."
+)
 def simulate(
     players: int = typer.Option(4, "--players", "-p", metavar="N", help="players per game, 2..10"),
     games: int = typer.Option(
@@ -148,7 +178,7 @@ def simulate(
         typer.echo(summary.text(seconds))
 
 
-@app.command()
+@app.command(cls=_PlainCommand)
 def demo(
     players: int = typer.Option(4, "--players", "-p", metavar="N", help="players, 2..10"),
     seed: int = typer.Option(
@@ -200,7 +230,7 @@ def demo(
         run_demo(options, seed, delay=delay, verbose=verbose)
 
 
-@app.command(short_help="Verify a game log offline, signature by signature.")
+@app.command(cls=_PlainCommand, short_help="Verify a game log offline, signature by signature.")
 def replay(
     log: str = typer.Argument(
         ..., metavar="LOG", help="a game log file (one signed entry per line)"
@@ -223,7 +253,11 @@ def replay(
         "every hand face up once its deck was audited; the verdict at the end)",
     ),
 ) -> None:
-    """Check a finished game log offline, signature by signature and card by card."""
+    """Check a finished game log offline, signature by signature and card by card.
+
+    It prints the game move by move, each round's end (who went out, each player's points
+    and total, and every hand once the round's deck passed its audit), a table of the scores
+    of every round, and the file's date (the signed log holds no clock time)."""
     from p2puno.session.replay import replay as run_replay
 
     if not os.path.exists(log):  # (said plainly: not "REJECTED at the log")
@@ -245,9 +279,20 @@ def replay(
         shown = asyncio.run(run_replay_table(log, thorough=thorough))
         assert shown is not None
         result = shown
+    elif verify:
+        result = run_replay(log, thorough=thorough)
     else:
+        from p2puno.ui.replay import PlainReplay, file_date_line
+
+        # each round's end and every audited hand as the game goes, the scores of every
+        # round at the end, and the file's date, labelled as the file's (the log has none)
+        plain = PlainReplay(typer.echo)
         try:
-            result = run_replay(log, echo=None if verify else typer.echo, thorough=thorough)
+            date = file_date_line(log)
+            if date is not None:
+                typer.echo(date)
+            result = run_replay(log, echo=plain.echo, thorough=thorough, on_step=plain.on_step)
+            plain.finish(result)
         except BrokenPipeError:
             # whoever read the lines stopped reading (`p2puno replay LOG | head`): stop too
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -555,7 +600,7 @@ def _run_node(
         raise typer.Exit(code) from None
 
 
-@app.command(short_help="Open a table and play at it.")
+@app.command(cls=_PlainCommand, short_help="Open a table and play at it.")
 def host(
     table: str | None = typer.Option(
         None,
@@ -691,7 +736,7 @@ def host(
     _finish(result, quiet)
 
 
-@app.command()
+@app.command(cls=_PlainCommand)
 def join(
     address: str = typer.Argument(..., metavar="HOST:PORT", help="the table's address"),
     name: str = typer.Option(
@@ -710,7 +755,7 @@ def join(
     _join(address, name, bot, "self", bind, data_dir, quiet, verbose, narrate=narrate)
 
 
-@app.command(name="bot")
+@app.command(cls=_PlainCommand, name="bot")
 def bot_node(
     address: str = typer.Argument(..., metavar="HOST:PORT", help="the table's address"),
     name: str = typer.Option(
@@ -747,7 +792,7 @@ def bot_node(
     _join(address, name, policy, runner, bind, data_dir, quiet, verbose, think=think)
 
 
-@app.command()
+@app.command(cls=_PlainCommand)
 def lobby(
     interface: str = typer.Option(
         "",
@@ -860,7 +905,7 @@ def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
     return named[0] if len(named) == 1 else None
 
 
-@app.command()
+@app.command(cls=_PlainCommand)
 def resume(
     game: str | None = typer.Argument(
         None, metavar="GAME", help="the game id (or its start); default: newest"
@@ -933,7 +978,7 @@ def resume(
     _finish(result, quiet)
 
 
-@app.command(name="watch", short_help="Watch a game without a seat.")
+@app.command(cls=_PlainCommand, name="watch", short_help="Watch a game without a seat.")
 def watch_table(
     address: str = typer.Argument(
         ..., metavar="HOST:PORT", help="the address of any node of the table"

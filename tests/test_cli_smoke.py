@@ -286,3 +286,48 @@ def test_what_a_node_prints_holds_no_terminal_escape(capsys: pytest.CaptureFixtu
     _say(False)(hostile)
     assert capsys.readouterr().out == terminal_safe(hostile) + "\n"
     assert "\x1b" not in _safe(ValueError(hostile))
+
+
+def test_replay_help_names_the_log_plainly() -> None:
+    """A new user read `p2puno replay --help` as "Usage: ... {LOG}" and "LOG <str>" (typer
+    0.29's form for an argument): it reads "[OPTIONS] LOG" and "LOG  a game log file" now."""
+    result = CliRunner().invoke(app, ["replay", "--help"])
+    assert result.exit_code == 0
+    usage = result.output.splitlines()[0]
+    assert usage.startswith("Usage: ") and usage.endswith(" replay [OPTIONS] LOG"), usage
+    args = result.output.split("Arguments:", 1)[1].split("Options:", 1)[0]
+    assert re.search(r"^  LOG  a game log file \(one signed entry per line\)", args, re.M), args
+    assert "<str>" not in result.output and "{LOG}" not in result.output
+    missing = CliRunner().invoke(app, ["replay"])
+    assert missing.exit_code == 2 and "Missing argument 'LOG'" in missing.output
+
+
+def test_replay_prints_the_files_date_each_rounds_end_and_a_table_of_scores() -> None:
+    """The plain replay (helper-52): the file's date first, labelled as the file's (the signed
+    log holds no time); each round's end with every hand its audit opened; a table of every
+    round whose total is the verdict's. `--verify` still prints only the verdict."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    log = Path(__file__).resolve().parents[1] / "protocol" / "vectors" / "game-2p.log"
+    done = subprocess.run(
+        [sys.executable, "-m", "p2puno", "replay", str(log)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    date = r"\d{4}-\d\d-\d\d \d\d:\d\d \S+"
+    said = r"\(this file's last change, not in the signed log\)"
+    assert re.fullmatch(f"file date {date} {said}", out[0]), out[0]
+    assert "  round 1 over: P0 went out and scores 81" in out
+    assert any(ln.endswith("(its deck verified)") for ln in out)
+    verified = next(ln for ln in out if ln.startswith("VERIFIED: "))
+    total = next(ln for ln in out if ln.split()[:1] == ["total"])
+    assert out.index(total) < out.index(verified)
+    assert verified.endswith("scores: P0 " + ", P1 ".join(total.split()[1:])), (verified, total)
+    quiet = subprocess.run(
+        [sys.executable, "-m", "p2puno", "replay", "--verify", str(log)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert quiet.stdout.splitlines()[0] == verified and "scores by round" not in quiet.stdout

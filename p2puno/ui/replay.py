@@ -22,39 +22,31 @@ import os
 import pickle
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+from unicodedata import east_asian_width
 
-from prompt_toolkit.application import Application
-from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
-from prompt_toolkit.layout import Layout, Window
-from prompt_toolkit.layout.controls import FormattedTextControl
-from prompt_toolkit.output import ColorDepth, Output
-from prompt_toolkit.styles import Style
-
-from p2puno.engine.cards import UNKNOWN_CARD, WILD
+from p2puno.engine.cards import CARD_TEXT, UNKNOWN_CARD, WILD
 from p2puno.engine.game import Claim, Game, Need, Phase
 from p2puno.engine.options import Options
 from p2puno.session.replay import ReplayResult
 from p2puno.session.replay import replay as verify_log
 from p2puno.session.session import Outcome, Session, Waiting
 from p2puno.session.words import named
-from p2puno.ui.app import MONO, STYLE, no_color
-from p2puno.ui.model import (
-    CardView,
-    TableView,
-    UiState,
-    Verification,
-    ViewInputs,
-    describe_event,
-    describe_session_event,
-    round_end_lines,
-    table_view,
-)
-from p2puno.ui.render import Line, fit_line, render, screen_text
+
+if TYPE_CHECKING:
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.key_binding import KeyPressEvent
+    from prompt_toolkit.output import Output
+
+    from p2puno.ui.model import TableView
+    from p2puno.ui.render import Line
+
+# (the table's modules, prompt-toolkit and the UI's, are imported where the table is made: the
+# plain `p2puno replay LOG` uses none of them, and they took a third of a second to import)
 
 REPLAY_HELP = [
     "p2puno replay — keys",
@@ -147,6 +139,8 @@ class _Frames:
     most of the time)."""
 
     def __init__(self, progress: Callable[[int], None] | None) -> None:
+        from p2puno.ui.model import Verification
+
         self.out: Replayed | None = None
         self.session: Session | None = None
         self.verification = Verification()
@@ -154,6 +148,8 @@ class _Frames:
         self.progress = progress
 
     def step(self, session: Session) -> None:
+        from p2puno.ui.model import describe_event, describe_session_event, round_end_lines
+
         if self.out is None:
             self.out = Replayed([p.name for p in session.log.players], [], [])
         self.session = session
@@ -259,11 +255,22 @@ class ReplayTable:
     ) -> None:
         self.r = replayed
         self.path = path
+        self.date = file_date(path) if path else None
         self.index = 0
         self.mode = "play"  # "help", "goto"
         self.typed = ""
         self.message = ""
         self.on_rendered: Callable[[], None] | None = None
+        from prompt_toolkit.application import Application
+        from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.keys import Keys
+        from prompt_toolkit.layout import Layout, Window
+        from prompt_toolkit.layout.controls import FormattedTextControl
+        from prompt_toolkit.output import ColorDepth
+        from prompt_toolkit.styles import Style
+
+        from p2puno.ui.app import MONO, STYLE, no_color
+
         color = not no_color() if color is None else color
         kb = KeyBindings()
         for key, name in (
@@ -361,13 +368,15 @@ class ReplayTable:
             self.index = n - 1
 
     # ------------------------------------------------------------------ drawing
-    def view(self) -> TableView:
+    def view(self, width: int = 80) -> TableView:
+        from p2puno.ui.model import CardView, UiState, Verification, ViewInputs, table_view
+
         f = self.r.frames[self.index]
         faces = self.r.deck_faces.get(f.deck)
         vi = ViewInputs(
             names=self.r.names,
             me=None,
-            title=f"p2puno replay · {_log_name(self.path)}" if self.path else "replay",
+            title="replay",  # (fitted to the width below: _title)
             log=self.r.lines[: f.log_len],
             verification=Verification(f.audits, f.disputes),
             show_all=faces is not None,
@@ -392,6 +401,8 @@ class ReplayTable:
         if last:
             end = [*(end or []), *self.verdict_lines()]
             end = [ln for ln in end if not ln.startswith("  verification:")]
+            if self.date is not None:
+                end.append(f"  file date {self.date} (its last change; not in the signed log)")
         help_line = "→ next · ← back · ↓ next round · ↑ round start · g go to round · End · ? · q"
         if self.mode == "goto":
             help_line = f"go to round: {self.typed}▏ (Enter · Esc)"
@@ -408,7 +419,22 @@ class ReplayTable:
             mode="help" if self.mode == "help" else "play",
             all_hands=hands,
             no_seat="a replay: no seat of yours",
+            title=self._title(v, width),
         )
+
+    def _title(self, v: TableView, width: int) -> str:
+        """The title, fitted so that the header keeps the round and the verdict whole at this
+        width (a review: at 80 columns a node's log, "game <id>", pushed them out and the
+        header was cut): "p2puno replay · <log>", else "replay · <log>", else that cut."""
+        if not self.path:
+            return "replay"
+        name = _log_name(self.path)
+        # (as the table draws its header: " <title> · <round>", two spaces, "<verdict> ")
+        room = width - _cells(v.verification) - 1 - 2 - 1 - 3 - _cells(v.round_info)
+        for title in (f"p2puno replay · {name}", f"replay · {name}"):
+            if _cells(title) <= room:
+                return title
+        return _fit(f"replay · {name}", max(room, 10)).rstrip()
 
     def verdict_lines(self) -> list[str]:
         v = self.r.verdict
@@ -428,10 +454,12 @@ class ReplayTable:
                 ),
             ]
         if v.incomplete:
+            # (one line, wrapped by the box: cut by hand at 79 columns, its box of 76 left
+            # "game" alone on a line)
             return [
-                "  NOT OVER: every entry verifies, but the log ends before the game does (a game",
-                "  still going on, one its node may resume, or a copy cut short, such as a",
-                "  spectator's that left early); no verdict",
+                "  NOT OVER: every entry verifies, but the log ends before the game does (a game "
+                "still going on, one its node may resume, or a copy cut short, such as a "
+                "spectator's that left early); no verdict"
             ]
         where = f"entry {v.bad_entry}" if v.bad_entry is not None else "the log"
         out = [f"  REJECTED at {where}: {v.error}"]
@@ -440,15 +468,19 @@ class ReplayTable:
         return out
 
     def lines(self, width: int, height: int) -> list[Line]:
+        from p2puno.ui.render import fit_line, render
+
         if self.mode == "help":
             out = [fit_line([("", " " + t)], width) for t in REPLAY_HELP][: height - 1]
             while len(out) < height - 1:
                 out.append([("", " " * width)])
             out.append(fit_line([("class:help", " any key: back")], width, "class:help"))
             return out
-        return render(self.view(), width, height)
+        return render(self.view(width), width, height)
 
     def _fragments(self) -> StyleAndTextTuples:
+        from p2puno.ui.render import screen_text
+
         size = self.app.output.get_size()
         return screen_text(self.lines(size.columns, size.rows))  # type: ignore[return-value]
 
@@ -494,3 +526,328 @@ async def run_replay_table(
     table = ReplayTable(replayed, path=path, input=input, output=output)
     await table.app.run_async()
     return replayed.verdict
+
+
+# ---------------------------------------------------------------------- the plain replay
+# `p2puno replay LOG` prints the game line by line as the replay verifies it; this part adds
+# each round's end (who went out, each seat's points and running total, and every hand once
+# its deck's audit passed), a table of every round at the end, and the file's date. All of it
+# is read off the verifying replay's own observer session (its engine, and the full-
+# information engine the end-of-deck audit played): nothing here scores or judges a card.
+
+WIDE = 79  # (what the plain replay prints fits an 80-column terminal)
+
+
+def file_date(path: str | os.PathLike[str]) -> str | None:
+    """The log file's last change, in this machine's local time ("2026-11-27 17:13 UTC"):
+    the only date a replay has. The signed log holds no clock time, on purpose: every node
+    must replay it alike, and a time one seat wrote would be that seat's word only. So the
+    date shown is the file's, and said to be (a node writes its log as the game goes, so its
+    own log's date is about the game's end; a copy's is when it was copied). None if the file
+    cannot be read."""
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return None
+    return datetime.fromtimestamp(mtime).astimezone().strftime("%Y-%m-%d %H:%M %Z")
+
+
+def file_date_line(path: str | os.PathLike[str]) -> str | None:
+    """The plain replay's first line: the file's date, labelled as the file's."""
+    when = file_date(path)
+    return (
+        None
+        if when is None
+        else f"file date {when} (this file's last change, not in the signed log)"
+    )
+
+
+@dataclass
+class RoundEnd:
+    """A round played to its end, as the verified replay's engine scored it."""
+
+    number: int
+    deck: int  # the session's deck it was played with (deck 1 is the draw for dealer)
+    out: int  # the seat that went out; -1: nobody (a blocked round)
+    points: tuple[int, ...]  # what each seat scored in it
+    totals: tuple[int, ...]  # each seat's running total after it
+    # once its deck's end-of-deck audit passed: each seat's cards at the round's end (card
+    # ids, in the deck's order) and their points, from the audit's full-information engine
+    hands: tuple[tuple[int, ...], ...] | None = None
+    hand_points: tuple[int, ...] = ()
+
+
+class PlainReplay:
+    """Round ends and the table of scores for `p2puno replay LOG`.
+
+    Give :meth:`on_step` to the replay as its ``on_step`` and :meth:`echo` as its ``echo``:
+    a round's block is printed once its deck's audit has passed, after that step's lines
+    (``on_step`` sees a step before the replay prints it; the block waits for the next
+    step's). :meth:`finish` prints what is left, the rounds whose deck was never audited (and
+    why nothing of them is shown), and the table of every round."""
+
+    def __init__(self, out: Callable[[str], None]) -> None:
+        self._out = out
+        self._blank = False  # the last line printed was blank
+        self.names: list[str] = []
+        self.scoring = "standard"
+        self.rounds: list[RoundEnd] = []
+        self.session: Session | None = None
+        self._queued: list[str] = []  # blocks of the step just seen, printed after its lines
+        self._ready: list[str] = []  # blocks due before the next line
+
+    def echo(self, line: str) -> None:
+        self._flush()
+        self.out(line)
+
+    def out(self, line: str) -> None:
+        if line or not self._blank:  # (one blank line between blocks, never two)
+            self._out(line)
+        self._blank = not line
+
+    def _flush(self) -> None:
+        ready, self._ready = self._ready, []
+        for text in ready:
+            self.out(text)
+
+    def on_step(self, session: Session) -> None:
+        self._ready.extend(self._queued)
+        self._queued = []
+        self.session = session
+        if not self.names:
+            self.names = [p.name for p in session.log.players]
+            self.scoring = session.options.scoring
+        events = session.events
+        if not events:
+            return
+        g = session.engine
+        # (the round-over event and the next round's start come out of one move)
+        later = sum(1 for ev in events if ev.event is not None and ev.event.kind == "round")
+        for ev in events:
+            e = ev.event
+            if e is not None:
+                if e.kind == "round":
+                    later -= 1
+                elif e.kind == "round-over":
+                    totals = tuple(g.scores)
+                    before = self.rounds[-1].totals if self.rounds else (0,) * len(totals)
+                    points = tuple(t - b for t, b in zip(totals, before, strict=True))
+                    number = g.round_no - later
+                    self.rounds.append(RoundEnd(number, session.deck_no, e.seat, points, totals))
+            elif ev.kind == "audit":
+                # a deck's end-of-deck audit passed: its full-information engine has played
+                # the deck to its end, every card known and checked
+                r = next((r for r in self.rounds if r.deck == session.audited_deck), None)
+                if r is not None and r.hands is None:
+                    shadow = session.shadow
+                    seats = range(len(r.totals))
+                    r.hands = tuple(tuple(sorted(shadow.hand_cards(s))) for s in seats)
+                    r.hand_points = tuple(shadow.hand_points(s) for s in seats)
+                    self._queued.extend(["", *round_lines(r, self.names, self.scoring), ""])
+
+    def finish(self, result: ReplayResult) -> None:
+        """What is left to print once the replay is done: the last blocks, then (if the log
+        gives a result: not a damaged file or a bad signature) every round whose deck was
+        never audited and why nothing of it is shown, the round the game ended in, and the
+        table of every round."""
+        self._ready.extend(self._queued)
+        self._queued = []
+        self._flush()
+        s, o = self.session, result.outcome
+        if s is None or o is None:
+            return
+        names, n = self.names, len(self.names)
+        # the round the verdict made void: the deck in play when the game ended (a round
+        # played to its end, whose deck's audit did not pass, or the one being played)
+        void_deck = s.deck_no if o.void and s.deck_no >= 2 else None
+        counted: dict[int, bool] = {}
+        for r in self.rounds:
+            # a round counts if its deck's audit passed, or if the verdict counts it as it
+            # stood at its end (a stop whose silent seat had not won it)
+            counts = r.deck != void_deck and (r.hands is not None or o.scores == r.totals)
+            counted[r.number] = counts
+            if r.hands is not None:
+                continue
+            why = _why_not_shown(o, names, ended=True)
+            self.out("")
+            if counts:
+                self.out_lines(round_lines(r, names, self.scoring, hidden=why))
+            else:
+                self.out(f"  round {r.number}: void, not counted; nothing of it is shown:")
+                self.out(f"    {why}")
+        # a round dealt and not played to its end: the deck in play is none of the rounds'
+        # above (the engine counts a round from its announcement: round_no is its number)
+        in_play = None
+        number = s.engine.round_no
+        dealt = s.deck_no >= 2 and all(r.deck != s.deck_no for r in self.rounds)
+        if dealt and (void_deck is not None or not o.over):
+            in_play = number
+            self.out("")
+            if o.over:
+                self.out(f"  round {number}: void, not counted; nothing of it is shown:")
+            else:
+                self.out(f"  round {number}: still in play where the log ends; no hand shown:")
+            self.out(f"    {_why_not_shown(o, names, ended=False)}")
+        if not self.rounds and in_play is None:
+            return
+        self.out("")
+        label = "total" if o.over else "so far"
+        self.out_lines(score_table(self.rounds, counted, in_play, names, o.scores[:n], label))
+
+    def out_lines(self, lines: list[str]) -> None:
+        for line in lines:
+            self.out(line)
+
+
+def _why_not_shown(o: Outcome, names: Sequence[str], *, ended: bool) -> str:
+    """Why nothing of a deck is shown (it was never opened), in the verdict's words;
+    ``ended``: its round was played to its end (its deck's audit was next)."""
+    if o.state == "cheat" and o.blame is not None:
+        who = names[o.blame.seat] if 0 <= o.blame.seat < len(names) else "a seat"
+        cheat = f"{who} cheated (step {o.blame.step})"
+        if ended:
+            return f"its deck's audit did not pass: {cheat}"
+        return f"{cheat}: the game ended before its deck was audited"
+    if o.state == "stopped":
+        silent = ", ".join(names[s] for s in o.silent if s < len(names)) or "nobody"
+        when = "before its deck's audit" if ended else "in it, its deck never audited"
+        return f"the game stopped {when} (silent: {silent})"
+    if not o.over:
+        if ended:
+            return "the log ends before its deck's audit"
+        return "the log ends in it: its deck is not audited yet"
+    return "its deck was never audited"
+
+
+def _cells(text: str) -> int:
+    return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells ("…" where it was cut), padded to ``width``."""
+    if _cells(text) > width:
+        out = ""
+        for ch in text:
+            if _cells(out + ch) > width - 1:
+                break
+            out += ch
+        text = out + "…"
+    return text + " " * max(0, width - _cells(text))
+
+
+def round_lines(
+    r: RoundEnd, names: Sequence[str], scoring: str, hidden: str | None = None
+) -> list[str]:
+    """A round's end: who went out, what each seat scored in it and its running total, and
+    (its deck audited) the cards each seat held at its end in the card notation and their
+    points; ``hidden``: why the hands are not shown."""
+    n = len(r.totals)
+    seat_name = [names[s] if s < len(names) else f"seat {s}" for s in range(n)]
+    if r.out < 0:
+        head = f"round {r.number} over: blocked, nobody went out"
+        head += "; each adds their own hand" if scoring != "standard" else "; nobody scores"
+    elif scoring == "standard":
+        head = f"round {r.number} over: {seat_name[r.out]} went out and scores {r.points[r.out]}"
+    else:
+        head = f"round {r.number} over: {seat_name[r.out]} went out; each adds their own hand"
+    # what a hand's points do, said beside them (under standard scoring they are the points
+    # of the one who went out: "Bob 23 pts" read as Bob's own)
+    verb = "adds" if scoring != "standard" else "gives" if r.out >= 0 else "holds"
+    nw = min(14, max(6, *(_cells(x) for x in seat_name)))
+    lines = [f"  {head}"]
+    title = f"    {'player':<{nw}}  round  total"
+    if r.hands is not None:
+        title += "  hand at the round's end (its deck verified)"
+    lines.append(title)
+    for s in range(n):
+        row = f"    {_fit(seat_name[s], nw)}  {r.points[s]:>+5}  {r.totals[s]:>5}"
+        if r.hands is not None:
+            cards = [CARD_TEXT[c] for c in r.hands[s]]
+            if not cards:
+                cards = ["(out)"]
+            else:
+                cards[-1] += f"  ({verb} {r.hand_points[s]})"
+            lines.extend(_wrapped(row + "  ", cards))
+        else:
+            lines.append(row)
+    if hidden is not None:
+        lines.append(f"    hands not shown: {hidden}")
+    return lines
+
+
+def _wrapped(prefix: str, words: list[str]) -> list[str]:
+    """``prefix`` and the words after it, wrapped at :data:`WIDE` under their first."""
+    lines: list[str] = []
+    line, first = prefix, True
+    for w in words:
+        if not first and _cells(line) + 1 + _cells(w) > WIDE:
+            lines.append(line)
+            line, first = " " * _cells(prefix), True
+        line += w if first else " " + w
+        first = False
+    lines.append(line)
+    return lines
+
+
+def score_table(
+    rounds: Sequence[RoundEnd],
+    counted: dict[int, bool],
+    in_play: int | None,
+    names: Sequence[str],
+    result: Sequence[int],
+    label: str,
+) -> list[str]:
+    """Every round in a row, every seat in a column: the points each scored in it; the last
+    row is the game's result (``label``: "total", or "so far" of a log that ends before the
+    game does). ``counted``: whether each round counts (by number); ``in_play``: the number
+    of a round the game ended in (void) or the log ends in, not played to its end.
+
+    Fits :data:`WIDE` columns for up to 10 seats: a name too long for its column is cut, and
+    if the cut names (or the names themselves) do not tell the seats apart, the columns are
+    #0, #1, ... (the seat numbers); a legend then gives every name in full."""
+    n = len(result)
+    numbers = [p for r in rounds for p in r.points] + list(result)
+    digits = max(len(str(x)) for x in numbers) if numbers else 1
+    widest = max((_cells(x) for x in names[:n]), default=2)
+    # the first column (6: "so far"), then who went out and one column per seat, each w wide
+    # with a space before it (who went out gives way to numbers too wide for 10 seats)
+    room = (WIDE - 6) // (n + 1) - 1
+    with_out = room >= digits
+    if not with_out:
+        room = (WIDE - 6) // n - 1
+    w = max(digits, 3, min(widest, room, 12))
+    labels = [names[s] if s < len(names) else f"#{s}" for s in range(n)]
+    legend = any(_cells(x) > w for x in labels) or len(set(labels)) < n
+    if legend:
+        cut = [_fit(x, w).rstrip() for x in labels]
+        labels = cut if len(set(cut)) == n else [f"#{s}" for s in range(n)]
+
+    def row(first: str, out: str, cells: Sequence[str] = ()) -> str:
+        text = f"{first:>6}" + (f" {_fit(out, w)}" if with_out else "")
+        return (text + "".join(" " * (1 + w - _cells(c)) + c for c in cells)).rstrip()
+
+    def who(seat: int) -> str:
+        return labels[seat] if 0 <= seat < n else "none"
+
+    said = "the points each seat scored in each round"
+    lines = [f"scores by round ({said}{'; out: who went out' if with_out else ''})"]
+    lines.append(row("round", "out", labels))
+    unaudited = False
+    for r in rounds:
+        if not counted.get(r.number, True):
+            lines.append(row(str(r.number), who(r.out)) + "  void: not counted")
+            continue
+        mark = "" if r.hands is not None else "*"
+        unaudited = unaudited or bool(mark)
+        lines.append(row(f"{r.number}{mark}", who(r.out), [str(p) for p in r.points]))
+    if in_play is not None:
+        lines.append(row(str(in_play), "") + ("  in play" if label == "so far" else "  void"))
+    lines.append(row(label, "", [str(p) for p in result]))
+    if unaudited and label == "so far":
+        lines.append("  *: its deck's audit is not in the log (no hand shown)")
+    elif unaudited:
+        lines.append("  *: its deck was never audited (no hand shown); the result counts it")
+    if legend:
+        lines.extend(_wrapped("  ", [f"{labels[s]} = {names[s]};" for s in range(n)]))
+        lines[-1] = lines[-1].rstrip(";")
+    return lines

@@ -13,17 +13,30 @@ import select
 import subprocess
 import sys
 import time
+import unicodedata
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
 
 from p2puno.engine.options import Options
 from p2puno.session.harness import LocalTable
+from p2puno.session.replay import ReplayResult, replay
 from p2puno.session.testing import IllegalPlayer
-from p2puno.ui.replay import ReplayTable, load
+from p2puno.ui.render import plain
+from p2puno.ui.replay import (
+    PlainReplay,
+    ReplayTable,
+    RoundEnd,
+    file_date,
+    file_date_line,
+    load,
+    score_table,
+)
+from p2puno.wire import decode
 from tests.ui.harness import ENTER, LEFT, RIGHT, Screen, press, wait_for
 
 DOWN, UP, END, HOME = "\x1b[B", "\x1b[A", "\x1b[F", "\x1b[H"
@@ -220,3 +233,226 @@ def test_each_frame_holds_the_engine_of_its_step_read_in_one_pass(logs: dict[str
             assert len(f.state) < 2048
         assert r.frames[-1].step == plain._done_seq
         assert (r.verdict is not None) and r.verdict.ok == (name == "fair")
+
+
+# ---------------------------------------------------------------------- the plain replay
+def plain_replay(path: Path) -> tuple[list[str], ReplayResult]:
+    """`p2puno replay LOG`'s lines (the game, each round's end, the table) and its verdict."""
+    out: list[str] = []
+    plain = PlainReplay(out.append)
+    result = replay(path, echo=plain.echo, on_step=plain.on_step)
+    plain.finish(result)
+    return out, result
+
+
+def stopped_after_a_round(directory: Path) -> Path:
+    """A log of three seats whose game stopped once round 1 was played to its end, before its
+    deck's audit (the network gone just as its end-of-deck reveal was proposed), the seat
+    named silent not the one who went out: the round counts, unaudited (spec 10.15)."""
+    reveals = [0]
+
+    def cut(sender: int, raw: bytes) -> bytes | None:
+        if reveals[0] < 2 and decode(raw).get("kind") == "reveal":
+            reveals[0] += 1  # (the first is the draw for dealer's)
+        return raw if reveals[0] < 2 else None
+
+    t = LocalTable(Options(3, target=200), seed="stop", tamper=cut, directory=str(directory))
+    t.run()
+    winner = t.sessions[0].engine.out
+    silent = next(s for s in range(3) if s != winner)
+    a, b = (t.sessions[s] for s in range(3) if s != silent)
+    for h in b.log.hashes():
+        a.receive(b.log.raw(h))
+    for h in a.log.hashes():
+        b.receive(a.log.raw(h))
+    for voter, other in ((a, b), (b, a)):
+        voter.stop([silent])
+        for raw in voter.outbox:
+            other.receive(raw)
+        voter.outbox.clear()
+    o = a.outcome
+    assert o.state == "stopped" and not o.void and a.audited_deck == 1, o
+    return directory / f"node{a.seat}.log"
+
+
+def test_the_plain_replay_gives_each_rounds_end_every_audited_hand_and_a_table(
+    logs: dict[str, Path],
+) -> None:
+    """A new user: the plain replay said "Round over: P0 scores 68" and nothing of the hands
+    or the standings. Each round's end now follows its deck's audit: who went out, each
+    seat's points in it and running total, and every hand as the round ended; the end has a
+    table of every round, whose total is the verdict's. The hands are those the table's
+    round end shows (the public engine at the round's end; here, the audit's own engine)."""
+    out, result = plain_replay(logs["fair"])
+    assert result.ok and result.outcome is not None
+    text = "\n".join(out)
+    heads = [i for i, ln in enumerate(out) if re.match(r"  round \d over: P\d went out", ln)]
+    assert len(heads) == 2, text
+    for i in heads:  # (each after the lines of the step its deck's audit passed in)
+        step = next(ln for ln in reversed(out[:i]) if ln.startswith("[step"))[:12]
+        assert any(ln.startswith(step) and "verified" in ln for ln in out[:i])
+    table_hands = {}
+    for f in load(logs["fair"]).frames:
+        for ln in f.round_end or []:
+            m = re.match(r"  (P\d) +gives +(\d+)  (.*)", ln)
+            if m:
+                table_hands.setdefault(m[1], []).append((sorted(m[3].split()), int(m[2])))
+    plain_hands: dict[str, list[tuple[list[str], int]]] = {}
+    joined = "\n".join(out).replace("\n" + " " * 26, " ")  # (a long hand wraps under itself)
+    for ln in joined.splitlines():
+        m = re.match(r"    (P\d) +\+(\d+) +(\d+)  (.*)  \(gives (\d+)\)$", ln)
+        if m:
+            plain_hands.setdefault(m[1], []).append((sorted(m[4].split()), int(m[5])))
+    assert plain_hands and plain_hands == table_hands, (plain_hands, table_hands)
+    # the points: the one who went out scores what the others' hands give
+    for i in heads:
+        scored = int(re.search(r"scores (\d+)", out[i])[1])  # type: ignore[index]
+        block = out[i : out.index("", i)]
+        gives = [int(g) for ln in block for g in re.findall(r"\(gives (\d+)\)", ln)]
+        assert scored == sum(gives)
+    at = out.index(next(ln for ln in out if ln.startswith("scores by round")))
+    assert out[at + 1].split() == ["round", "out", "P0", "P1"]
+    rows = [ln.split() for ln in out[at + 2 : at + 4]]
+    assert [r[:2] for r in rows] == [["1", "P0"], ["2", "P0"]]
+    total = out[at + 4].split()
+    assert total[0] == "total" and [int(x) for x in total[1:]] == list(result.outcome.scores)
+    assert [sum(int(r[2 + s]) for r in rows) for s in range(2)] == list(result.outcome.scores)
+    assert all(len(ln) <= 80 for ln in out if not ln.startswith("[step"))
+
+
+def test_the_plain_replay_shows_nothing_of_a_deck_never_audited_and_says_why(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """A void round (a cheat in it), a round whose game stopped before its deck's audit and
+    one a log ends in: no hand of them is shown, and the replay says why. A round played to
+    its end that the verdict counts, unaudited, keeps its points, marked."""
+    out, result = plain_replay(logs["cheat"])
+    assert not result.ok and result.blame is not None
+    text = "\n".join(out)
+    assert "  round 1: void, not counted; nothing of it is shown:" in out
+    assert f"    P1 cheated (step {result.blame.step}): the game ended before its deck" in text
+    assert "hand at the round's end" not in text and "(gives" not in text
+    assert re.search(r"^ +1 +void$", text, re.MULTILINE) and re.search(
+        r"^ +total +0 +0$", text, re.M
+    )
+
+    lines = logs["fair"].read_bytes().splitlines(keepends=True)
+    cut = tmp_path / "cut.log"
+    cut.write_bytes(b"".join(lines[:60]))
+    out, result = plain_replay(cut)
+    assert result.incomplete
+    assert "  round 1: still in play where the log ends; no hand shown:" in out
+    assert "    the log ends in it: its deck is not audited yet" in out
+    assert out[-1].split()[:2] == ["so", "far"]
+    # cut where round 1 has ended and its deck's audit is next: its points, no hands, and
+    # no round 2 (the engine counts it already; nothing of it was dealt)
+    reveals = [i for i, ln in enumerate(lines) if decode(ln.rstrip(b"\n")).get("kind") == "reveal"]
+    cut.write_bytes(b"".join(lines[: reveals[1]]))
+    out, result = plain_replay(cut)
+    assert result.incomplete
+    assert "    hands not shown: the log ends before its deck's audit" in out
+    assert not any("round 2" in ln for ln in out if not ln.startswith("[step")), out
+    assert out[-3].split()[:2] == ["1*", "P0"] and out[-2].split()[:2] == ["so", "far"]
+
+    (tmp_path / "stop").mkdir()
+    out, result = plain_replay(stopped_after_a_round(tmp_path / "stop"))
+    assert result.ok and result.outcome is not None and result.outcome.state == "stopped"
+    text = "\n".join(out)
+    assert "hand at the round's end" not in text and "(gives" not in text
+    assert re.search(r"^  round 1 over: P\d went out and scores \d+$", text, re.MULTILINE)
+    assert "    hands not shown: the game stopped before its deck's audit (silent: P" in text
+    star = next(ln for ln in out if ln.lstrip().startswith("1*"))
+    total = out[out.index(star) + 1].split()
+    assert total[0] == "total" and [int(x) for x in total[1:]] == list(result.outcome.scores)
+    assert [int(x) for x in star.split()[2:]] == list(result.outcome.scores)
+    assert "  *: its deck was never audited (no hand shown); the result counts it" in out
+
+
+def test_the_score_table_fits_80_columns_for_ten_seats_with_a_legend() -> None:
+    """Ten seats, long or clashing names, and totals of six digits (a target of 100000): the
+    table stays within 79 columns; names cut or numbered are given in full in a legend."""
+    for names in (
+        ["Host", *(f"Bot-{i}" for i in range(1, 10))],
+        [f"Alexandra {i}" for i in range(10)],
+        ["Ann", "Bob", "Ann"],
+        ["Bartholomew", "李小龍大师", "Christabel"],
+    ):
+        n = len(names)
+        big = tuple(99_999 + s for s in range(n))
+        rounds = [
+            RoundEnd(1, 2, 0, big, big, hands=((),) * n, hand_points=(0,) * n),
+            RoundEnd(2, 3, -1, (0,) * n, big),
+        ]
+        lines = score_table(rounds, {1: True, 2: True}, 3, names, big, "total")
+        cells = [
+            sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in ln) for ln in lines
+        ]
+        assert max(cells) <= 79, lines
+        legend = "\n".join(ln for ln in lines if " = " in ln)
+        for name in names:  # every name in the header, else in the legend
+            assert (f" {name}" in lines[1] and names.count(name) == 1) or f"= {name}" in legend
+        if len(set(names)) < n:  # (names alike: the columns are the seat numbers)
+            assert lines[1].split()[-n:] == [f"#{s}" for s in range(n)]
+        assert "  *: its deck was never audited" in "\n".join(lines)
+
+
+def test_the_file_date_is_the_files_and_said_so(
+    logs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signed log holds no clock time (every node replays it alike); the replay shows the
+    file's own date, labelled as the file's, and the table's end box says it too."""
+    log = tmp_path / "game.log"
+    log.write_bytes(logs["fair"].read_bytes())
+    stamp = 1_767_323_040  # 2026-01-02 03:04 UTC
+    os.utime(log, (stamp, stamp))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        assert file_date(log) == "2026-01-02 03:04 UTC"
+        said = file_date_line(log)
+        assert (
+            said
+            == "file date 2026-01-02 03:04 UTC (this file's last change, not in the signed log)"
+        )
+        assert len(said) <= 80
+        with create_pipe_input() as pipe:
+            table = ReplayTable(load(log), path=str(log), input=pipe, output=DummyOutput())
+            table.index = len(table.r.frames) - 1
+            screen = [ln.rstrip() for ln in plain(table.lines(80, 24))]
+        assert any(
+            "file date 2026-01-02 03:04 UTC (its last change; not in the signed log)" in ln
+            for ln in screen
+        )
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert file_date(tmp_path / "missing.log") is None
+
+
+def test_the_tables_header_and_end_box_at_80_columns(logs: dict[str, Path], tmp_path: Path) -> None:
+    """A review at 80 columns: a long log name cut the header's round ("rou…"), and the end
+    box of a log cut short left "game" alone on a line. The title gives way first (to
+    "replay · <name>", then cut), the round and the verdict stay whole; the box's lines are
+    wrapped by the box, never by hand."""
+    long = tmp_path / "p2puno-demo-four-players-on-friday-evening.log"
+    long.write_bytes(logs["fair"].read_bytes())
+    lines = logs["fair"].read_bytes().splitlines(keepends=True)
+    cut = tmp_path / "cut.log"
+    cut.write_bytes(b"".join(lines[:60]))
+    for path in (long, cut, logs["fair"]):
+        with create_pipe_input() as pipe:
+            table = ReplayTable(load(path), path=str(path), input=pipe, output=DummyOutput())
+            for index in (0, len(table.r.frames) - 1):
+                table.index = index
+                screen = [ln.rstrip() for ln in plain(table.lines(80, 24))]
+                header = screen[0]
+                assert re.search(r"· (round \d+|draw for dealer) · to 100 ", header), header
+                assert header.endswith(("verifying every move", "verified")), header
+                if path == logs["fair"]:
+                    assert header.startswith(" p2puno replay · node0.log · ")
+                if path == long:
+                    assert header.startswith(" replay · p2puno-demo-four-players"), header
+                box = [ln.strip(" │") for ln in screen if ln.startswith(" │")]
+                assert all(len(ln.split()) > 1 for ln in box if ln), box
+        if path == cut:
+            assert any("NOT OVER: every entry verifies" in ln for ln in box), box
