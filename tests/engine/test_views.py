@@ -22,8 +22,9 @@ def test_views_agree_every_house_rule_combination(
 ) -> None:
     rounds = 0
     game = 0
-    # 250 rounds per combination, 8 combinations: 2,000 rounds in all.
-    while rounds < 250:
+    # 150 rounds per combination, 8 combinations: 1,200 rounds in all (the suite's time is
+    # the limit: scripts/soak_views plays thousands per combination)
+    while rounds < 150:
         players = (2, 3, 4, 6, 10)[game % 5]
         opts = Options(players, progressive, seven_o, jump_in, target=200)
         t = MirroredTable(opts, f"views:{progressive}{seven_o}{jump_in}:{game}")
@@ -37,4 +38,4 @@ def test_views_agree_every_house_rule_combination(
         t.check_digests()
         rounds += t.full.round_no
         game += 1
-    assert rounds >= 250
+    assert rounds >= 150

@@ -4,7 +4,8 @@ parents, a proposal for step n+1 before step n is complete at the receiver, deli
 made up by relaying and fetching), every node ends with the same entries, the same state
 digest and the same outcome as the in-order run of the same seed.
 
-The games are short (one round to a low target) so that 65 schedules fit in CI;
+The games are short (one round to a low target) so that 41 schedules fit in CI
+(four per house-rule set for two and three seats: the suite's time is the limit);
 scripts/soak_delivery runs thousands over longer games. House rules by the rule sheet that
 has them: 001_14a553244470b24d.txt · HOUSE RULES (Progressive UNO, Seven-O, Jump-In).
 """
@@ -37,7 +38,7 @@ def _options(players: int, house: int, target: int) -> Options:
 # One seeded game per (seats, house rules), whose in-order run is computed once; each test
 # case varies the delivery schedule. Split by house rules so that the cases spread over cores.
 @pytest.mark.parametrize("house", range(8))
-@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(players=st.sampled_from([2, 2, 3]), net=nets, net_seed=st.integers(0, 10**6))
 def test_two_and_three_seats_agree_with_the_in_order_run(
     house: int, players: int, net: NetConfig, net_seed: int
