@@ -932,16 +932,18 @@ def round_end_lines(
     ``round_no``: the round that ended (the engine may already count the next one: the
     round-over event and the next round's start come out of one move)."""
     who = ("you" if e.seat == me else names[e.seat]) if 0 <= e.seat < len(names) else "nobody"
-    if e.seat < 0:
+    lowest = game.options.scoring != "standard"
+    if e.seat < 0:  # (under lowest scoring a blocked round still adds each hand: rules.md D6)
         head = f"ROUND {round_no} OVER — blocked: nobody went out"
-    elif game.options.scoring == "standard":
+        head += "; each adds their own hand" if lowest else ""
+    elif not lowest:
         head = f"ROUND {round_no} OVER — {who} went out: +{e.value} points"
     else:
         head = f"ROUND {round_no} OVER — {who} went out; each adds their own hand"
     lines = [head]
     # what each hand's points do, said beside them (a person read "Bob 23 pts" under standard
     # scoring as Bob's own): given to the one who went out, added to one's own, or only held
-    verb = "holds" if e.seat < 0 else "gives" if game.options.scoring == "standard" else "adds"
+    verb = "adds" if lowest else "holds" if e.seat < 0 else "gives"
     for s in range(game.players):
         cards = sorted((game.faces[x] for x in game.hands[s]), key=card_sort_key)
         name = names[s] if s < len(names) else str(s)

@@ -947,3 +947,29 @@ async def test_a_node_that_stopped_says_why_in_a_box_and_nothing_of_the_wait() -
         assert "YOUR NODE HAS STOPPED" in text and "and so on and so on" in text
         await wait_for(screen, "YOUR NODE HAS STOPPED")
         assert "close the table" in view.help_line
+
+
+def test_a_blocked_round_says_what_its_hands_do_under_each_scoring() -> None:
+    """docs/rules.md D6 (a full cycle without a play ends the round blocked, nobody out) and
+    002 · Alternative Scoring (each player adds the cards left in their own hand): under lowest
+    scoring a blocked round still adds every hand, so the box says "adds", not "holds" (a
+    review saw "holds" where the engine added the points); under standard scoring nobody
+    scores a blocked round, and the hands are only held."""
+    from p2puno.engine.cards import CARD_POINTS, CARD_TEXT
+    from p2puno.ui.model import round_end_lines
+
+    faces = list(range(108))
+    hands = [[0, 1], [2]]
+    blocked = SimpleNamespace(seat=-1, value=0)
+    for scoring, verb, head in (
+        ("lowest", "adds", "blocked: nobody went out; each adds their own hand"),
+        ("standard", "holds", "blocked: nobody went out"),
+    ):
+        game = SimpleNamespace(
+            options=SimpleNamespace(scoring=scoring), players=2, hands=hands, faces=faces,
+            scores=[10, 20],
+        )  # fmt: skip
+        lines = round_end_lines(game, ["Ann", "Bob"], 0, blocked, 3)  # type: ignore[arg-type]
+        assert lines[0] == f"ROUND 3 OVER — {head}", lines
+        pts = CARD_POINTS[2]
+        assert lines[2].split() == ["Bob", verb, str(pts), CARD_TEXT[2]], lines
