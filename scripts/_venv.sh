@@ -9,11 +9,30 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 stamp="$venv/.installed-$(sha256sum "$root/pyproject.toml" | cut -c1-16)-$1"
 if [ ! -e "$stamp" ]; then
-  echo "setting up $venv (once; pip output in $venv/install.log)" >&2
+  echo "setting up $venv (once, a minute or two; pip's output in $venv/install.log)" >&2
   what="$root[native]"
   [ "$1" = test ] && what="$root[test]"
+  : >"$venv/install.log"
+  # every line of pip's to the log; what it fetches, one short line each, to the terminal (a
+  # new user read one line and then nothing for two minutes)
+  progress() {
+    local line name
+    while IFS= read -r line; do
+      printf '%s\n' "$line" >>"$venv/install.log"
+      case "$line" in
+        "Collecting pip"*) echo "  updating pip" >&2 ;;
+        Collecting*"(from p2puno"* | Processing*"(from p2puno"*)
+          name="${line#* }"; name="${name##*/}"; name="${name%% *}"
+          printf '  fetching %s\n' "$(printf '%s' "$name" | sed 's/[-_][0-9].*\.whl$//; s/[<>=!~;].*//')" >&2 ;;
+        "Installing collected packages: "*)
+          name="${line#*: }"; name="${name//[^,]/}"
+          [ -n "$name" ] && printf '  installing %s packages\n' "$(( ${#name} + 1 ))" >&2 ;;
+      esac
+    done
+    return 0  # (pip's own status is the pipeline's: pipefail)
+  }
   if ! { "$venv/bin/python" -m pip install --upgrade pip &&
-         "$venv/bin/python" -m pip install -e "$what"; } >"$venv/install.log" 2>&1; then
+         "$venv/bin/python" -m pip install -e "$what"; } 2>&1 | progress; then
     tail -30 "$venv/install.log" >&2
     echo "pip install failed: see $venv/install.log" >&2
     exit 1
