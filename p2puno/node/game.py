@@ -51,21 +51,21 @@ from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch
 from p2puno.node.players import Autopilot, Player
 from p2puno.node.store import GameFiles
 from p2puno.session import Session, SessionError
-from p2puno.session.session import Outcome, Prompt, SessionEvent
+from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing
 from p2puno.session.words import in_a_sentence
 from p2puno.wire import EncodingError, JSONValue, decode, encode
 
 log = logging.getLogger("p2puno.node")
 T = TypeVar("T")
 
-_LINK_WORDS = {  # why a link to a seat ended, as a person reads it
-    "eof": "its connection closed",
-    "silent": "nothing came from it for a while",
-    "stalled": "nothing came from it for a while",
+_LINK_WORDS = {  # why the connection to a seat ended, as a person reads it
+    "eof": "it was closed at their end (their program may have stopped)",
+    "silent": "nothing came from them for a while",
+    "stalled": "nothing came from them for a while",
     "io_error": "a network error",
-    "rate_limited": "it sent more than a node may",
-    "too_slow": "it stopped taking what this node sends",
-    "closed": "this node closed it",
+    "rate_limited": "they sent more than a player's program may",
+    "too_slow": "they stopped taking what your node sends",
+    "closed": "your node closed it",
 }
 NODE_LIMITS = Limits(frames_per_s=4000.0, frames_burst=20000.0, bytes_per_s=32 * 2**20)
 GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped
@@ -84,6 +84,9 @@ SYNC_RESERVE_BYTES = 2**20
 # a person whose node's bot has the seat (a turn let pass) still has this long at each turn
 # (a quarter of turn_s at most) before the bot plays it (spec: protocol/lobby.md section 5)
 AUTOPILOT_GRACE_S = 5.0
+# a person back with `p2puno resume` into their turn has at least this long to play it,
+# when the table's deadline leaves it (see resumed_turn_limit)
+RESUMED_TURN_S = 10.0
 # a seat whose link was lost this recently is not named in a vote to stop: it may be redialing
 # (the backoff tops out at 3 s) and would join the stop at once
 LINK_GRACE_S = 5.0
@@ -183,6 +186,23 @@ def owed_words(kind: str, owed: str) -> str:
 # what a game that ends because a seat is gone gives (spec 10.15, "What it gives"), said
 # where a person reads that it will, or did
 STOP_GIVES = "the round in play does not count, and the scores stay as at the last verified round"
+
+
+def resumed_turn_limit(timing: Timing, due_since: float, now: float) -> float:
+    """The seconds a person back with `p2puno resume` has to play the turn they came back
+    into (0 or less: their node's bot plays it at once), counted, as the others count it,
+    from when it became due (``due_since``): what is left of ``turn_s``, but never less than
+    RESUMED_TURN_S while the table's deadline allows it. The table votes the seat out at
+    ``turn_s + step_s`` (protocol/lobby.md section 5); half of ``step_s`` is kept for the
+    node, to link up again, write and send the move, and for the clocks' difference (the
+    moment it became due is read off the log's last write). Before, a turn that had run out
+    while the person was away was played by their node's bot the moment they came back,
+    though they were at the keyboard and the table would have waited for them a while yet.
+    A bot's moment, like a person's, depends on the deadlines and on when the node came
+    back, never on a hand (lobby.md 5, "When entries leave")."""
+    left = due_since + timing.turn_s - now
+    table = due_since + timing.turn_s + timing.step_s / 2 - now
+    return max(left, min(RESUMED_TURN_S, table))
 
 
 def host_of(link: Link) -> str:
@@ -718,12 +738,15 @@ class GameNode:
                     "before the deadline (a player with `p2puno resume`, a host's bot with its "
                     "host)"
                 )
-            else:  # (in words, its code after them: "eof: peer 60ab... at ..." read as noise)
+            else:  # (in words: "eof: peer 60ab... at ..." read as noise, and "lost the link
+                # to Bot-1 (seat 1): its connection closed (eof)" as jargon, helper-55; the
+                # code goes to the log)
                 why = _LINK_WORDS.get(e.code, e.detail)
-                if e.code == "bye":  # (the peer dropped the link for a fault it names, in
-                    # its own words: quoted, they are its, not this node's)
-                    why = f"it dropped the link, saying “{e.detail.removeprefix('said bye: ')}”"
-                self.say(f"lost the link to {self._name(seat)} (seat {seat}): {why} ({e.code})")
+                if e.code == "bye":  # (the peer dropped it for a fault it names, in its own
+                    # words: quoted, they are its, not this node's)
+                    why = f"their side closed it, saying “{e.detail.removeprefix('said bye: ')}”"
+                log.info("seat %d: link ended: %s", seat, e)
+                self.say(f'lost the connection to "{self._name(seat)}" (seat {seat}): {why}')
         if current:
             del self.links[seat]
             self._lost_at[seat] = time.monotonic()
@@ -1026,9 +1049,16 @@ class GameNode:
         own bot answers (a claim is declined) and keeps answering until the person does."""
         limit = self.timing.turn_s if prompt.kind == "turn" else self.timing.window_ms / 1000
         if prompt.kind == "turn" and self.due_since is not None:
-            # back into a turn that was due before this node stopped: the person has what is
-            # left of it (none: the node's bot plays at once, as past any deadline)
-            limit = max(0.05, self.due_since + limit - time.monotonic())
+            # back into a turn that was due before this node stopped (see resumed_turn_limit)
+            left = self.due_since + limit - time.monotonic()
+            limit = resumed_turn_limit(self.timing, self.due_since, time.monotonic())
+            if limit >= 1.0 and limit > max(0.0, left) + 0.5 and self.player.kind == "person":
+                ran = "after its time ran out" if left <= 0 else "with its time nearly gone"
+                self.say(
+                    f"back in your turn {ran}: you have {limit:.0f} s to play it before your "
+                    "node's bot does"
+                )
+            limit = max(0.05, limit)  # (none: the node's bot plays at once)
         self.turn_limit = limit
         try:
             if self._autopilot and self.player.kind == "person" and prompt.kind == "turn":

@@ -34,7 +34,7 @@ from prompt_toolkit.styles import Style
 
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import CARD_TEXT, COLORS
-from p2puno.engine.game import Game, Phase
+from p2puno.engine.game import Event, Game, Phase
 from p2puno.node.game import CHAT_MAX, chat_words, with_command
 from p2puno.node.lobby import HostLobby, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
@@ -93,8 +93,6 @@ STYLE = {
 MONO = {k: " ".join(w for w in v.split() if not w.startswith("#")) for k, v in STYLE.items()}
 
 END_GRACE_S = 1.5  # the game's end shows this long before Enter may close it
-# events that change a hand (after your draw in one batch, its last cards are not the drawn)
-_HAND_MOVES = frozenset({"play", "jump", "draw", "swap", "rotate", "round", "start"})
 _FLASHED = ("reshuffle", "swap", "rotate", "returned", "caught", "jump")  # a line of its own
 CHAT_IN_MOVES = 90  # characters of a chat line kept in the moves (the rest: "…")
 ECHO_S = 8.0  # a move's echo ("sent: ...") and a flash (a swap, a catch) stay up this long
@@ -114,6 +112,40 @@ KEY_NAMES = {
     Keys.ControlZ: "c-z",
     Keys.Tab: "tab",
 }
+
+
+# the events after which the engine deals from another deck (a new round's, or the deck a
+# Wild Draw Four turned up at the start went back into): the slots before them are gone
+_DECK_ENDS = frozenset({"start", "round", "returned"})
+
+
+def drawn_slots(g: Game, events: list[Event | None]) -> dict[int, tuple[int, ...]]:
+    """The slots each draw of ``events`` (a batch the engine ``g`` has already taken, so it
+    holds the state after all of it) took, by the draw's index in the batch, in the order
+    drawn: every draw of the deck in play, whoever drew (the caller names only its own).
+
+    The engine draws from one end of its pile, and the pile is always the slots from
+    ``draw[-1]`` to the deck's end (a reshuffle adds the next slots, once the pile is empty):
+    so the slots are taken in increasing order, and walking the batch back from the pile's
+    end gives each draw's. A resumed node's first batch is the game so far: before, a draw
+    was named only when nothing later in the batch changed the hand, so a person back with
+    `p2puno resume` read "You drew 1 card" where the table had said "You drew 1 card: r5".
+    A draw before the batch's last deal (or a start card sent back) is of a deck whose
+    faces are gone: left out."""
+    out: dict[int, tuple[int, ...]] = {}
+    nxt = g.draw[-1] if g.draw else len(g.faces)  # the next slot the pile would give
+    for i in range(len(events) - 1, -1, -1):
+        e = events[i]
+        if e is None:
+            continue
+        if e.kind in _DECK_ENDS:
+            break
+        if e.kind == "draw" and e.value > 0:
+            nxt -= e.value
+            if nxt < 0:  # (cannot happen: an engine that draws otherwise names nothing)
+                return {}
+            out[i] = tuple(range(nxt, nxt + e.value))
+    return out
 
 
 def no_color() -> bool:
@@ -149,7 +181,8 @@ class TableUI:
         self.state = UiState()
         self._flash_at = self._sent_at = 0.0  # when the flash and a move's echo were set
         self._logged = 0  # lines ever put in the move list (it keeps the last 300)
-        self._drawn: list[tuple[int, tuple[int, ...], str]] = []  # your draws not named yet
+        # your draws not named yet: (the line's serial, the slots, the line, the deck's faces)
+        self._drawn: list[tuple[int, tuple[int, ...], str, list[int]]] = []
         self._said_from = "play"  # the mode a chat line was begun in (it returns there)
         self._drew_for_dealer: set[int] = set()  # who drew for dealer since the last tie
         # a resumed node's and a spectator's first batch is the game so far: its swaps and
@@ -326,6 +359,7 @@ class TableUI:
         # batch is the game so far) is history: its box would show the later round's hands
         later_deals = sum(1 for ev in events if ev.event is not None and ev.event.kind == "start")
         history, self._history = self._history, False
+        drawn = drawn_slots(g, [ev.event for ev in events])
         for i, ev in enumerate(events):
             self.verification.note(ev)
             if ev.event is not None:
@@ -355,7 +389,9 @@ class TableUI:
                 self._log(line)
                 d = ev.event
                 if d is not None and d.kind == "draw" and d.seat == self.me is not None:
-                    self._note_draw(g, d.value, line, events[i + 1 :])
+                    slots = drawn.get(i)
+                    if slots is not None:  # (else of a deck gone since: the count stays)
+                        self._drawn.append((self._logged, slots, line, g.faces))
         self._name_draws(g)
         self.invalidate()
 
@@ -363,36 +399,19 @@ class TableUI:
         self.log.append(line)
         self._logged += 1
 
-    def _note_draw(self, g: Game, n: int, line: str, after: list[SessionEvent]) -> None:
-        """Your own draw: its cards are named in the move list once your node has their keys
-        (they come after the draw: the line first says how many). The engine holds the state
-        after the whole batch, so the drawn cards are the hand's last ``n`` only when nothing
-        later in the batch changed the hand; else the line keeps the count."""
-        me = self.me
-        assert me is not None
-        for ev in after:
-            x = ev.event
-            if (
-                x is not None
-                and x.kind in _HAND_MOVES
-                and (x.kind in ("rotate", "round", "start") or me in (x.seat, x.other))
-            ):
-                return
-        hand = g.hands[me]
-        if 0 < n <= len(hand):
-            self._drawn.append((self._logged, tuple(hand[-n:]), line))
-
     def _name_draws(self, g: Game) -> None:
         keep = []
-        for serial, slots, line in self._drawn:
+        for serial, slots, line, deck in self._drawn:
             at = len(self.log) - (self._logged - serial) - 1
             if at < 0 or self.log[at] != line:
                 continue  # (scrolled out of the move list)
+            if deck is not g.faces:
+                continue  # (a new deck since: its slots name other cards; the count stays)
             faces = [g.faces[x] if 0 <= x < len(g.faces) else -1 for x in slots]
             if all(f >= 0 for f in faces):
                 self.log[at] = f"{line}: {' '.join(CARD_TEXT[f] for f in faces)}"
             else:
-                keep.append((serial, slots, line))
+                keep.append((serial, slots, line, deck))
         self._drawn = keep[-8:]  # (a draw whose keys never come is forgotten in time)
 
     # ------------------------------------------------------------------ decisions

@@ -862,7 +862,8 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
     g = src.engine
 
     def name(s: int) -> str:
-        return ("you" if s == me else names[s]) if 0 <= s < len(names) else f"seat {s}"
+        # (a name in plain double quotes, as in the table's other words; "you" is not one)
+        return ("you" if s == me else f'"{names[s]}"') if 0 <= s < len(names) else f"seat {s}"
 
     lines: list[str] = []
     if o.state == "finished":
@@ -871,8 +872,8 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
     elif o.state == "cheat" and o.blame is not None:
         lines.append(f"GAME ENDED: {name(o.blame.seat)} cheated (step {o.blame.step})")
         lines.append(f"  reason: {named(o.blame.reason, names)}")
-        if o.void:
-            lines.append("  the round in play is void; the scores are the last audited ones")
+        if o.void:  # (it said "void; the scores are the last audited ones")
+            lines.append(f"  {STOP_GIVES}")
     elif o.state == "stopped":
         silent = in_a_sentence(
             [name(s) + (" (left the table)" if s in vi.left else "") for s in o.silent]

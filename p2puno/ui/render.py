@@ -30,6 +30,7 @@ def screen_text(lines: list[Line]) -> list[Fragment]:
 
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+NBSP = "\u00a0"  # a space a line is not broken at (the lobby's values), drawn as a space
 
 HELP = [
     "p2puno — keys",
@@ -352,12 +353,18 @@ def _all_hands(view: TableView, width: int) -> list[Line]:
 
 
 def _box(text: list[str], width: int) -> list[Line]:
+    """``text`` in a box as wide as the screen, a space inside each border (the words
+    touched the right one: "...you were│")."""
     inner = width - 4
     out: list[Line] = [[("class:box", " ┌" + "─" * inner + "┐ ")]]
     for t in text:
-        for part in wrap(t, inner, indent="    "):
+        for part in wrap(t, inner - 2, indent="    "):
             out.append(
-                [("class:box", " │"), ("class:boxtext", fit(part, inner)), ("class:box", "│ ")]
+                [
+                    ("class:box", " │ "),
+                    ("class:boxtext", fit(part, inner - 2)),
+                    ("class:box", " │ "),
+                ]
             )
     out.append([("class:box", " └" + "─" * inner + "┘ ")])
     return out
@@ -423,10 +430,12 @@ def lobby_lines(
     wrap = max(20, width - 2)
 
     def words(style: str, text: str, most: int = 99) -> list[Line]:
+        # (a no-break space holds a value together: "claim window 2.5 s" was wrapped as
+        # "claim window 2.5" and " s"; it is drawn as a space)
         parts = textwrap.wrap(text, wrap) or [""]
         if len(parts) > most:  # (cut, and said to be)
             parts = [*parts[: most - 1], parts[most - 1][: wrap - 3] + "..."]
-        return [[(style, " " + part)] for part in parts]
+        return [[(style, " " + part.replace(NBSP, " "))] for part in parts]
 
     # what is asked or awaited, and the last word, go first: a long table may not fit
     top: list[Line] = []
@@ -479,11 +488,15 @@ def lobby_lines(
             for h in [] if compact else house:
                 out.append([("", f"   · {rules.get(str(h), str(h))}")])
         if timing:
+            # each value held together: the line wraps between them, never inside one
+            turn = f"{timing.get('turn_s')} s to decide".replace(" ", NBSP)
+            window = f"claim window {window_s:.1f} s".replace(" ", NBSP)
+            step = f"{timing.get('step_s')} s for a machine".replace(" ", NBSP)
             out += words(
                 "",
-                f"deadlines: {timing.get('turn_s')} s to decide"
+                f"deadlines: {turn}"
                 + (", " if spectator else " (then your own node's bot plays), ")
-                + f"claim window {window_s:.1f} s, {timing.get('step_s')} s for a machine; "
+                + f"{window}, {step}; "
                 + "one player leaving ends the game for everyone (nobody can play their seat)",
             )
         if "options" not in table and not seats:  # (no table known: a refusal, or none yet)

@@ -192,7 +192,7 @@ def test_hostile_peers_as_processes(tmp_path: Path) -> None:
     text = h.text()
     assert "refused a connection" in text
     assert "other_context" in text or "other context" in text
-    assert "dropping seat" in text or "lost the link to" in text, text
+    assert "dropping seat" in text or "lost the connection to" in text, text
     h.wait_for(r"game over: stopped after step \d+: \S+ silent past the deadline")
 
 

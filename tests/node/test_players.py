@@ -283,8 +283,10 @@ async def test_a_link_dropped_for_a_fault_is_not_a_seat_leaving() -> None:
     from p2puno.node.game import LEAVING_BYES, GameNode
 
     said: list[str] = []
-    for reason in (LEAVING_BYES[0], "silent: nothing came from it for a while"):
-        link = SimpleNamespace(error=LinkError("bye", f"said bye: {reason}"))
+    for reason in (LEAVING_BYES[0], "silent: nothing came from it for a while", None):
+        # (None: the connection ended with no word, eof)
+        error = LinkError("eof", "peer 60ab at 127.0.0.1:9") if reason is None else None
+        link = SimpleNamespace(error=error or LinkError("bye", f"said bye: {reason}"))
 
         async def closed() -> None:
             return None
@@ -298,8 +300,14 @@ async def test_a_link_dropped_for_a_fault_is_not_a_seat_leaving() -> None:
         assert node.left == ({1} if reason == LEAVING_BYES[0] else set()), reason
     assert said[0].startswith("J0 (seat 1) left the table")
     assert said[1] == (
-        "lost the link to J0 (seat 1): it dropped the link, saying “silent: nothing came from "
-        "it for a while” (bye)"
+        'lost the connection to "J0" (seat 1): their side closed it, saying “silent: nothing '
+        "came from it for a while”"
+    ), said
+    # helper-55: "lost the link to Bot-1 (seat 1): its connection closed (eof)" read as
+    # jargon; the name is quoted as in every other line, the code left to the log
+    assert said[2] == (
+        'lost the connection to "J0" (seat 1): it was closed at their end (their program may '
+        "have stopped)"
     ), said
 
 

@@ -291,16 +291,24 @@ def test_a_second_node_on_a_data_directory_in_use_is_refused(
             p.wait(10)
 
 
-async def test_a_resumed_turn_leaves_the_person_only_what_the_table_has_left(
+async def test_a_resumed_turn_leaves_the_person_what_the_table_has_left(
     tmp_path: Path,
 ) -> None:
     """A review found a person back with `p2puno resume` shown "your turn · 60 s left" while
     the others' deadline for that turn had run since before the crash: the table voted the
     seat out (the game stopped for everyone) with time still on the person's screen. The
-    turn a node comes back into now counts from when it became due (the log's last write
-    before the stop): the person has what is left (protocol/lobby.md section 5), and once that
-    is gone their node's bot plays at once, as past any turn deadline."""
+    turn a node comes back into counts from when it became due (the log's last write before
+    the stop), as the others count it (protocol/lobby.md section 5).
+
+    helper-55: a turn whose turn_s had run out while the person was away was then played by
+    their node's bot the moment they came back, at the keyboard, though the table waits
+    turn_s + step_s before it votes. The person now has what is left of turn_s, but at least
+    RESUMED_TURN_S while the table's deadline less half a step_s allows (the other half is
+    the node's, to link up and send); past that, the bot plays at once, as before."""
     from types import SimpleNamespace
+
+    from p2puno.node.game import RESUMED_TURN_S, resumed_turn_limit
+    from p2puno.session.session import Timing
 
     play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
     log_path, secrets_path = files_of(tmp_path, 1)
@@ -312,16 +320,39 @@ async def test_a_resumed_turn_leaves_the_person_only_what_the_table_has_left(
         async def decide(self, prompt: object) -> None:
             await asyncio.sleep(3600)
 
-    node = _node(tmp_path, session, Away("heuristic", "t"))
+    said: list[str] = []
+    node = _node(tmp_path, session, Away("heuristic", "t"), say=said.append)
     node.autopilot = SimpleNamespace(choose=lambda prompt: None)  # type: ignore[assignment]
     turn = SimpleNamespace(kind="turn")
     fresh = asyncio.ensure_future(node._decide(turn))  # type: ignore[arg-type]
     await asyncio.sleep(0.1)
     assert node.turn_limit == node.timing.turn_s and not fresh.done()  # a turn as usual
     fresh.cancel()
-    node.due_since = time.monotonic() - (node.timing.turn_s - 0.5)
-    await asyncio.wait_for(node._decide(turn), 5)  # type: ignore[arg-type]
-    assert 0.3 < node.turn_limit < 0.6 and node._autopilot  # what was left, then the bot
+    # the rule, on the table's default deadlines (60 s to decide, 20 s for a machine)
+    t = Timing()
+    assert resumed_turn_limit(t, 0.0, 20.0) == 40.0  # plenty left: what is left
+    assert resumed_turn_limit(t, 0.0, 55.0) == RESUMED_TURN_S  # 5 s left: 10
+    assert resumed_turn_limit(t, 0.0, 65.0) == 5.0  # ran out 5 s ago: to turn_s + step_s / 2
+    assert resumed_turn_limit(t, 0.0, 71.0) < 0  # past that: the bot at once
+    # a node back into a turn that ran out a moment ago: the person plays it, not the bot
+    node.timing = Timing(step_s=2, turn_s=2, window_ms=0)
+    node.due_since = time.monotonic() - 2.5  # (turn_s gone; the table waits 1.5 s more)
+    waiting = asyncio.ensure_future(node._decide(turn))  # type: ignore[arg-type]
+    await asyncio.sleep(0.2)
+    assert not waiting.done() and 0.4 < node.turn_limit < 0.6 and not node._autopilot
+    await asyncio.wait_for(waiting, 5)
+    assert node._autopilot  # (the person did not play it: the bot did, then)
+    node._autopilot = False
+    node.timing = Timing(step_s=20, turn_s=60, window_ms=0)
+    node.due_since = time.monotonic() - 65.0
+    waiting = asyncio.ensure_future(node._decide(turn))  # type: ignore[arg-type]
+    await asyncio.sleep(0.1)
+    assert 4.5 < node.turn_limit < 5.0 and not waiting.done()
+    assert said[-1] == (
+        "back in your turn after its time ran out: you have 5 s to play it before your node's "
+        "bot does"
+    )
+    waiting.cancel()
     node.due_since = time.monotonic() - 10 * node.timing.turn_s  # long gone: the bot at once
     await asyncio.wait_for(node._decide(turn), 1)  # type: ignore[arg-type]
     assert node.turn_limit == 0.05

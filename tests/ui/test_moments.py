@@ -79,9 +79,12 @@ async def test_a_cheat_ends_the_game_on_the_screen_with_the_cheater_and_the_reas
     assert s0.outcome.state == "cheat"
     async with at(s0, 0) as (screen, ui):
         ui.on_events(list(s0.events))
-        text = await wait_for(screen, "GAME ENDED: P1 cheated")
+        # (the name quoted, as everywhere at the table; the round in play said plainly, as a
+        # stopped game's is: "is void; the scores are the last audited ones", helper-55)
+        text = await wait_for(screen, 'GAME ENDED: "P1" cheated')
         assert "reason: illegal action" in text and "does not match the top card" in text
-        assert "the round in play is void" in text
+        assert "the round in play does not count, and the scores stay as at the last" in text
+        assert "void" not in text and "last audited" not in text
         assert "✗ cheat found" in text and "the audit named the cheater" in text
 
 
@@ -94,6 +97,7 @@ async def test_a_finished_game_shows_the_verification_and_how_to_replay_it() -> 
         ui.log_path = "/data/games/abc/log"
         ui.invalidate()
         text = await wait_for(screen, "GAME OVER — the winner")
+        assert 'GAME OVER — the winner: "P0"' in text or "GAME OVER — the winner: you" in text
         assert "decks verified" in text  # the header
         assert "every deck audited and verified" in text
         assert "log: /data/games/abc/log" in text
@@ -330,7 +334,7 @@ async def test_a_stopped_game_does_not_claim_the_deck_in_play_was_audited() -> N
     async with at(s0, 0) as (screen, ui):
         ui.on_events(list(s0.events))
         text = await wait_for(screen, "2 decks audited and verified; the deck in play was never")
-        assert "GAME STOPPED: P1 did not answer in time" in text
+        assert 'GAME STOPPED: "P1" did not answer in time' in text
         assert "the round in play does not count" in text
         assert "every deck audited" not in text
 
@@ -486,7 +490,7 @@ def test_a_wait_on_a_seat_that_is_gone_says_so() -> None:
     assert '"Ann" (left the table) and "Cid" to send the keys' in left.status
     src.outcome = Outcome("stopped", (0, 0, 0), silent=(0,), step=7)
     end = table_view(src, UiState(), vi)  # type: ignore[arg-type]
-    assert "GAME STOPPED: Ann (left the table) did not answer in time" in (end.end or [])
+    assert 'GAME STOPPED: "Ann" (left the table) did not answer in time' in (end.end or [])
 
 
 def test_a_drawn_card_that_cannot_be_played_is_told_as_such() -> None:
@@ -656,6 +660,90 @@ def test_your_own_draws_are_named_once_their_keys_come() -> None:
             assert len(m.group(2).split()) == int(m.group(1)), m.group(0)
 
 
+def test_a_resumed_table_names_your_draws_of_the_round_in_play_as_it_did() -> None:
+    """helper-55: after `p2puno resume` a person's earlier draws lost their cards in the moves
+    ("You drew 1 card: r7" read "You drew 1 card"). A resumed node's first batch is the game
+    so far, and a draw was named only when nothing later in the batch changed the hand. The
+    round in play now reads as it did before the crash; the other seats' draws stay a count
+    (their cards are theirs: 002 · Draw, the card goes to the player's hand)."""
+    import re
+
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.session.session import SessionEvent
+
+    table = SessionTable(Options(3, target=500), seed="resumed-draws")
+    s0 = table.sessions[0]
+    batch: list[SessionEvent] = []
+    with create_pipe_input() as pipe:
+        live = TableUI(name="P0", input=pipe, output=DummyOutput())
+        live.attach(s0, 0, [p.name for p in s0.log.players])
+        receive = s0.receive
+
+        def seen(raw: bytes) -> object:
+            out = receive(raw)
+            batch.extend(s0.events)
+            live.on_events(list(s0.events))
+            s0.events.clear()
+            return out
+
+        s0.receive = seen  # type: ignore[method-assign]
+        route(table, 700)  # (round 2, P0 has drawn and played since)
+        back = TableUI(name="P0", title="p2puno · resumed", input=pipe, output=DummyOutput())
+        back.attach(s0, 0, [p.name for p in s0.log.players])
+        back.on_events(batch)  # the game so far, in one batch, as a resumed node takes it
+
+    def round_in_play(log: object) -> list[str]:
+        lines = list(log)  # type: ignore[call-overload]
+        return lines[max(k for k, x in enumerate(lines) if x.startswith("Start card")) :]
+
+    named = [x for x in round_in_play(back.log) if re.fullmatch(r"You drew \d cards?: .+", x)]
+    assert len(named) >= 3, round_in_play(back.log)
+    assert round_in_play(back.log) == round_in_play(live.log)
+    for line in back.log:  # no other seat's cards: only a count
+        assert not re.match(r"P[12] drew \d+ cards?:", line), line
+
+
+def test_the_slots_of_each_draw_are_read_back_from_the_pile() -> None:
+    """What names a draw in a catch-up batch: each draw's slots, walked back from the draw
+    pile's end. Checked on bots' games under every house rule (reshuffles, swaps, stacked
+    draws): a draw that nothing changed after in its own step is the hand's last cards."""
+    import random
+
+    from p2puno.bots import make_bot
+    from p2puno.engine.game import Event
+    from p2puno.sim.runner import Table
+    from p2puno.ui.app import drawn_slots
+
+    moves = ("play", "jump", "swap", "rotate", "draw", "round", "start")
+    checked = 0
+    for seed, options in enumerate(
+        [Options(2), Options(3, seven_o=True), Options(4, progressive=True, jump_in=True)]
+    ):
+        t = Table(options, [make_bot("random", f"p{seed}{i}") for i in range(options.players)],
+                  random.Random(seed))  # fmt: skip
+        events: list[Event | None] = []
+        truth: dict[int, tuple[int, ...]] = {}
+        for _ in range(1500):
+            if t.over:
+                break
+            _, step = t.step()
+            for k, e in enumerate(step):
+                after = step[k + 1 :]
+                if e.kind == "draw" and not any(
+                    x.kind in moves and (x.kind in moves[3:] or e.seat in (x.seat, x.other))
+                    for x in after
+                ):
+                    truth[len(events) + k] = tuple(t.game.hands[e.seat][-e.value :])
+            events.extend(step)
+            found = drawn_slots(t.game, events)
+            for i, slots in found.items():
+                if i in truth:
+                    assert slots == truth[i], (seed, i)
+                    checked += 1
+    assert checked > 500
+
+
 def test_a_refusal_under_a_pending_draw_two_names_the_draw_two() -> None:
     """A review, with "A Draw Two on you" on the screen: a typed draw was told "you may draw
     only at the start of your turn", a card "take the penalty (or challenge a Wild Draw
@@ -784,6 +872,43 @@ def test_the_game_end_box_at_80_columns_leaves_the_last_plays_in_view() -> None:
     assert "GAME OVER" in text
     assert "Ann played g4 (0 left): Ann goes out and wins the round, +120 points" in text, text
     assert "Bob played r7" in text, text
+
+
+def test_the_end_box_keeps_a_space_inside_its_borders() -> None:
+    """helper-55: the end box's wrapped words touched its right border ("…you were│"). Every
+    line of the box has a space inside each border, however its words wrap."""
+    from p2puno.ui.render import _box, plain
+
+    words = [
+        "YOUR NODE HAS STOPPED",
+        "  since you came back, no other player could be reached, and the time to answer has "
+        "run out: the others most likely ended the game while you were away",
+    ]
+    for width in (80, 81, 100):
+        lines = plain(_box(words, width))
+        assert all(len(ln) == width for ln in lines), lines
+        inside = lines[1:-1]
+        assert len(inside) > 2  # (it wraps)
+        for ln in inside:
+            assert ln.startswith(" │ ") and ln.endswith(" │ "), ln
+
+
+def test_the_lobby_wraps_its_deadlines_between_values() -> None:
+    """helper-55: the lobby's deadlines line wrapped in the middle of a value ("claim window
+    2.5" at a line's end, "s" on the next). Each value stays on one line, at any width."""
+    from p2puno.ui.render import NBSP, lobby_lines, plain
+
+    table = {
+        "name": "t",
+        "size": 3,
+        "seats": [],
+        "options": {"target": 500, "timing": {"turn_s": 60, "step_s": 20, "window_ms": 2500}},
+    }
+    for width in range(80, 131):
+        lines = plain(lobby_lines(table, "a:1", False, width, 24))
+        for value in ("60 s to decide", "claim window 2.5 s", "20 s for a machine"):
+            assert any(value in ln for ln in lines), (width, value, lines)
+        assert not any(NBSP in ln for ln in lines)
 
 
 def test_m_says_a_line_to_the_table_and_a_seats_line_is_shown() -> None:

@@ -103,7 +103,7 @@ async def test_stepping_through_a_game_forward_back_by_round_and_to_the_verdict(
         await wait_for(screen, "p2puno replay — keys")
         await press(pipe, "x")
         await press(pipe, END)
-        text = await wait_for(screen, "GAME OVER — the winner: P0")
+        text = await wait_for(screen, 'GAME OVER — the winner: "P0"')
         assert "VERIFIED offline" in text and "scores: P0" in text
         await press(pipe, HOME)
         await wait_for(screen, "move 1/")
@@ -131,9 +131,9 @@ async def test_a_cheat_ends_on_the_named_cheater_the_reason_and_the_void_round(
     async with shown(logs["cheat"]) as (screen, pipe, _):
         await wait_for(screen, "move 1/")
         await press(pipe, END)
-        text = await wait_for(screen, "GAME ENDED: P1 cheated")
+        text = await wait_for(screen, 'GAME ENDED: "P1" cheated')
         assert "reason: illegal action" in text and "does not match the top card" in text
-        assert "the round in play is void" in text
+        assert "the round in play does not count" in text
         assert "REJECTED at entry" in text and "at fault: P1 (seat 1)" in text
         assert "hands hidden (this deck was never audited)" in text and "??" in text
         assert "✗ cheat found" in text
