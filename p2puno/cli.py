@@ -453,6 +453,7 @@ def _player(bot: str | None, name: str, seed: str, think: float = 0.0) -> object
 
 
 def _finish(result: object, quiet: bool = False) -> None:
+    from p2puno.node.game import replay_command
     from p2puno.node.run import Result
     from p2puno.session.words import outcome_words
 
@@ -461,7 +462,7 @@ def _finish(result: object, quiet: bool = False) -> None:
     if not quiet:
         typer.echo(f"game over: {outcome_words(o, result.names)}")
         typer.echo(f"table code {result.code}; log: {result.log_path}")
-        typer.echo(f"check it offline with:  p2puno replay {result.log_path}")
+        typer.echo(f"check it offline with:  {replay_command(result.log_path)}")
     if o.state == "cheat":
         raise typer.Exit(3)
 
@@ -501,6 +502,7 @@ def _finish_table(
     """After the table's screen is gone (the terminal is back): the result in lines.
     ``before``: the data directory's unfinished games when the table opened; ``game``: the
     id (or its start) of the game a resume took up, when one was named."""
+    from p2puno.node.game import with_command
     from p2puno.node.store import DataDir, resume_command
 
     assert isinstance(data, DataDir)
@@ -520,13 +522,13 @@ def _finish_table(
             typer.echo(
                 f"you left the table: your node stopped, and the {bots} bot"
                 f"{'' if bots == 1 else 's'} it runs with it. Nobody else is at the table: the "
-                f"game waits for `{resume_command(data.root)}`."
+                f"game waits for `{with_command(resume_command(data.root))}`."
             )
             raise typer.Exit(0)
         typer.echo(
             "you left the table: your node stopped. Unless you come back in time with "
-            f"`{resume_command(data.root)}`, the others vote you out and the game ends for "
-            "everyone."
+            f"`{with_command(resume_command(data.root))}`, the others vote you out and the game "
+            "ends for everyone."
         )
         raise typer.Exit(0)
     _finish(result, quiet)  # (saved by the table already, where the end screen shows it)
@@ -891,7 +893,7 @@ def lobby(
         watch_table(address, name, True, data_dir, quiet, False)
         return
     # (the host there must be the one listed: its key's fingerprint, its lobby id)
-    _join(address, name, bot, "self", bind, data_dir, quiet, False, advert=ad)
+    _join(address, name, bot, "self", bind, data_dir, quiet, False, advert=ad, ask=not pick)
 
 
 def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
@@ -925,6 +927,7 @@ def resume(
 
     After a crash or a closed terminal: the same seat and keys, what it missed fetched from
     the others (a host's bot seats come back with it)."""
+    from p2puno.node.game import replay_command
     from p2puno.node.run import nothing_to_resume, resume_game, unfinished_games
     from p2puno.node.store import DataDir, DataError
 
@@ -950,7 +953,7 @@ def resume(
         mark_given_up(g)
         typer.echo(
             f"game {str(g['game'])[:16]} is no longer offered here; its log stays as it "
-            f"stood: p2puno replay {Path(g['folder']) / 'log'} (NOT OVER: no verdict)"
+            f"stood: {replay_command(Path(g['folder']) / 'log')} (NOT OVER: no verdict)"
         )
         return
     person = not str(games[0].get("player", "person")).startswith("bot:")
@@ -1034,6 +1037,7 @@ def watch_table(
 
 
 def _finish_watch(result: object, quiet: bool) -> None:
+    from p2puno.node.game import replay_command
     from p2puno.node.watch import WatchResult
     from p2puno.session.words import outcome_words
 
@@ -1049,15 +1053,19 @@ def _finish_watch(result: object, quiet: bool) -> None:
             typer.echo(f"verified as it happened: {checked}; table code {result.code}")
         if result.log_path is not None:
             typer.echo(f"its copy of the log: {result.log_path}")
-            typer.echo(f"check it offline with:  p2puno replay {result.log_path}")
+            typer.echo(f"check it offline with:  {replay_command(result.log_path)}")
     if o.state == "cheat":
         raise typer.Exit(3)
     if result.error is not None:
         raise typer.Exit(1)
 
 
-def _offer_resume(data: object) -> None:
-    """`host` and `join` say so when this data directory holds an unfinished game."""
+def _offer_resume(data: object, ask: bool = True) -> None:
+    """`host` and `join` say so when this data directory holds an unfinished game, and ask
+    whether to take it up now (``ask``, at a terminal), unless its node stopped reaching
+    nobody: the others most likely ended it, and the question stood before every later table
+    (helper-54); the note says how to take it up, or stop offering it."""
+    from p2puno.node.game import with_command
     from p2puno.node.run import unfinished_games
     from p2puno.node.store import DataDir, resume_command
 
@@ -1066,7 +1074,7 @@ def _offer_resume(data: object) -> None:
     if games:
         g = games[0]
         gid = str(g["game"])[:16]
-        cmd = resume_command(data.root, bytes.fromhex(str(g["game"])))
+        cmd = with_command(resume_command(data.root, bytes.fromhex(str(g["game"]))))
         typer.echo(
             f'note: game {gid} (table "{g.get("table")}", seat {g.get("seat")}) was left '
             f"unfinished here: `{cmd}` takes it up again",
@@ -1074,11 +1082,16 @@ def _offer_resume(data: object) -> None:
         )
         if g.get("unreached"):  # (it stopped reaching no seat: it may be over elsewhere)
             typer.echo(
-                "  its node stopped reaching no other seat: the others may have ended it "
-                f"without this one. `{cmd} --give-up` stops offering it",
+                "  when it was last taken up it reached no other player: the others most "
+                f"likely ended it without you. `{cmd} --give-up` stops offering it",
                 err=True,
             )
-        if _terminal() and typer.confirm("resume it now (instead of a new game)?", False):
+        if (
+            ask
+            and not g.get("unreached")
+            and _terminal()
+            and typer.confirm("resume it now (instead of a new game)?", False)
+        ):
             resume(gid, None, str(data.root), False, False, False, False)
             raise typer.Exit(0)
 
@@ -1096,7 +1109,10 @@ def _join(
     think: float = 0.0,
     narrate: bool = False,
     advert: TableAd | None = None,
+    ask: bool = True,
 ) -> None:
+    """``ask``: whether an unfinished game of the data directory may be offered by a question
+    (not with `lobby --join`, "without asking": helper-54's waited at it)."""
     from p2puno.node.run import join_game, parse_address
     from p2puno.node.store import DataDir, DataError
 
@@ -1111,7 +1127,7 @@ def _join(
         typer.echo(f"p2puno: {_safe(e)}", err=True)
         raise typer.Exit(2) from None
     if runner == "self":
-        _offer_resume(data)
+        _offer_resume(data, ask)
     listed = (advert.host_fingerprint, advert.lobby_id) if advert is not None else None
     if bot is None and runner == "self" and _terminal():
         from p2puno.ui.launch import join_table

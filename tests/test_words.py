@@ -139,8 +139,8 @@ def test_the_commands_the_screens_name_run_from_any_shell(
 ) -> None:
     """helper-51: the table's end screen said `p2puno replay LOG`, which a shell whose venv
     is not activated does not find. The command named is `p2puno` only when that name on the
-    PATH is the script running; else the script's full path; else `python -m p2puno` with
-    this interpreter (the demo's seats, `python -m p2puno`)."""
+    PATH is the script running; else the script's full path; run as `python -m p2puno`, the
+    script beside that interpreter; else `python -m p2puno` with this interpreter."""
     import os
     import sys
     from pathlib import Path
@@ -166,7 +166,13 @@ def test_the_commands_the_screens_name_run_from_any_shell(
         assert named(str(script), other) == f"'{script}'"  # (not: its full path, quoted)
         monkeypatch.chdir(bin_)
         assert named("./p2puno", other) == f"'{script}'"  # (started by a relative path)
-        assert named("/x/p2puno/__main__.py", bin_) == f"{sys.executable} -m p2puno"
+        # `python -m p2puno` (the demo's seats): the script beside the interpreter, if any
+        # (helper-54 read three forms of one command after the demo)
+        monkeypatch.setattr(sys, "executable", str(bin_ / "python"))
+        assert named("/x/p2puno/__main__.py", bin_) == "p2puno"
+        assert named("/x/p2puno/__main__.py", other) == f"'{script}'"
+        monkeypatch.setattr(sys, "executable", str(other / "python"))
+        assert named("/x/p2puno/__main__.py", bin_) == f"{other / 'python'} -m p2puno"
         assert with_command("p2puno resume --data-dir /d") == f"{command()} resume --data-dir /d"
         assert with_command("echo p2puno") == "echo p2puno"
     finally:

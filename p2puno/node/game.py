@@ -137,17 +137,28 @@ def command() -> str:
     """How a person runs p2puno from a shell on this machine, for the commands the screens
     name: ``p2puno`` when that name on the PATH is the script this process runs; else that
     script's full path (a venv that is not activated: helper-51's end screen said `p2puno
-    replay`, which the shell did not find); else this interpreter with ``-m p2puno``
-    (``python -m p2puno``, the demo's seats, tests)."""
+    replay`, which the shell did not find); run as ``python -m p2puno`` (the demo's seats),
+    the ``p2puno`` script beside that interpreter, where there is one; else the interpreter
+    with ``-m p2puno``."""
     argv0 = sys.argv[0] if sys.argv else ""
     if os.path.basename(argv0) == "p2puno" and os.path.isfile(argv0):
-        full = os.path.abspath(argv0)
-        found = shutil.which("p2puno")
-        with contextlib.suppress(OSError):
-            if found is not None and os.path.samefile(found, full):
-                return "p2puno"
-        return shlex.quote(full)
-    return f"{shlex.quote(sys.executable)} -m p2puno"
+        script = os.path.abspath(argv0)
+    else:  # (`python -m p2puno`: the script beside this interpreter, as the demo's seats
+        # run; helper-54 read three forms of one command after the demo)
+        script = os.path.join(os.path.dirname(sys.executable), "p2puno")
+        if not os.path.isfile(script):
+            return f"{shlex.quote(sys.executable)} -m p2puno"
+    found = shutil.which("p2puno")
+    with contextlib.suppress(OSError):
+        if found is not None and os.path.samefile(found, script):
+            return "p2puno"
+    return shlex.quote(script)
+
+
+def replay_command(path: str | os.PathLike[str]) -> str:
+    """The command that replays the log at ``path``, as :func:`command` runs it here, the path
+    quoted for the shell (macOS's data directory is under "Application Support")."""
+    return f"{command()} replay {shlex.quote(str(path))}"
 
 
 def with_command(text: str) -> str:
@@ -186,6 +197,19 @@ def owed_words(kind: str, owed: str) -> str:
 # what a game that ends because a seat is gone gives (spec 10.15, "What it gives"), said
 # where a person reads that it will, or did
 STOP_GIVES = "the round in play does not count, and the scores stay as at the last verified round"
+
+
+def stop_gives(played_out: bool) -> str:
+    """What a game stopped now would give, said before it does: STOP_GIVES, unless a round
+    has been played to its end and only its deck's check is missing (``played_out``:
+    Session.round_played_out), which counts unless its winner is the seat missing (helper-56:
+    "does not count" was said of a round the stop then counted)."""
+    if not played_out:
+        return STOP_GIVES
+    return (
+        "the round just played to its end still counts, unless its winner is the one missing "
+        "(then it does not count, and the scores stay as at the last verified round)"
+    )
 
 
 def resumed_turn_limit(timing: Timing, due_since: float, now: float) -> float:
@@ -1196,10 +1220,13 @@ class GameNode:
         deadline = self._deadline(w.kind, s.log.proposal(w.step) is None)
         cut = [i for i in w.seats if i not in self.links]
         up_s = now - self._started  # (a resumed node's wait may start before it did)
-        if waited > 5.0 and up_s > 5.0 and cut and self._told_wait != key:
+        # (said again when what it leads to changes: a BYE that came after the line made a
+        # node that said it would stop alone vote after all, helper-54)
+        told = (key, self.stops_alone(), all(i in self.left for i in cut))
+        if waited > 5.0 and up_s > 5.0 and cut and self._told_wait != told:
             # waiting on seats this node has no link to: say so once (a resumed node whose
             # table is gone waited without a word; the table's countdown is not on a line)
-            self._told_wait = key
+            self._told_wait = told
             owes = {owed_words(w.kind, w.owed.get(i, "")) for i in cut}
             who = in_a_sentence([f'"{self._name(i)}"' for i in cut])
             what = f" {owes.pop()}" if len(owes) == 1 else ""
@@ -1217,11 +1244,12 @@ class GameNode:
             elif self._cut_off(self._lost_grace(now)[0]):  # (helper-33: it said it would vote)
                 then = (
                     f"unless {they} back {within}, your node stops, the game unfinished here: "
-                    "it is connected to no other player (your own network may be down), and "
-                    "it does not end the game on its own"
+                    "it is connected to no other player (their computers, or your own network, "
+                    "may be down), and it does not end the game on its own"
                 )
             else:
-                then = f"unless {they} back {within}, the table ends the game: {STOP_GIVES}"
+                gives = stop_gives(s.round_played_out())
+                then = f"unless {they} back {within}, the table ends the game: {gives}"
             why = (
                 "they left the table"  # (each said so: a BYE)
                 if all(i in self.left for i in cut)
@@ -1265,9 +1293,9 @@ class GameNode:
             # unfinished here and resumable, as a resumed node that reaches nobody does.
             self.failed = (
                 "your node lost its connection to every other player, and the time to answer "
-                "has run out: your own network may be the one down, so it does not end the "
-                "game on its own. The game stays unfinished here: take it up again once "
-                "another player can be reached"
+                "has run out: their computers may have stopped, or your own network may be "
+                "the one down, so it does not end the game on its own. The game stays "
+                "unfinished here: take it up again once another player can be reached"
             )
             self.unreached = True
             self._closing = True
@@ -1290,7 +1318,7 @@ class GameNode:
                 more = f", and {self._who(also)} {are} not connected either" if also else ""
                 self.say(
                     f"{self._who(w.seats)} did not answer in time{more}: your node votes "
-                    f"to end the game for everyone ({STOP_GIVES})"
+                    f"to end the game for everyone ({stop_gives(s.round_played_out())})"
                 )
             self._pump()
 
@@ -1317,6 +1345,16 @@ class GameNode:
             and any(i not in self.left for i in lost)
         )
 
+    def stops_alone(self) -> bool:
+        """Whether this node, if its deadline passed now, would stop with the game unfinished
+        here instead of voting: no seat that stayed reached since it came back, or cut off
+        (_cut_off). The table says so beside whom it waits for (helper-54 read "your node
+        stops, the game unfinished here" in the moves and "the game ends for everyone" under
+        the status, at once)."""
+        if self.resumed_at is not None and not self._reached():
+            return True
+        return self._cut_off(self._lost_grace(time.monotonic())[0])
+
     def _lost_grace(self, now: float) -> tuple[dict[int, float], float]:
         """The seats this node has no live link to (when each was lost), and how long the
         vote still waits for them to redial: LINK_GRACE_S after a loss, a whole step_s when
@@ -1332,11 +1370,13 @@ class GameNode:
 
     def away(self) -> set[int]:
         """The seats whose link to this node was lost and is not back (left the table, or
-        unreachable), and, once this node has been up LINK_GRACE_S, those it never reached (a
-        resumed node whose table is gone: helper-51 read "waiting for Bot-1 and Bot-2" with
-        no word that neither was there): the table says so beside whom it waits for."""
+        unreachable), and, in a resumed node up LINK_GRACE_S, those it never reached (its
+        table may be gone: helper-51 read "waiting for Bot-1 and Bot-2" with no word that
+        neither was there): the table says so beside whom it waits for. Not in a node that
+        never stopped: two seats that cannot dial each other play on through the others'
+        relaying (protocol/lobby.md section 3), and a slow start is no absence (helper-56)."""
         gone = {i for i in self._lost_at if i not in self.links or self.links[i].closed}
-        if time.monotonic() - self._started > LINK_GRACE_S:
+        if self.resumed_at is not None and time.monotonic() - self._started > LINK_GRACE_S:
             gone |= {i for i in range(self.session.n) if i != self.me and i not in self.links}
         return gone
 

@@ -22,7 +22,7 @@ from p2puno.engine.game import Game
 from p2puno.log import Identity, Log, read_secrets
 from p2puno.net import Link
 from p2puno.net.discovery import Advertiser, is_ip
-from p2puno.node.game import PRUNE_KEEP, Address, GameNode, command, with_command
+from p2puno.node.game import PRUNE_KEEP, Address, GameNode, replay_command, with_command
 from p2puno.node.lobby import (
     Endpoint,
     GameSetup,
@@ -255,7 +255,15 @@ async def _run_game(
         on_game(node)
     code = str(meta.get("code", ""))
     say(f"game {game_id.hex()[:16]}: table code {code}; you are seat {me}")
-    outcome = await node.run()
+    try:
+        outcome = await node.run()
+    except asyncio.CancelledError:
+        # stopped (SIGTERM, Ctrl-C, its host gone) while it stayed on after the game's end to
+        # pass on what others may lack: the game is over all the same, and a resume must not
+        # offer it (helper-56: a host's bots stopped so kept their games "unfinished")
+        if session.outcome.over and node.failed is None:
+            _mark_over(files, meta, session.outcome)
+        raise
     if node.failed is not None:
         root = files.folder.parent.parent  # (<data dir>/games/<game>)
         if node.unreached:  # (said again when `host` or `join` offers the game back)
@@ -263,8 +271,7 @@ async def _run_game(
             files.write_meta({k: v for k, v in meta.items() if k not in drop} | {"unreached": True})
         raise LobbyError(f"{node.failed}: {with_command(resume_command(root, game_id))}")
     if outcome.over:
-        kept = {k: v for k, v in meta.items() if k not in ("resumed", "away_s")}  # (this run's)
-        files.write_meta({**kept, "over": True, "outcome": str(outcome)})
+        _mark_over(files, meta, outcome)
     stats = {
         "sent": node.stats.sent,
         "received": node.stats.received,
@@ -327,7 +334,7 @@ def nothing_to_resume(data: DataDir, game: str | None) -> str:
         return f"no unfinished game{which} in {data.root}"
     log_path = Path(ended[0]["folder"]) / "log"
     how = "was given up here, unfinished" if ended[0].get("given_up") else "is over"
-    last = f"the last game there {how}: {command()} replay {log_path}"
+    last = f"the last game there {how}: {replay_command(log_path)}"
     return f"no unfinished game{which} in {data.root} ({last})"
 
 
@@ -442,15 +449,16 @@ def watch_host_pipe() -> None:
     input ends. It is a pipe its host never writes to, so its end is the host gone, killed
     outright (SIGKILL) included, when no handler of the host's could stop its bots: they
     played on without it (and voted their own host out once its deadline passed), and a host
-    resumed meanwhile found them still running. A pipe works everywhere; Linux's
-    PR_SET_PDEATHSIG would not. Nothing is watched in any other process."""
+    resumed meanwhile found them still running. A pipe works on Linux and macOS alike, where
+    the node runs (Linux's PR_SET_PDEATHSIG is Linux's alone). Nothing is watched in any other
+    process."""
     if os.environ.pop(HOST_PIPE_ENV, "") != "1":  # (popped: nothing it starts inherits it)
         return
     loop = asyncio.get_running_loop()
 
     def host_gone() -> None:
-        # the stop a host's SIGTERM makes (cli._run_node's handler; where there is none, as
-        # on Windows, the signal ends the process: the bot goes all the same)
+        # the stop a host's SIGTERM makes (cli._run_node's handler; where there is none, the
+        # signal ends the process: the bot goes all the same, without its BYE)
         signal.raise_signal(signal.SIGTERM)
 
     def read() -> None:
@@ -458,7 +466,7 @@ def watch_host_pipe() -> None:
             try:
                 if os.read(0, 4096):
                     continue
-            except BrokenPipeError:  # (Windows: the end of a pipe whose writer is gone)
+            except BrokenPipeError:  # (some systems' end of a pipe whose writer is gone)
                 pass
             except OSError:  # (no standard input to watch: nothing to go by)
                 return
@@ -467,6 +475,12 @@ def watch_host_pipe() -> None:
             return
 
     threading.Thread(target=read, name="host-pipe", daemon=True).start()
+
+
+def _mark_over(files: GameFiles, meta: dict[str, Any], outcome: Outcome) -> None:
+    """The game's metadata says it is over (no resume offers it) and how it ended."""
+    kept = {k: v for k, v in meta.items() if k not in ("resumed", "away_s")}  # (this run's)
+    files.write_meta({**kept, "over": True, "outcome": str(outcome)})
 
 
 def _stop_holder(data: DataDir) -> None:

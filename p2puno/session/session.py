@@ -444,13 +444,23 @@ class Session:
         seat that may call UNO or be caught, or Jump-In after a played card). It sets how long
         every node holds its entry of a window step (spec 10.9: the same delay for every seat,
         whatever it decides, and none when nothing can be claimed)."""
+        seats, jump = self.claims_open()
+        return bool(seats) or jump
+
+    def claims_open(self) -> tuple[tuple[int, ...], bool]:
+        """What may be claimed in the window in progress, by public facts alone: the seats
+        that may call UNO or be caught, and whether a Jump-In may be made after the played
+        card; ``((), False)`` when nothing can be (see :meth:`claimable`)."""
         g = self.engine
-        return bool(
-            self.step.kind == "window"
-            and g.window
-            and g.need is None
-            and (g.vulnerable or (self.options.jump_in and g.top_played))
-        )
+        if not (self.step.kind == "window" and g.window and g.need is None):
+            return (), False
+        return tuple(sorted(g.vulnerable)), bool(self.options.jump_in and g.top_played)
+
+    def round_played_out(self) -> bool:
+        """A round of this deck has been played to its end and the deck not yet replaced (the
+        game is over, or a fresh deck is wanted): a stop decided now counts that round unless
+        its winner is silent (spec 10.15, "What it gives")."""
+        return self._round_over()
 
     def missing(self) -> list[bytes]:
         """Hashes of entries this node lacks: parents of entries that arrived before them.

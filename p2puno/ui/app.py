@@ -378,6 +378,10 @@ class TableUI:
                     self.state.round_end = round_end_lines(
                         g, self.names, self.me, e, g.round_no - later_rounds
                     )
+                elif e.kind == "round-over":  # (its box is not drawn, and one still up is of
+                    # a round before it: a spectator's catch-up in several batches left
+                    # "ROUND 4 OVER" over round 6, helper-57)
+                    self.state.round_end = None
                 if e.kind in _FLASHED and not history and later_deals == 0:
                     self.state.flash = line or ""
                     self._flash_at = self.clock()
@@ -1021,6 +1025,7 @@ class TableUI:
             watchers=self._watchers(),
             away=frozenset(self._away()),
             left=self._left(),
+            alone=self.node is not None and self.node.stops_alone(),
             spinner=self.spinner,
         )
         if self.extra_view is not None:

@@ -12,6 +12,7 @@ illegal choice is explained here and never reaches the session.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -34,7 +35,7 @@ from p2puno.engine.cards import (
     parse_face,
 )
 from p2puno.engine.game import CHALLENGE_EXTRA, UNO_PENALTY, Event, Game, IllegalAction, Phase
-from p2puno.node.game import CHAT_MAX, STOP_GIVES, command
+from p2puno.node.game import CHAT_MAX, STOP_GIVES, command, stop_gives
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
 from p2puno.session.words import in_a_sentence, named
 from p2puno.session.words import session_words as describe_session_event
@@ -399,6 +400,7 @@ class ViewInputs:
     command: str = field(default_factory=command)  # how p2puno runs from a shell here
     away: frozenset[int] = frozenset()  # seats whose link is lost (left, or unreachable)
     left: frozenset[int] = frozenset()  # ... of which these said they were leaving (a BYE)
+    alone: bool = False  # this node would stop unfinished, not vote (GameNode.stops_alone)
 
 
 def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
@@ -503,7 +505,7 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
             ]
             all_hands.append((names[s] if s < len(names) else f"seat {s}", views))
     status, kind, deadline, progress = _status(src, vi, prompt, names, me)
-    choice_lines, help_line = _choices(g, prompt, ui, names, me, vi, outcome.over)
+    choice_lines, help_line = _choices(g, prompt, ui, names, me, vi, outcome.over, _played_out(src))
     if me is not None and not outcome.over and "m say" not in help_line:
         # (the chat at every decision too: helper-34 found it only in the idle footer)
         help_line = help_line.replace("? help", "m say · ? help")
@@ -595,7 +597,7 @@ def _status(
     if outcome.state == "stopping":
         # (the seats still to vote are waited for a step_s: the count would say nothing)
         ending = "a player did not answer in time: the game is ending for everyone"
-        return ending, "wait", None, STOP_GIVES
+        return ending, "wait", None, stop_gives(_played_out(src))
     if prompt is not None:
         what = {
             "turn": "your turn",
@@ -640,7 +642,14 @@ def _status(
         gone = [s for s in w.seats if s in vi.away or s in vi.left]
         if gone and w.kind != "stop":  # (what a seat gone for good does: said before it does)
             they = "they are" if len(gone) > 1 else f'"{names[gone[0]]}" is'
-            progress = f"unless {they} back in time, the game ends for everyone: {STOP_GIVES}"
+            if vi.alone:  # (as the node's own line says: it does not vote alone)
+                progress = (
+                    f"unless {they} back in time, your node stops, the game unfinished here: it "
+                    "is connected to no other player, and does not end the game on its own"
+                )
+            else:
+                gives = stop_gives(_played_out(src))
+                progress = f"unless {they} back in time, the game ends for everyone: {gives}"
         return f"{spin} {text}", "wait", vi.wait_left, progress
     if w.kind == "window" and _claims(src, names):
         return f"{spin} claim window: {_claims(src, names)}", "wait", None, progress
@@ -651,25 +660,30 @@ def _status(
     return f"{spin} your node is working (keys, checks)", "wait", None, progress
 
 
+def _played_out(src: Source) -> bool:
+    """Whether a round has been played to its end and only its deck's check is missing
+    (Session.round_played_out; a source that cannot tell: no)."""
+    played_out = getattr(src, "round_played_out", None)
+    return bool(played_out()) if played_out is not None else False
+
+
 def _claims(src: Source, names: Sequence[str]) -> str:
     """What may be claimed in the window in progress, in words ('UNO call or catch on "Bob";
     jump-ins'), by the session's public facts (spec 10.9); "" when nothing can be (a
     window every seat passes at once: the words "claim window" read as a moment to act).
-    A source that cannot tell (none but a session's) names every kind of claim."""
-    claimable = getattr(src, "claimable", None)
-    if claimable is None:
+    A source that cannot tell (none but a session's) names every kind of claim. Which claims
+    are open is the session's to say (Session.claims_open), never worked out here."""
+    claims_open = getattr(src, "claims_open", None)
+    if claims_open is None:
         return "UNO calls, catches, jump-ins"
-    if not claimable():
-        return ""
-    g = src.engine
+    seats, jump = claims_open()  # (the session's rule: Session.claims_open)
     parts = []
-    open_ = sorted(g.vulnerable)
-    if open_:
+    if seats:
         who = in_a_sentence(
-            [f'"{names[s]}"' if 0 <= s < len(names) else f"seat {s}" for s in open_]
+            [f'"{names[s]}"' if 0 <= s < len(names) else f"seat {s}" for s in seats]
         )
         parts.append(f"UNO call or catch on {who}")
-    if g.options.jump_in and g.top_played:
+    if jump:
         parts.append("jump-ins")
     return "; ".join(parts)
 
@@ -692,8 +706,10 @@ def _choices(
     me: int | None,
     vi: ViewInputs,
     over: bool = False,
+    played_out: bool = False,
 ) -> tuple[list[str], str]:
-    """The prompt's options in words, and the keys that apply."""
+    """The prompt's options in words, and the keys that apply (``played_out``: see
+    _played_out)."""
     if ui.mode == "help":
         return [], "any key: back to the table"
     if ui.mode == "quit":
@@ -714,7 +730,11 @@ def _choices(
             f"  {vi.resume_hint}",
             f"within {t.turn_s + t.step_s} s on your turn (else {t.step_s} s), the game ends for "
             "everyone: the round",
-            "in play does not count, and the scores stay as at the last verified round.",
+            # (a round played to its end counts unless its winner is the one missing: the
+            # one leaving, here; spec 10.15, "What it gives")
+            "just played to its end still counts, unless you won it."
+            if played_out
+            else "in play does not count, and the scores stay as at the last verified round.",
         ]
         if bots:
             verb = "stops" if bots == 1 else "stop"
@@ -890,7 +910,7 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
                 else f"the vote{'s' if len(o.voters) > 1 else ''} of {voters}"
             )
             say = "says" if len(o.voters) == 1 else "say"
-            lines.append(f"  so {say} {whose} (nobody can play another player's seat)")
+            lines.append(f"  so {say} {whose}")
         if o.void:
             lines.append(f"  {STOP_GIVES}")
     lines.append(
@@ -916,7 +936,7 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
     lines.append(f"  verification: {verdict}")
     if vi.log_path:
         lines.append(f"  log: {vi.log_path}")
-        lines.append(f"  replay it:  {vi.command} replay {vi.log_path} --table")
+        lines.append(f"  replay it:  {vi.command} replay {shlex.quote(vi.log_path)} --table")
     return lines
 
 

@@ -223,8 +223,10 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     # bottom: status, hand, choices, message, keys
     bottom: list[Line] = []
     st_style = {"you": "class:status.you", "over": "class:ok"}.get(view.status_kind, "")
-    status = status_text(view)
-    bottom.append([(st_style, " " + status)])
+    # (two lines at most: helper-54 read a wait on two seats cut at 80 columns, its
+    # countdown gone with it)
+    for part in wrap(status_text(view), width - 1, indent=" ")[:2]:
+        bottom.append([(st_style, " " + part)])
     if view.progress:  # (two lines at most: what a seat gone for good does is a sentence)
         for part in wrap(view.progress, width - 1, indent=" ")[:2]:
             bottom.append([("class:dim", " " + part)])

@@ -335,11 +335,12 @@ async def test_a_resumed_turn_leaves_the_person_what_the_table_has_left(
     assert resumed_turn_limit(t, 0.0, 65.0) == 5.0  # ran out 5 s ago: to turn_s + step_s / 2
     assert resumed_turn_limit(t, 0.0, 71.0) < 0  # past that: the bot at once
     # a node back into a turn that ran out a moment ago: the person plays it, not the bot
-    node.timing = Timing(step_s=2, turn_s=2, window_ms=0)
-    node.due_since = time.monotonic() - 2.5  # (turn_s gone; the table waits 1.5 s more)
+    # (1.5 s: room for a loaded machine's stall between here and the check; helper-56)
+    node.timing = Timing(step_s=4, turn_s=2, window_ms=0)
+    node.due_since = time.monotonic() - 2.5  # (turn_s gone; the table waits 3.5 s more)
     waiting = asyncio.ensure_future(node._decide(turn))  # type: ignore[arg-type]
     await asyncio.sleep(0.2)
-    assert not waiting.done() and 0.4 < node.turn_limit < 0.6 and not node._autopilot
+    assert not waiting.done() and 0.8 < node.turn_limit < 1.6 and not node._autopilot
     await asyncio.wait_for(waiting, 5)
     assert node._autopilot  # (the person did not play it: the bot did, then)
     node._autopilot = False
@@ -447,7 +448,7 @@ def test_a_game_its_last_resume_could_not_reach_can_be_given_up(tmp_path: Path) 
     offered = CliRunner().invoke(
         app, ["join", "127.0.0.1:1", "--bind", "127.0.0.1", "--data-dir", str(data.root)]
     )
-    assert "its node stopped reaching no other seat" in offered.output, offered.output
+    assert "it reached no other player: the others most" in offered.output, offered.output
     # (with its --data-dir: the hint as printed must work, a review ran it and it did not)
     assert f"p2puno resume {gid[:16]} --data-dir {data.root} --give-up" in offered.output
     done = CliRunner().invoke(app, ["resume", gid[:6], "--give-up", "--data-dir", str(data.root)])

@@ -481,6 +481,18 @@ def test_a_wait_on_a_seat_that_is_gone_says_so() -> None:
         'unless "Ann" is back in time, the game ends for everyone: the round in play does not '
         "count, and the scores stay as at the last verified round"
     )
+    # a node that would stop alone says so, as its own line does (helper-54 read both at once)
+    vi = ViewInputs(names, 1, away=frozenset({0}), alone=True)
+    alone = table_view(src, UiState(), vi)  # type: ignore[arg-type]
+    assert alone.progress.startswith('unless "Ann" is back in time, your node stops, the game '
+                                     "unfinished here"), alone.progress  # fmt: skip
+    assert "ends for everyone" not in alone.progress
+    # a round played to its end waits only for its deck's check: it counts (spec 10.15, "What
+    # it gives"; helper-56 saw "does not count" said of a round the stop then counted)
+    src.round_played_out = lambda: True
+    out = table_view(src, UiState(), ViewInputs(names, 1, away=frozenset({0})))  # type: ignore[arg-type]
+    assert "the round just played to its end still counts, unless its winner" in out.progress
+    del src.round_played_out
     here = table_view(src, UiState(), ViewInputs(names, 1))  # type: ignore[arg-type]
     assert '"Ann" and "Cid" to send the keys' in here.status and "connected" not in here.status
     assert "ends for everyone" not in here.progress
@@ -1015,7 +1027,8 @@ def test_the_claim_window_is_named_only_when_something_can_be_claimed() -> None:
         engine=g,
         outcome=Outcome("playing", (0, 0, 0)),
         waiting=lambda: Waiting(9, "window", (1,), {1: "its response to the window"}),
-        claimable=lambda: can["claim"],
+        # (Session.claims_open: the seats open to an UNO call or catch, and a Jump-In)
+        claims_open=lambda: (tuple(sorted(g.vulnerable)), False) if can["claim"] else ((), False),
     )
     names = ["Ann", "Bob", "Cid"]
     nothing = table_view(src, UiState(), ViewInputs(names, 0)).status  # type: ignore[arg-type]
@@ -1098,3 +1111,76 @@ def test_a_blocked_round_says_what_its_hands_do_under_each_scoring() -> None:
         assert lines[0] == f"ROUND 3 OVER — {head}", lines
         pts = CARD_POINTS[2]
         assert lines[2].split() == ["Bob", verb, str(pts), CARD_TEXT[2]], lines
+
+
+def test_a_long_wait_keeps_its_countdown_at_80_columns() -> None:
+    """helper-54 read '⠙ waiting for "Ann" (not connected) and "Bot-1" (left the table) to
+    confirm the' at 80 columns: the rest, and the countdown, were cut. The status wraps to a
+    second line."""
+    from p2puno.session.session import Outcome, Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import plain, render
+
+    src = SimpleNamespace(
+        engine=Game(Options(3)),
+        outcome=Outcome("playing", (0, 0, 0)),
+        waiting=lambda: Waiting(7, "window", (0, 2), {0: "response", 2: "response"}),
+    )
+    vi = ViewInputs(
+        ["Annabelle", "Bob", "Bot-1"], 1, away=frozenset({0, 2}), left=frozenset({2}),
+        wait_left=17.0,
+    )  # fmt: skip
+    view = table_view(src, UiState(), vi)  # type: ignore[arg-type]
+    assert view.deadline is not None and len(view.status) > 60, view.status
+    text = "\n".join(plain(render(view, 80, 24)))
+    assert "(left the table)" in text and "s left" in text, text
+
+
+def test_a_catch_up_in_several_batches_leaves_no_earlier_rounds_box_up() -> None:
+    """helper-57: a spectator who came right after round 5 ended saw "round 4 over" and the
+    box "ROUND 4 OVER" over the moves of round 6. Its catch-up came in several batches: one
+    ended on round 4's end (its box, then the last round that ended), and the next held
+    round 5's end and round 6's deal, so round 5's box was rightly not drawn (its hands are
+    gone) but round 4's stayed up. A round's end passed over closes the box of a round
+    before it."""
+    import random
+
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.bots import make_bot
+    from p2puno.session.session import Outcome, SessionEvent, Waiting
+    from p2puno.sim.runner import Table
+    from p2puno.ui.model import ViewInputs, table_view
+
+    t = Table(Options(2), [make_bot("heuristic", f"r{s}") for s in range(2)], random.Random(5))
+    src = SimpleNamespace(engine=t.game, outcome=SimpleNamespace(over=False))
+    boxes: list[list[str] | None] = []
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Eve", input=pipe, output=DummyOutput(), spectator=True)
+        ui.attach(src, None, ["Ann", "Bob"])  # type: ignore[arg-type]
+        batch: list[SessionEvent] = []
+        ended = dealt = 0  # rounds ended, and deals after round 5's end
+        for _ in range(20000):
+            if t.over or dealt:
+                break
+            _, events = t.step()
+            batch += [SessionEvent("engine", str(e), event=e) for e in events]
+            for e in events:
+                ended += e.kind == "round-over"
+                dealt += e.kind == "start" and ended == 5
+            # the batches: the first few moves; then up to round 4's end; then the rest
+            last = any(e.kind == "round-over" for e in events) and ended == 4
+            if len(batch) > 5 and (ended == 0 or last):
+                ui.on_events(batch)
+                boxes.append(ui.state.round_end)
+                batch = []
+        assert dealt and ended == 5 and t.game.round_no == 6, (ended, t.game.round_no)
+        ui.on_events(batch)
+        assert boxes[-1] is not None and boxes[-1][0].startswith("ROUND 4 OVER")  # (then)
+        assert any("Round over" in line for line in ui.log)
+        assert ui.state.round_end is None, ui.state.round_end
+        seen = SimpleNamespace(
+            engine=t.game, outcome=Outcome("playing", (0, 0)), waiting=lambda: Waiting(9, "x", ())
+        )
+        view = table_view(seen, ui.state, ViewInputs(["Ann", "Bob"], None))  # type: ignore[arg-type]
+        assert view.round_info.startswith("round 6") and not view.end, view.round_info

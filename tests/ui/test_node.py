@@ -278,14 +278,18 @@ async def test_the_host_gives_a_seat_up_from_the_lobby_screen(tmp_path: Path) ->
 async def test_a_seat_this_node_never_reached_is_told_as_not_connected(tmp_path: Path) -> None:
     """helper-51 resumed a seat whose table had gone: the screen read "waiting for "Bot-1" and
     "Bot-2" to confirm the last move" and said nothing of neither being there (only a link
-    lost since the start counted as gone). Once the node has been up LINK_GRACE_S, a seat it
-    never reached is told as not connected too, and so is what that leads to."""
+    lost since the start counted as gone). Once a resumed node has been up LINK_GRACE_S, a
+    seat it never reached is told as not connected too, and so is what that leads to. Not in
+    a node that never stopped (helper-56): two seats that cannot dial each other play on
+    through the others' relaying, and a slow start is no absence."""
     from p2puno.node.game import LINK_GRACE_S
     from tests.node.test_hostile_input import _lone_node
 
     node, _ = _lone_node("away", tmp_path)
     assert node.away() == set()  # (a moment after the start: its links are being dialled)
     node._started -= LINK_GRACE_S + 1
+    assert node.away() == set()  # (never stopped: a seat not dialled is no absence)
+    node.resumed_at = (0, 0.0)
     assert node.away() == {0}
     for t in list(node._tasks):
         t.cancel()
