@@ -45,16 +45,17 @@ def write_log(table: LocalTable, path: Path) -> Path:
 
 
 @pytest.mark.parametrize(("progressive", "seven_o", "jump_in"), COMBOS)
-def test_two_players_to_200_every_house_rule_combination(
+def test_two_players_to_150_every_house_rule_combination(
     tmp_path: Path, progressive: bool, seven_o: bool, jump_in: bool
 ) -> None:
-    # (to 200, whole games all the same: the suite had reached 582 s of its 600 on a clean
-    # clone at 500, and 592 s at 300 with the engine and card-layer vectors added;
-    # scripts/soak_session plays every combination to 500 for 2, 4 and 10 players)
-    opts = Options(2, progressive, seven_o, jump_in, target=200)
+    # (to 150, whole games all the same: the suite had reached 582 s of its 600 on a clean
+    # clone at 500, 592 s at 300 with the engine and card-layer vectors added, and 553 s at
+    # 200 with the fourteenth session's tests; scripts/soak_session plays every combination
+    # to 500 for 2, 4 and 10 players)
+    opts = Options(2, progressive, seven_o, jump_in, target=150)
     table = play(opts, f"two/{progressive}{seven_o}{jump_in}")
     check_agreement(table)
-    assert max(table.sessions[0].engine.scores) >= 200
+    assert max(table.sessions[0].engine.scores) >= 150
     result = replay(write_log(table, tmp_path / "game.log"))
     assert result.ok, result.error
     assert list(result.winners) == list(table.sessions[0].engine.winners)

@@ -37,10 +37,10 @@ def _same_game(table: LocalTable, *, digest: bool = True) -> None:
 
 
 def test_a_seat_rebuilt_at_many_steps_plays_on_to_the_same_end(tmp_path: Path) -> None:
-    """At every 48th step (shuffles, deals, plays, windows, syncs and reveals all come up);
+    """At every 64th step (shuffles, deals, plays, windows, syncs and reveals all come up);
     scripts/soak_resume rebuilds at every step of several games, at every crash point."""
     last = REFERENCE[1]
-    for at in range(0, last + 1, 48):
+    for at in range(0, last + 1, 64):
         folder = tmp_path / f"at{at}"
         folder.mkdir()
         table = play_with_crash(OPTIONS, SEED, folder, 1, {"point": "sent", "at": at})
