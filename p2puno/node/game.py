@@ -1222,7 +1222,7 @@ class GameNode:
         up_s = now - self._started  # (a resumed node's wait may start before it did)
         # (said again when what it leads to changes: a BYE that came after the line made a
         # node that said it would stop alone vote after all, helper-54)
-        told = (key, self.stops_alone(), all(i in self.left for i in cut))
+        told = (key, self.stops_alone(), all(i in self.left for i in cut)) if cut else None
         if waited > 5.0 and up_s > 5.0 and cut and self._told_wait != told:
             # waiting on seats this node has no link to: say so once (a resumed node whose
             # table is gone waited without a word; the table's countdown is not on a line)
