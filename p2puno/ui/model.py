@@ -35,7 +35,7 @@ from p2puno.engine.cards import (
     parse_face,
 )
 from p2puno.engine.game import CHALLENGE_EXTRA, UNO_PENALTY, Event, Game, IllegalAction, Phase
-from p2puno.node.game import CHAT_MAX, STOP_GIVES, command, stop_gives
+from p2puno.node.game import CHAT_MAX, STOP_GIVES, command, owed_words, stop_gives
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
 from p2puno.session.words import in_a_sentence, named
 from p2puno.session.words import session_words as describe_session_event
@@ -552,17 +552,6 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
     )
 
 
-_OWED_WORDS = {
-    "genesis": "to accept the table",
-    "action": "to play",
-    "pass": "to act on their claim or pass",
-    "window": "to confirm the last move",
-    "shuffle": "to shuffle the deck (their share of it)",
-    "sync": "to send the keys that open cards",
-    "reveal": "to reveal their secrets for the deck's check",
-    "stop": "to agree to end the game",
-}
-
 # what the seat on turn is deciding, by the engine's phase ("to play" is the rest)
 _TO_ACT = {
     Phase.START_COLOR: "to name the color of the Wild turned up",
@@ -615,16 +604,12 @@ def _status(
         by_what: dict[str, list[str]] = {}
         for s in w.seats:
             owed = w.owed.get(s, "")
-            word = _OWED_WORDS.get(w.kind, owed)
-            if w.kind in ("action", "pass") and "response" in owed:
-                word = "to confirm the last move"
-            elif w.kind == "action":
+            word = owed_words(w.kind, owed)  # (the node's lines say it the same way)
+            if w.kind == "action" and "response" not in owed:
                 word = _TO_ACT.get(g.phase, word)
                 if g.phase is Phase.PENALTY and g.top >= 0:  # (helper-30: "the Draw card")
                     card = "Wild Draw Four" if CARD_RANK[g.top] == WILD_DRAW_FOUR else "Draw Two"
                     word = f"to answer the {card} played on them"
-                elif word == "to play" and s == g.turn:
-                    word = "to play (their turn)"
             name = f'"{names[s]}"' if 0 <= s < len(names) else f"seat {s}"
             if s in vi.left:
                 name += " (left the table)"
