@@ -1217,7 +1217,7 @@ class GameNode:
             seat = self._rng.choice(list(self.links))
             with contextlib.suppress(LinkError):
                 self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
-        deadline = self._deadline(w.kind, s.log.proposal(w.step) is None)
+        deadline = self._wait_deadline(w.kind, w.step, w.seats)
         cut = [i for i in w.seats if i not in self.links]
         up_s = now - self._started  # (a resumed node's wait may start before it did)
         # (said again when what it leads to changes: a BYE that came after the line made a
@@ -1390,11 +1390,27 @@ class GameNode:
         if not w.seats or (w.step, w.kind, w.seats) != self._wait_key:
             return None
         proposal = self.session.log.proposal(w.step) is None
-        deadline = self._deadline(w.kind, proposal)
+        deadline = self._wait_deadline(w.kind, w.step, w.seats)
         now = time.monotonic()
         waited = now - self._wait_since
         left = max(deadline - waited, self._lost_grace(now)[1])  # (see _deadlines)
-        return left, waited, proposal and w.kind == "action"
+        leaving = all(i in self.left for i in w.seats)  # (nobody deciding: see _wait_deadline)
+        return left, waited, proposal and w.kind == "action" and not leaving
+
+    def _wait_deadline(self, kind: str, step: int, seats: tuple[int, ...]) -> float:
+        """This node's deadline for the wait in progress, counted from ``_wait_since``: the
+        table's (_deadline), but when every seat waited for said it was leaving (a BYE, and
+        not back), at most ``step_s`` after the last of them left. Such a seat decides
+        nothing (its node is gone, and with it the bot that would play for its person), so
+        the person's ``turn_s`` is no use to it; ``step_s`` is its time to come back with
+        `p2puno resume` (protocol/lobby.md section 5). Before, a table of two waited out the
+        whole ``turn_s + step_s`` (80 s at the defaults) for a player who had said goodbye,
+        with no key to end it sooner (helper-54)."""
+        full = self._deadline(kind, self.session.log.proposal(step) is None)
+        if seats and all(i in self.left for i in seats):
+            last = max(self._lost_at.get(i, self._wait_since) for i in seats)
+            full = min(full, max(0.0, last - self._wait_since) + float(self.timing.step_s))
+        return full
 
     def _deadline(self, kind: str, proposal: bool) -> float:
         t = self.timing

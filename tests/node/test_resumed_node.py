@@ -388,6 +388,41 @@ async def test_a_resumed_node_never_votes_out_sooner_than_a_step_after_it_is_bac
     await asyncio.sleep(0)
 
 
+async def test_a_seat_that_said_it_was_leaving_is_waited_for_a_step_not_a_turn(
+    tmp_path: Path,
+) -> None:
+    """helper-54: a table of two waited out the whole turn_s + step_s (80 s at the defaults)
+    for a player who had quit and said so (a BYE naming a leave), with no key to end it
+    sooner. A seat that said it was leaving decides nothing (its node, and the bot that plays
+    for its person, are gone): the wait for it ends step_s after it left (its time to come
+    back with `p2puno resume`), never later than the table's deadline (protocol/lobby.md
+    section 5). A seat that is merely not connected is waited for as before."""
+    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(tmp_path, 1)
+    lines = log_path.read_bytes().splitlines(keepends=True)
+    prefix = tmp_path / "prefix.log"
+    prefix.write_bytes(b"".join(lines[:40]))  # (seat 1 waits for seat 0's action then)
+    voted = {}
+    for said_bye in (True, False):
+        session = rebuild(prefix, secrets_path)
+        assert session.waiting().kind == "action" and session.waiting().seats == (0,)
+        node = _node(tmp_path / str(said_bye), session)
+        t = node.timing
+        now = time.monotonic()
+        node._deadlines(now)  # (the wait begins)
+        node._lost_at[0] = now + 10.0  # seat 0's link ends 10 s into its turn
+        if said_bye:
+            node.left.add(0)  # (with a BYE: "this seat is leaving the table")
+        node._deadlines(now + 10.0 + t.step_s - 1.0)
+        assert not session.voted  # (its step_s to come back is not over)
+        wait = node.wait_left()
+        assert wait is not None and wait[2] is not said_bye  # (a person deciding: no)
+        node._deadlines(now + 10.0 + t.step_s + 1.0)
+        voted[said_bye] = session.voted
+    assert voted == {True: True, False: False}
+    await asyncio.sleep(0)
+
+
 async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
     tmp_path: Path,
 ) -> None:
