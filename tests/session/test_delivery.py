@@ -4,10 +4,13 @@ parents, a proposal for step n+1 before step n is complete at the receiver, deli
 made up by relaying and fetching), every node ends with the same entries, the same state
 digest and the same outcome as the in-order run of the same seed.
 
-The games are short (one round to a low target) so that 41 schedules fit in CI
-(four per house-rule set for two and three seats: the suite's time is the limit);
-scripts/soak_delivery runs thousands over longer games. House rules by the rule sheet that
-has them: 001_14a553244470b24d.txt · HOUSE RULES (Progressive UNO, Seven-O, Jump-In).
+The games are short (one round to a low target) so that 36 schedules fit in CI
+(four per house-rule set for two and three seats, two each for four seats with no house rule
+and with all three: the suite's time is the limit); scripts/soak_delivery runs thousands over
+longer games, six and ten seats among them (`scripts/soak_delivery --players 10`: a ten-seat
+schedule took 64 s of the suite's time, the longest test, and left it). House rules by the
+rule sheet that has them: 001_14a553244470b24d.txt · HOUSE RULES (Progressive UNO, Seven-O,
+Jump-In).
 """
 
 from __future__ import annotations
@@ -47,13 +50,8 @@ def test_two_and_three_seats_agree_with_the_in_order_run(
     assert problem == ""
 
 
-@pytest.mark.parametrize("house", [0, 3, 5, 7])
+@pytest.mark.parametrize("house", [0, 7])
 @settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(net=nets, net_seed=st.integers(0, 10**6))
 def test_four_seats_agree_with_the_in_order_run(house: int, net: NetConfig, net_seed: int) -> None:
     assert check_schedule(_options(4, house, 5), "deliv4", net_seed, net) == ""
-
-
-def test_ten_seats_agree_with_the_in_order_run() -> None:
-    net = NetConfig(delay=(0, 60), duplicate=0.2, drop=0.05)
-    assert check_schedule(_options(10, 7, 1), "deliv10", 7, net) == ""
