@@ -958,26 +958,45 @@ async def serve_links(
     Each connection that fails is reported to ``on_error`` (and logged) as a
     :class:`LinkError`; the server goes on accepting. At most ``limits.max_handshakes``
     connections are pending at once, and ``limits.max_handshakes_per_host`` from one host;
-    beyond that a connection gets a ``busy`` alert and is closed. A connection is pending from
+    beyond that a connection gets a ``busy`` alert and is closed, unless every place is taken
+    and another host holds more of them than its own host (by more than one): then the oldest
+    of the host holding the most is cut and it takes the place. A connection is pending from
     its accept until its link's first message (or its end): any key may complete a handshake
     here (a spectator, a joiner), and the handlers give a link 10 s to say what it is, so a
     peer that completed handshakes and then said nothing held a descriptor and 64 KiB each,
     with no bound: a review (helper-38) held 1,100 links open and the node, out of
     descriptors, could no longer write its files and stopped.
     """
-    pending = 0
-    by_host: dict[str, int] = {}
+    # Every pending connection, by host, oldest first (dicts keep insertion order): a token
+    # per connection, and the transport to abort if it is evicted.
+    by_host: dict[str, dict[object, asyncio.Transport]] = {}
 
-    def release(host: str) -> None:
-        nonlocal pending
-        pending -= 1
-        left = by_host.get(host, 1) - 1
-        if left > 0:
-            by_host[host] = left
-        else:
-            by_host.pop(host, None)
+    def pending() -> int:
+        return sum(len(held) for held in by_host.values())
 
-    async def until_heard(link: Link, host: str) -> None:
+    def release(host: str, token: object) -> bool:
+        """Frees the place; False if it was not held (evicted: reported then)."""
+        held = by_host.get(host)
+        if held is None or held.pop(token, None) is None:
+            return False
+        if not held:
+            del by_host[host]
+        return True
+
+    def evict_for(host: str) -> str | None:
+        """Room for one more pending connection from ``host`` when every place is taken:
+        the oldest of the host holding the most, if it holds more than ``host`` does (one
+        host flooding, or two, cannot keep a third out: helper-38 held 16 places from one
+        host by reconnecting, and two hosts all 32). Returns the evicted one's host."""
+        most = max(by_host, key=lambda h: len(by_host[h]))
+        if len(by_host[most]) <= len(by_host.get(host, {})) + 1:
+            return None  # (``host`` holds as many: it is the flood, or one of equals)
+        token, victim = next(iter(by_host[most].items()))
+        release(most, token)
+        victim.abort()  # (its handshake or first-message wait ends with the connection)
+        return most
+
+    async def until_heard(link: Link, host: str, token: object) -> None:
         try:
             heard = asyncio.ensure_future(link.heard.wait())
             closed = asyncio.ensure_future(link.wait_closed())
@@ -987,7 +1006,7 @@ async def serve_links(
                 heard.cancel()
                 closed.cancel()
         finally:
-            release(host)
+            release(host, token)
 
     def report(err: LinkError) -> None:
         log.info("refused connection: %s", err)
@@ -998,18 +1017,21 @@ async def serve_links(
                 log.exception("on_error failed")
 
     async def handle(conn: _Conn) -> None:
-        nonlocal pending
         transport = conn.transport
         assert transport is not None
         address = _address(transport)
         host = address.rpartition(":")[0] or address
-        mine = by_host.get(host, 0)
-        if pending >= limits.max_handshakes or mine >= limits.max_handshakes_per_host:
+        mine = len(by_host.get(host, {}))
+        evicted = None
+        if mine < limits.max_handshakes_per_host and pending() >= limits.max_handshakes:
+            evicted = evict_for(host)
+        if pending() >= limits.max_handshakes or mine >= limits.max_handshakes_per_host:
             alert = encode_alert(HandshakeErrorCode.BUSY)
             assert alert is not None
             transport.write(encode_frame(alert))
             transport.close()
-            many = f"{pending}" if pending >= limits.max_handshakes else f"{mine} from {host}"
+            full = mine < limits.max_handshakes_per_host
+            many = f"{pending()}" if full else f"{mine} from {host}"
             report(
                 LinkError(
                     LinkErrorCode.BUSY,
@@ -1018,26 +1040,38 @@ async def serve_links(
                 )
             )
             return
-        pending += 1
-        by_host[host] = mine + 1
+        if evicted is not None:
+            report(
+                LinkError(
+                    LinkErrorCode.BUSY,
+                    f"dropped the oldest connection from {evicted} waiting for a handshake or "
+                    f"a first message: every place was taken, {evicted} held the most",
+                    address=address,
+                )
+            )
+        token = object()
+        by_host.setdefault(host, {})[token] = transport
         try:
             link = await _respond(conn, identity, context, accept_peer, limits, rng)
         except LinkError as e:
-            release(host)
-            report(e)
+            if release(host, token):  # (not one evicted: its end is the eviction's)
+                report(e)
             return
         except asyncio.CancelledError:
             # the server is shutting down: end quietly
-            release(host)
+            release(host, token)
             transport.abort()
             return
         except Exception:
-            release(host)
+            release(host, token)
             log.exception("handshake with %s failed unexpectedly", address)
             transport.abort()
             return
         # pending until its first message (or its end)
-        watcher = loop.create_task(until_heard(link, host))
+        if token not in by_host.get(host, {}):  # (evicted as it finished: gone with it)
+            link.close("busy")
+            return
+        watcher = loop.create_task(until_heard(link, host, token))
         tasks.add(watcher)
         watcher.add_done_callback(tasks.discard)
         try:

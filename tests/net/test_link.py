@@ -7,6 +7,7 @@ Every socket binds and connects to 127.0.0.1 only; every loop is bounded in coun
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import random
 import socket
@@ -385,6 +386,72 @@ async def test_links_that_say_nothing_count_until_their_first_message() -> None:
         await srv.wait_closed()
         for link in mine:
             link.close("test over")
+        while not got.empty():
+            got.get_nowait().close("test over")
+
+
+async def test_a_full_listener_drops_the_oldest_of_the_host_holding_the_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """transport.md 5: one host reconnecting held 16 of the 32 places for connections pending,
+    and two held all 32, so nobody else could connect (a joiner, a seat coming back). When
+    every place is taken, a connection from a host holding fewer takes the place of the oldest
+    of the host holding the most; the host holding the most (the flood) is refused as before.
+    Every connection here is to and from 127.0.0.1; which "host" each is from is relabelled
+    by its source port (the grouping is all that is tested, and only by label)."""
+    from p2puno.net import link as link_module
+
+    label: dict[int, str] = {}
+    real = link_module._address
+
+    def relabelled(transport: asyncio.BaseTransport) -> str:
+        port = int(real(transport).rpartition(":")[2])
+        return f"{label.get(port, 'honest')}:{port}"
+
+    monkeypatch.setattr(link_module, "_address", relabelled)
+    limits = replace(FAST, max_handshakes=4, max_handshakes_per_host=3)
+    got: asyncio.Queue[Link] = asyncio.Queue()
+    errors: asyncio.Queue[LinkError] = asyncio.Queue()
+    srv = await serve_links(
+        HOST, 0, BOB, GAME, ROSTER.__contains__, got.put_nowait, limits, on_error=errors.put_nowait
+    )
+    port = srv.sockets[0].getsockname()[1]
+
+    async def from_host(name: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind((HOST, 0))
+        label[sock.getsockname()[1]] = name
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, (HOST, port))
+        reader, writer = await asyncio.open_connection(sock=sock)
+        writer.write(b"\x00")  # a handshake started, never finished
+        return reader, writer
+
+    held = [await from_host(name) for name in ("flood", "flood", "flood", "other")]
+    mine: list[Link] = []
+    try:
+        await asyncio.sleep(0.1)  # (every place taken)
+        mine.append(await open_link(HOST, port, ALICE, GAME, BOB.sign_pk, limits))
+        async with asyncio.timeout(WAIT):
+            err = await errors.get()
+        assert err.code == "busy" and "oldest connection from flood" in err.detail, err
+        async with asyncio.timeout(WAIT):  # the oldest of the flood: cut (a reset, or an end)
+            with contextlib.suppress(ConnectionResetError):
+                assert await held[0][0].read() == b""
+        extra = await from_host("flood")  # the flood again: it holds the most, refused
+        held.append(extra)
+        async with asyncio.timeout(WAIT):
+            with contextlib.suppress(ConnectionResetError):  # (unread bytes: a reset)
+                await extra[0].read()  # (a busy alert, then the close)
+            err = await errors.get()  # (the one cut is not reported again, as an eof)
+        assert err.code == "busy" and "4 connections already waiting" in err.detail, err
+    finally:
+        srv.close()
+        await srv.wait_closed()
+        for link in mine:
+            link.close("test over")
+        for _, w in held:
+            w.close()
         while not got.empty():
             got.get_nowait().close("test over")
 
