@@ -354,18 +354,25 @@ async def test_too_many_handshakes_at_once(server: Server) -> None:
     await server.still_accepts()
 
 
+async def _listen(
+    limits: Limits,
+) -> tuple[asyncio.Server, int, asyncio.Queue[Link], asyncio.Queue[LinkError]]:
+    """A listener with these limits, its port, and the links and errors it hands over."""
+    got: asyncio.Queue[Link] = asyncio.Queue()
+    errors: asyncio.Queue[LinkError] = asyncio.Queue()
+    srv = await serve_links(
+        HOST, 0, BOB, GAME, ROSTER.__contains__, got.put_nowait, limits, on_error=errors.put_nowait
+    )
+    return srv, srv.sockets[0].getsockname()[1], got, errors
+
+
 async def test_links_that_say_nothing_count_until_their_first_message() -> None:
     """transport.md 5 (helper-38): any key completes a handshake at a node's listener (a
     spectator, a joiner), so a link counts against the handshakes in progress until its first
     message: a peer that held 1,100 silent links ran the node out of descriptors. From one
     host at most ``max_handshakes_per_host``; a link that speaks frees its place."""
     limits = replace(FAST, max_handshakes=8, max_handshakes_per_host=2)
-    got: asyncio.Queue[Link] = asyncio.Queue()
-    errors: asyncio.Queue[LinkError] = asyncio.Queue()
-    srv = await serve_links(
-        HOST, 0, BOB, GAME, ROSTER.__contains__, got.put_nowait, limits, on_error=errors.put_nowait
-    )
-    port = srv.sockets[0].getsockname()[1]
+    srv, port, got, errors = await _listen(limits)
     mine: list[Link] = []
     try:
         for _ in range(2):
@@ -410,12 +417,7 @@ async def test_a_full_listener_drops_the_oldest_of_the_host_holding_the_most(
 
     monkeypatch.setattr(link_module, "_address", relabelled)
     limits = replace(FAST, max_handshakes=4, max_handshakes_per_host=3)
-    got: asyncio.Queue[Link] = asyncio.Queue()
-    errors: asyncio.Queue[LinkError] = asyncio.Queue()
-    srv = await serve_links(
-        HOST, 0, BOB, GAME, ROSTER.__contains__, got.put_nowait, limits, on_error=errors.put_nowait
-    )
-    port = srv.sockets[0].getsockname()[1]
+    srv, port, got, errors = await _listen(limits)
 
     async def from_host(name: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
