@@ -126,6 +126,28 @@ def chat_line(text: str) -> str:
     return " ".join(line.split())[:CHAT_MAX].rstrip()
 
 
+class ChatPace:
+    """At most CHAT_BURST chat lines from one speaker in any CHAT_PER_S seconds (the node's
+    clock): the table's chat (GameNode) and the lobby's (HostLobby) alike."""
+
+    def __init__(self) -> None:
+        self._times: dict[object, deque[float]] = {}  # speaker -> its recent lines' times
+        self._muted: set[object] = set()  # speakers told of dropping their lines (once a run)
+
+    def take(self, who: object, now: float) -> str:
+        """ "ok": the line is shown; "drop": dropped, the first of a run (say so once);
+        "quiet": dropped, said already."""
+        times = self._times.setdefault(who, deque(maxlen=CHAT_BURST))
+        if len(times) == CHAT_BURST and now - times[0] < CHAT_PER_S:
+            if who in self._muted:
+                return "quiet"
+            self._muted.add(who)
+            return "drop"
+        times.append(now)
+        self._muted.discard(who)
+        return "ok"
+
+
 def chat_words(who: str, line: str, *, own: bool = False) -> str:
     """A chat line as a screen says it, the words quoted (however it wraps, they read as the
     seat's): "Bob says: “gg”", or, of this seat's own (``own``), "you say: “gg”"."""
@@ -355,8 +377,7 @@ class GameNode:
         self.on_events = on_events
         # a seat's chat line, by its roster name (None: said as a line of the node's)
         self.on_chat: Callable[[int, str], None] | None = None
-        self._chat_times: dict[int, deque[float]] = {}  # seat -> its recent lines' times
-        self._chat_muted: set[int] = set()  # seats told of dropping their lines (once each)
+        self._chat_pace = ChatPace()  # (a seat's lines beyond CHAT_BURST a while: dropped)
         self.timing = session.timing
         self.keys = [p.sign_pk for p in session.log.players]
         self.links: dict[int, Link] = {}
@@ -852,15 +873,11 @@ class GameNode:
         line = chat_line(text)
         if not line:
             return
-        now = time.monotonic()
-        times = self._chat_times.setdefault(seat, deque(maxlen=CHAT_BURST))
-        if len(times) == CHAT_BURST and now - times[0] < CHAT_PER_S:
-            if seat not in self._chat_muted:
-                self._chat_muted.add(seat)
-                self.say(f"{self._name(seat)} (seat {seat}) chats too fast: lines dropped")
+        pace = self._chat_pace.take(seat, time.monotonic())
+        if pace == "drop":
+            self.say(f"{self._name(seat)} (seat {seat}) chats too fast: lines dropped")
+        if pace != "ok":
             return
-        times.append(now)
-        self._chat_muted.discard(seat)
         if self.on_chat is not None:
             self.on_chat(seat, line)
         else:

@@ -13,6 +13,9 @@ Over LOBBY messages (canonical JSON, protocol/lobby.md) on links whose context i
     joiner -> host   {"t": "reveal", "secret"}: its code secret, which its nonce commits to
     host -> all      {"t": "code", "secrets": [...]}: every seat's, for the table code
     joiner -> host   {"t": "leave"} (or the link closes)
+    joiner -> host   {"t": "chat", "text"}: a line its person says in the lobby
+    host -> seats    {"t": "chat", "seat", "name", "text"}: a line said in the lobby, by whom
+                     (to every seat but the one that said it)
 
 The host draws the lobby id; every joiner draws its own keys and code secret, and its nonce is
 the secret's commitment (the genesis carries them all). Once the table is full (or the host
@@ -46,7 +49,16 @@ from p2puno.net import Limits, Link, LinkError, MsgType, open_link, serve_links
 from p2puno.net.frames import FrameErrorCode
 from p2puno.net.handshake import HandshakeErrorCode
 from p2puno.net.link import LinkErrorCode
-from p2puno.node.game import NODE_LIMITS, Address, host_of, watch_refusal
+from p2puno.node.game import (
+    NODE_LIMITS,
+    Address,
+    ChatPace,
+    chat_line,
+    chat_words,
+    host_of,
+    terminal_safe,
+    watch_refusal,
+)
 from p2puno.session.session import Timing, options_from_obj, options_to_obj
 from p2puno.wire import EncodingError, JSONValue, decode, encode
 
@@ -279,6 +291,35 @@ def _is_loopback(host: str) -> bool:
 
 
 # ---------------------------------------------------------------------- the host
+class LobbyChat:
+    """The lobby's chat, for a screen: lines said at the table before the game (the host
+    passes every seat's on to every seat: protocol/lobby.md section 2). ``on_line(who,
+    line)`` gets each line said, this seat's own included (``who`` None); :meth:`say` sends
+    one. Words at a table, not moves: never signed, never in the log."""
+
+    def __init__(self) -> None:
+        self.on_line: Callable[[str | None, str], None] | None = None
+        self._send: Callable[[str], None] | None = None  # (bound while in a lobby)
+
+    def say(self, text: str) -> str | None:
+        """Say ``text`` to the table: None once said, else why not (in words)."""
+        line = chat_line(text)
+        if not line:
+            return "nothing to say"
+        if self._send is None:
+            return "not at a table's lobby now: nobody hears it"
+        try:
+            self._send(line)
+        except LinkError:
+            return "the host's link is down: nobody heard it"
+        self.heard(None, line)
+        return None
+
+    def heard(self, who: str | None, line: str) -> None:
+        if self.on_line is not None:
+            self.on_line(who, line)
+
+
 class HostLobby:
     """The host's side: takes seats, shows the table, writes the genesis."""
 
@@ -334,6 +375,9 @@ class HostLobby:
         self._leaves: dict[str, int] = {}  # per address: how often it left, or was unseated
         self.spectators: list[Link] = []  # waiting for the game to start
         self.refusals: dict[str, str] = {}  # the names refused a seat here, and why (64 kept)
+        self.chat = LobbyChat()  # (the host's own lines: said to every seat, by seat 0)
+        self.chat._send = lambda line: self._chat(0, line)
+        self._chat_pace = ChatPace()
         endpoint.handlers[self.lobby_id] = self.on_link
         endpoint.default = self.lobby_id
 
@@ -567,6 +611,8 @@ class HostLobby:
                     continue
                 if m.get("t") == "leave":
                     break
+                if m.get("t") == "chat" and isinstance(m.get("text"), str):
+                    self._heard(seat, m["text"])
                 if m.get("t") == "ready":
                     self._ready(seat, m.get("table"))
         except (LobbyError, LinkError):
@@ -578,6 +624,37 @@ class HostLobby:
                 self.seats.remove(seat)
                 self.say(f"{seat.name} left the table")
                 self._roster_changed()
+
+    def _heard(self, seat: Seat, text: str) -> None:
+        """A seat's chat line: passed on to every seat by this host (at most CHAT_BURST a
+        while from one seat; more are dropped, said once here)."""
+        line = chat_line(text)
+        if not line or seat not in self.seats:
+            return
+        pace = self._chat_pace.take(seat.sign_pk, time.monotonic())
+        if pace == "drop":
+            self.say(f"{terminal_safe(seat.name)} chats too fast: lines dropped")
+        if pace != "ok":
+            return
+        if self.chat.on_line is not None:
+            self.chat.heard(chat_line(seat.name), line)
+        else:  # (no screen: a line of the node's, as the game's chat is said)
+            self.say(chat_words(chat_line(seat.name), line))
+        self._chat(self.seats.index(seat), line)
+
+    def _chat(self, index: int, line: str) -> None:
+        """Send a line said by seat ``index`` to every other seat's link (not to
+        spectators: the chat is the players', as at the game's table)."""
+        msg: dict[str, JSONValue] = {
+            "t": "chat",
+            "seat": index,
+            "name": self.seats[index].name,
+            "text": line,
+        }
+        for s in self.seats:
+            if s.link is not None and not s.link.closed and s is not self.seats[index]:
+                with contextlib.suppress(LinkError):  # (its own: shown when it said it)
+                    send(s.link, msg)
 
     async def _spectator(self, link: Link, msg: dict[str, Any]) -> None:
         """One who watches: it sees the lobby until the game starts, then the game node
@@ -861,8 +938,12 @@ async def join_table(
     on_table: Callable[[dict[str, Any]], None] | None = None,
     confirm: Callable[[dict[str, Any]], Awaitable[bool]] | None = None,
     advert: tuple[str, bytes] | None = None,
+    chat: LobbyChat | None = None,
 ) -> tuple[GameSetup, Link]:
     """Take a seat at ``host:port`` and wait for the game to start. LobbyError says why not.
+
+    ``chat``: the lobby's chat for a screen (lines in, a line out), bound to this table while
+    seated here; None: the lines are said (``say``) as they come.
 
     ``advert``: the host key fingerprint and the lobby id of the table as a LAN listing showed
     it (``p2puno lobby``): the link then asks for that lobby and the host's key must match the
@@ -975,6 +1056,8 @@ async def join_table(
             )
         return _check_start(msg, identity, nonce, shown, host, True)
 
+    if chat is not None:
+        chat._send = lambda line: send(link, {"t": "chat", "text": line})
     try:
         async with asyncio.timeout(timeout):
             while True:
@@ -1014,7 +1097,11 @@ async def join_table(
                     if on_table is not None:
                         on_table(msg)
                     asked(msg)
+                elif t == "chat" and seat != -1 and started is None:
+                    _lobby_line(msg, chat, say)
                 elif t == "start" and started is None:
+                    if chat is not None:
+                        chat._send = None  # (the game's own chat takes over)
                     started = await _started(msg, table)
                     # the genesis commits to every seat's code secret: show this seat's
                     send(link, {"t": "reveal", "secret": secret.hex()})
@@ -1034,6 +1121,24 @@ async def join_table(
     finally:
         if asking is not None:
             asking[1].cancel()
+        if chat is not None:
+            chat._send = None
+
+
+def _lobby_line(msg: dict[str, Any], chat: LobbyChat | None, say: Callable[[str], None]) -> None:
+    """A chat line the host passed on (any shape: a malformed one is dropped), named as the
+    host names it, in printable characters on one line."""
+    text, name = msg.get("text"), msg.get("name")
+    if not isinstance(text, str) or not isinstance(name, str):
+        return
+    line = chat_line(text)
+    who = chat_line(name)[:32]
+    if not line or not who:
+        return
+    if chat is not None:
+        chat.heard(who, line)
+    else:
+        say(chat_words(who, line))
 
 
 def _my_seat(table: dict[str, Any], identity: Identity) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from p2puno.node.lobby import (
     Endpoint,
     GameSetup,
     HostLobby,
+    LobbyChat,
     LobbyError,
     Seat,
     join_table,
@@ -947,6 +948,7 @@ async def join_game(
     on_table: Callable[[dict[str, Any]], None] | None = None,
     on_game: Callable[[GameNode], None] | None = None,
     advert: tuple[str, bytes] | None = None,
+    chat: LobbyChat | None = None,
 ) -> Result:
     watch_host_pipe()  # (a bot its host started: it leaves when its host is gone)
     identity = Identity.generate()
@@ -969,6 +971,7 @@ async def join_game(
             on_table=on_table,
             confirm=player.confirm if player.kind == "person" else None,
             advert=advert,
+            chat=chat,
         )
         return await play(
             setup,

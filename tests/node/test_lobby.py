@@ -1092,3 +1092,62 @@ def test_the_lobby_vectors() -> None:
     game = bytes.fromhex(v["game_id"])
     assert table_code(game, secrets) == v["table_code"]
     assert table_code(game, [secrets[1], secrets[0], secrets[2]]) == v["wrong_order_code"]
+
+
+async def test_the_lobby_has_a_chat_the_host_passes_on_paced_and_cleaned() -> None:
+    """protocol/lobby.md section 2 (`chat`): a seat's line goes to the host, which passes it
+    on to every other seat, named; the host's own lines go to every seat. A line is one line
+    of printable characters (no terminal escapes); a seat's lines beyond 5 in 10 s are
+    dropped, said once; a malformed chat message is dropped, never a crash (the previous
+    sessions' notes: "no chat in the lobby")."""
+    from p2puno.node.lobby import LobbyChat
+
+    ep, lobby, _ = await _host(3)
+    heard: dict[str, list[tuple[str | None, str]]] = {"host": [], "Ann": [], "Bob": []}
+    lobby.chat.on_line = lambda who, line: heard["host"].append((who, line))
+    said: list[str] = []
+    lobby.say = said.append
+    chats: dict[str, LobbyChat] = {}
+    tasks = []
+    for name in ("Ann", "Bob"):
+        chat = chats[name] = LobbyChat()
+        chat.on_line = lambda who, line, name=name: heard[name].append((who, line))
+        jep, ident = await _joiner()
+        tasks.append(asyncio.ensure_future(join_table(
+            jep, ident, LOOP, ep.port, name=name, secret=os.urandom(32), kind="person",
+            timeout=10, chat=chat,
+        )))  # fmt: skip
+        await _until(lambda name=name: any(s.name == name for s in lobby.seats))
+    try:
+        assert LobbyChat().say("hi") is not None  # (not at a table: said so, nothing sent)
+        assert chats["Ann"].say("hello \x1b[31mall\x1b]0;owned\x07") is None
+        await _until(lambda: heard["Bob"])
+        assert heard["Bob"] == [("Ann", "hello ?[31mall?]0;owned?")]  # (no escape survives)
+        assert heard["host"] == heard["Bob"] and heard["Ann"] == [(None, heard["Bob"][0][1])]
+        assert lobby.chat.say("welcome") is None  # the host's own: to every seat
+        await _until(lambda: len(heard["Ann"]) == 2 and len(heard["Bob"]) == 2)
+        assert heard["Ann"][1] == heard["Bob"][1] == ("Host", "welcome")
+        for k in range(8):  # Bob floods: 5 in 10 s pass, the rest are dropped, said once
+            assert chats["Bob"].say(f"spam {k}") is None
+        bob = next(s for s in lobby.seats if s.name == "Bob")
+        assert bob.link is not None
+        bob_link = bob.link
+        await _until(lambda: any("chats too fast" in line for line in said))
+        await asyncio.sleep(0.2)
+        assert [line for who, line in heard["Ann"] if who == "Bob"] == [
+            f"spam {k}" for k in range(5)
+        ]
+        assert sum("Bob chats too fast" in line for line in said) == 1
+        ann = next(s for s in lobby.seats if s.name == "Ann")
+        assert ann.link is not None
+        for bad in ({"t": "chat"}, {"t": "chat", "text": 7}, {"t": "chat", "text": "\n\t"}):
+            send(ann.link, bad)  # (from the host to Ann, malformed: dropped)
+        await asyncio.sleep(0.2)
+        assert len(heard["Ann"]) == 7 and all(not t.done() for t in tasks)
+        assert not bob_link.closed  # (a fast talker is not unseated: its lines are dropped)
+    finally:
+        for t in tasks:
+            t.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.gather(*tasks)
+        ep.close()
