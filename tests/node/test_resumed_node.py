@@ -406,7 +406,8 @@ async def test_a_seat_that_said_it_was_leaving_is_waited_for_a_step_not_a_turn(
     for said_bye in (True, False):
         session = rebuild(prefix, secrets_path)
         assert session.waiting().kind == "action" and session.waiting().seats == (0,)
-        node = _node(tmp_path / str(said_bye), session)
+        said: list[str] = []
+        node = _node(tmp_path / str(said_bye), session, say=said.append)
         t = node.timing
         now = time.monotonic()
         node._deadlines(now)  # (the wait begins)
@@ -419,6 +420,8 @@ async def test_a_seat_that_said_it_was_leaving_is_waited_for_a_step_not_a_turn(
         assert wait is not None and wait[2] is not said_bye  # (a person deciding: no)
         node._deadlines(now + 10.0 + t.step_s + 1.0)
         voted[said_bye] = session.voted
+        if said_bye:  # (and says so: it left, it did not fail to answer)
+            assert '"P0" (seat 0) left the table and did not come back in time' in said[-1]
     assert voted == {True: True, False: False}
     await asyncio.sleep(0)
 
