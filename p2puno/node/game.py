@@ -1333,8 +1333,8 @@ class GameNode:
                 also = sorted(set(gone) - set(w.seats))
                 are = "is" if len(also) == 1 else "are"
                 more = f", and {self._who(also)} {are} not connected either" if also else ""
-                gone = all(i in self.left for i in w.seats)  # (each said it was leaving)
-                what = "left the table and did not come back" if gone else "did not answer"
+                bye = all(i in self.left for i in w.seats)  # (each said it was leaving)
+                what = "left the table and did not come back" if bye else "did not answer"
                 self.say(
                     f"{self._who(w.seats)} {what} in time{more}: your node votes "
                     f"to end the game for everyone ({stop_gives(s.round_played_out())})"
