@@ -259,6 +259,10 @@ def replay(
     and total, and every hand once the round's deck passed its audit), a table of the scores
     of every round, and the file's date (the signed log holds no clock time)."""
     from p2puno.session.replay import replay as run_replay
+    from p2puno.session.session import Session
+    from p2puno.ui.replay import Length
+
+    length = Length()  # (rounds, moves and steps, for the verdict)
 
     if not os.path.exists(log):  # (said plainly: not "REJECTED at the log")
         typer.echo(f"p2puno: cannot read {log}: no such file", err=True)
@@ -276,22 +280,27 @@ def replay(
         if not _terminal():
             typer.echo("p2puno: --table needs a terminal (without it: p2puno replay LOG)", err=True)
             raise typer.Exit(2)
-        shown = asyncio.run(run_replay_table(log, thorough=thorough))
+        shown = asyncio.run(run_replay_table(log, thorough=thorough, length=length))
         assert shown is not None
         result = shown
     elif verify:
-        result = run_replay(log, thorough=thorough)
+        result = run_replay(log, thorough=thorough, on_step=length.on_step)
     else:
         from p2puno.ui.replay import PlainReplay, file_date_line
 
         # each round's end and every audited hand as the game goes, the scores of every
         # round at the end, and the file's date, labelled as the file's (the log has none)
         plain = PlainReplay(typer.echo)
+
+        def on_step(session: Session) -> None:
+            length.on_step(session)
+            plain.on_step(session)
+
         try:
             date = file_date_line(log)
             if date is not None:
                 typer.echo(date)
-            result = run_replay(log, echo=plain.echo, thorough=thorough, on_step=plain.on_step)
+            result = run_replay(log, echo=plain.echo, thorough=thorough, on_step=on_step)
             plain.finish(result)
         except BrokenPipeError:
             # whoever read the lines stopped reading (`p2puno replay LOG | head`): stop too
@@ -309,18 +318,24 @@ def replay(
         where = f"entry {result.bad_entry}" if result.bad_entry is not None else "the log"
         typer.echo(f"REJECTED at {where}: {result.error}", err=True)
         if result.author is not None:
-            typer.echo(f"at fault: seat {result.author}", err=True)
+            # (the seat as spec 10.11 gives it, and the player's name: the table says both)
+            who = _safe(result.names[result.author]) if result.author < len(result.names) else ""
+            typer.echo(f"at fault: seat {result.author}{f' ({who})' if who else ''}", err=True)
         raise typer.Exit(1)
-    from p2puno.session.words import named, outcome_words
+    from p2puno.session.words import named
+    from p2puno.ui.replay import verified_lines
 
+    assert result.outcome is not None  # (a log that verifies to its end has its result)
+    # the verdict first, for a person: the result, what it vouches for, the game's length;
+    # the counts a verifier wants in one line (it read "VERIFIED: 4600 entries; ...")
+    for line in verified_lines(result, length):
+        typer.echo(line)
     for b in result.bluffs:
         typer.echo(f"note: {named(b, result.names)} (unchallenged bluffs stand)")
-    assert result.outcome is not None  # (a log that verifies to its end has its result)
-    typer.echo(f"VERIFIED: {result.entries} entries; {outcome_words(result.outcome, result.names)}")
     if result.after_end:
         typer.echo(
-            f"note: {result.after_end} of them come after the game's end: signed, but not part "
-            "of the game (a node writes nothing after the end), and not judged"
+            f"note: {result.after_end:,} of the signed entries come after the game's end: not "
+            "part of the game (a node writes nothing after the end), and not judged"
         )
     typer.echo(result.players_line())
     code = _code_beside(log)

@@ -305,7 +305,10 @@ def test_replay_help_names_the_log_plainly() -> None:
 def test_replay_prints_the_files_date_each_rounds_end_and_a_table_of_scores() -> None:
     """The plain replay (helper-52): the file's date first, labelled as the file's (the signed
     log holds no time); each round's end with every hand its audit opened; a table of every
-    round whose total is the verdict's. `--verify` still prints only the verdict."""
+    round whose total is the verdict's. `--verify` still prints only the verdict.
+    The verdict leads with what a person asks (helper-59: it read "VERIFIED: 206 entries;
+    ..."): the result, what verified vouches for, how long the game was; the log's counts
+    in one line, labelled."""
     import subprocess
     import sys
     from pathlib import Path
@@ -326,8 +329,20 @@ def test_replay_prints_the_files_date_each_rounds_end_and_a_table_of_scores() ->
     total = next(ln for ln in out if ln.split()[:1] == ["total"])
     assert out.index(total) < out.index(verified)
     assert verified.endswith("scores: P0 " + ", P1 ".join(total.split()[1:])), (verified, total)
+    assert "entries" not in verified and re.match(r"VERIFIED: P\d wins; ", verified), verified
+    at = out.index(verified)
+    assert out[at + 1] == (
+        "  genuine: every move signed by the player who made it; every deck checked"
+    )
+    head = next(i for i, ln in enumerate(out) if ln.startswith("scores by round"))
+    rounds = out.index(total) - head - 2  # (the table's rows)
+    assert re.fullmatch(
+        rf"  {rounds} rounds?, \d+ moves; the log: [\d,]+ signed entries, [\d,]+ steps", out[at + 2]
+    ), out[at + 2]
+    assert "(each line's [step N]: the step of the signed log it happened in)" in out[:3]
     quiet = subprocess.run(
         [sys.executable, "-m", "p2puno", "replay", "--verify", str(log)],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert quiet.stdout.splitlines()[0] == verified and "scores by round" not in quiet.stdout
+    said = quiet.stdout.splitlines()
+    assert said[:3] == out[at : at + 3] and "scores by round" not in quiet.stdout

@@ -234,6 +234,8 @@ def _run(
             bad_genesis = _fail(0, lines, f"bad genesis: {e}")
         else:
             say(f"game {session.game_id.hex()[:16]}: {session.options}")
+            # (a review: the prefix was never said; a verdict names its step by it)
+            say("(each line's [step N]: the step of the signed log it happened in)")
 
     names: list[str] = []  # the players' names, once the genesis is read
 

@@ -34,7 +34,7 @@ from p2puno.engine.options import Options
 from p2puno.session.replay import ReplayResult
 from p2puno.session.replay import replay as verify_log
 from p2puno.session.session import Outcome, Session, Waiting
-from p2puno.session.words import named
+from p2puno.session.words import named, outcome_words
 
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -60,11 +60,12 @@ REPLAY_HELP = [
     "  ?                 this help",
     "  q / Esc           leave",
     "",
-    "Every hand is shown face up in the rounds whose deck was audited (all the",
-    "secrets of the shuffle revealed and checked at the deck's end); a deck never",
-    "audited (a round a cheat made void, a game stopped) keeps its hands hidden.",
-    "The last screen gives the replay's verdict: every signature, shuffle and move",
-    "checked offline.",
+    "Every hand is shown face up in the rounds whose deck was checked (at a deck's",
+    "end every secret of its shuffle is revealed and checked); a deck never checked",
+    "(a round a cheat made void, a game stopped) keeps its hands hidden. A round's",
+    "end stays up, over its hands, until the next deal.",
+    "The last screen gives the verdict: every signature, shuffle and move checked",
+    "offline, who won, the scores, and how long the game was.",
 ]  # (each line fits 80 columns: a review read "secre" and "v" cut at the edge)
 
 
@@ -73,10 +74,16 @@ class Frame:
     step: int  # the last step processed
     state: bytes  # the public engine after it (:func:`freeze`; :attr:`engine` reads it)
     outcome: Outcome
-    deck: int  # the deck in play (the session's count: 1 is the draw for dealer)
+    # the deck whose cards the engine holds (the session's count: 1 is the draw for dealer).
+    # Not always the session's deck in play: from the audit that ends a round to the next
+    # deal, the session counts the next deck, while the engine still holds the round's cards
+    # (a review: those cards were shown with the next deck's faces, wrong ones, under "round 2")
+    deck: int
     log_len: int  # how many lines of the move list belong to this frame
     audits: int
     disputes: list[str]
+    # the box of the round that ended, kept on every frame until the next deal (the engine
+    # holds that round's hands and scores until then)
     round_end: list[str] | None = None
 
     @property
@@ -94,6 +101,7 @@ class Replayed:
     deck_faces: dict[int, list[int]] = field(default_factory=dict)
     rounds: dict[int, int] = field(default_factory=dict)  # round number -> first frame
     verdict: ReplayResult | None = None
+    length: Length = field(default_factory=lambda: Length())  # (for the verdict)
 
 
 class _FrameSource:
@@ -146,6 +154,8 @@ class _Frames:
         self.verification = Verification()
         self.starting = 0  # a round announced, not dealt yet
         self.progress = progress
+        self.cards_deck = 0  # the deck whose cards the engine holds (Frame.deck)
+        self.ended: list[str] | None = None  # the box of the round that ended, until a deal
 
     def step(self, session: Session) -> None:
         from p2puno.ui.model import describe_event, describe_session_event, round_end_lines
@@ -154,6 +164,7 @@ class _Frames:
             self.out = Replayed([p.name for p in session.log.players], [], [])
         self.session = session
         out, names = self.out, self.out.names
+        out.length.on_step(session)
         g = session.engine
         events = list(session.events)  # (the replay clears them after this)
         later_rounds = sum(1 for ev in events if ev.event is not None and ev.event.kind == "round")
@@ -182,8 +193,17 @@ class _Frames:
                     out.deck_faces[session.audited_deck] = list(session.shadow.faces)
             if text:
                 out.lines.append(text)
+        need = g.need
+        if need is None or need.kind != "shuffle" or need.sources:
+            # (a fresh deck's shuffle is due: the engine keeps the last deck's cards until
+            # the new order is applied and dealt)
+            self.cards_deck = session.deck_no
+        if round_end is not None:
+            self.ended = round_end
+        elif g.phase is not Phase.GAME_OVER and self.cards_deck == session.deck_no:
+            self.ended = None  # the next round is dealt (or the game went on): the box goes
         if moved:
-            self._frame(round_end)
+            self._frame(self.ended)
         if self.progress is not None and session._done_seq % 256 == 0:
             self.progress(session._done_seq)
 
@@ -195,7 +215,7 @@ class _Frames:
                 s._done_seq,
                 freeze(s.engine),
                 s.outcome,
-                s.deck_no,
+                self.cards_deck,
                 len(self.out.lines),
                 self.verification.audits,
                 list(self.verification.disputes),
@@ -211,7 +231,7 @@ class _Frames:
         if self.session is not None and out.frames:
             last = out.frames[-1]
             if last.log_len != len(out.lines) or last.outcome != self.session.outcome:
-                self._frame(None)
+                self._frame(self.ended)
         return out
 
 
@@ -384,11 +404,12 @@ class ReplayTable:
         )
         v = table_view(_FrameSource(f), UiState(round_end=f.round_end), vi)
         last = self.index == len(self.r.frames) - 1
-        status = f"move {self.index + 1}/{len(self.r.frames)} · step {f.step}"
+        # (a review: "move 12/300 · step 40" was the log's own count, not a person's)
+        status = f"move {self.index + 1} of {len(self.r.frames)}"
         if v.all_hands:
-            status += " · every hand face up (this deck was audited)"
+            status += " · every hand face up (this deck was checked)"
         elif faces is None and f.deck >= 2:
-            status += " · hands hidden (this deck was never audited)"
+            status += " · hands hidden (this deck was never checked)"
         hands = v.all_hands
         if not hands and any(f.engine.hands) and f.engine.phase is not Phase.DEALER_DRAW:
             # a deck never audited: its hands stay hidden, their sizes shown
@@ -399,10 +420,14 @@ class ReplayTable:
             ]
         end = v.end
         if last:
-            end = [*(end or []), *self.verdict_lines()]
-            end = [ln for ln in end if not ln.startswith("  verification:")]
+            verdict = self.verdict_lines()
             if self.date is not None:
-                end.append(f"  file date {self.date} (its last change; not in the signed log)")
+                verdict.append(f"  file date {self.date} (its last change; not in the signed log)")
+            # the verdict under the game's result, before the last round's block (under that
+            # block it read as part of the round)
+            end = [ln for ln in end or [] if not ln.startswith("  verification:")]
+            cut = end.index("") if "" in end else len(end)
+            end = [*end[:cut], *verdict, *end[cut:]]
         help_line = "→ next · ← back · ↓ next round · ↑ round start · g go to round · End · ? · q"
         if self.mode == "goto":
             help_line = f"go to round: {self.typed}▏ (Enter · Esc)"
@@ -441,13 +466,11 @@ class ReplayTable:
         if v is None:
             return ["  verdict: not checked"]
         if v.ok:
-            checked = "every signature, shuffle, key and move checks out"
-            if v.outcome is not None and v.outcome.state == "stopped":
-                # (helper-32: said of a stopped game, whose deck in play was never opened, it
-                # read as a full audit under "hands hidden (this deck was never audited)")
-                checked = "every signature and move checks out; the deck in play was never audited"
+            # (the result is the box's own first lines: the verdict says what it vouches for)
+            verdict = verified_lines(v, self.r.length)
             return [
-                f"  VERIFIED offline: {v.entries} entries; {checked}",
+                "  VERIFIED offline, " + " ".join(ln.strip() for ln in verdict[1:-1]),
+                verdict[-1],
                 *(
                     f"  note: {named(b, self.r.names)} (unchallenged bluffs stand)"
                     for b in v.bluffs
@@ -462,6 +485,15 @@ class ReplayTable:
                 "spectator's that left early); no verdict"
             ]
         where = f"entry {v.bad_entry}" if v.bad_entry is not None else "the log"
+        if v.blame is not None and 0 <= v.blame.seat < len(self.r.names) and v.bad_entry:
+            # a cheat: the box's first lines name the cheater and the reason (a review read
+            # them twice, the second time as "step 15: seat 1 is at fault: ..."); what the log
+            # proves, and where in the file
+            who = self.r.names[v.blame.seat]
+            return [
+                f"  REJECTED: what {who} signed breaks the rules (entry {v.bad_entry}, line "
+                f"{v.bad_entry + 1} of the file); every entry before it verifies"
+            ]
         out = [f"  REJECTED at {where}: {v.error}"]
         if v.author is not None and 0 <= v.author < len(self.r.names):
             out.append(f"  at fault: {self.r.names[v.author]} (seat {v.author})")
@@ -493,6 +525,58 @@ def _log_name(path: str) -> str:
     return f"game {parent}" if base == "log" and parent else base
 
 
+@dataclass
+class Length:
+    """How long a game was, for the verdict: the rounds dealt, the moves made (each play,
+    draw, penalty taken and challenge: the engine's turns) and, for a verifier, the log's
+    steps (what each plain line's ``[step N]`` counts). Give :meth:`on_step` to the replay."""
+
+    rounds: int = 0
+    moves: int = 0
+    steps: int = 0
+    announced: bool = False  # a round announced, not dealt yet
+    jumps: int = 0  # (a jump-in is a move the engine's count of turns leaves out)
+
+    def on_step(self, session: Session) -> None:
+        for ev in session.events:
+            e = ev.event
+            if e is None:
+                continue
+            if e.kind == "round":
+                self.announced = True
+            elif e.kind == "start" and self.announced:  # (its deal: a start card turned up)
+                self.rounds, self.announced = self.rounds + 1, False
+            elif e.kind == "jump":
+                self.jumps += 1
+        self.moves = session.engine.stats.turns + self.jumps
+        self.steps = max(session._done_seq, 0)
+
+    def words(self) -> str:
+        """ "10 rounds, 612 moves" """
+        rounds = f"{self.rounds} round{'' if self.rounds == 1 else 's'}"
+        return f"{rounds}, {self.moves:,} move{'' if self.moves == 1 else 's'}"
+
+
+def verified_lines(result: ReplayResult, length: Length) -> list[str]:
+    """A verified log's verdict, for a person first: the result (who won, the scores), what
+    "verified" vouches for, how long the game was; then the counts a verifier wants, in one
+    line labelled in plain words. The first line starts "VERIFIED: " (scripts and tests read
+    it; the demo prints the same words)."""
+    o = result.outcome
+    assert o is not None
+    # (each line fits 80 columns)
+    checked = ["  genuine: every move signed by the player who made it; every deck checked"]
+    if o.state == "stopped":
+        # (helper-32: said of a stopped game, whose deck in play was never opened, it read as
+        # a full audit)
+        checked = [checked[0] + " but", "  the one in play when the game stopped"]
+    return [
+        f"VERIFIED: {outcome_words(o, result.names)}",
+        *checked,
+        f"  {length.words()}; the log: {result.entries:,} signed entries, {length.steps:,} steps",
+    ]
+
+
 class Unreadable(Exception):
     """The log cannot be drawn at all (missing, or damaged before its first step)."""
 
@@ -507,9 +591,11 @@ async def run_replay_table(
     input: Input | None = None,
     output: Output | None = None,
     thorough: bool = False,
+    length: Length | None = None,
 ) -> ReplayResult | None:
     """Load and verify the log, then show it until the person leaves; the verdict. A log
-    that cannot be drawn at all is not shown: its verdict says why (as `p2puno replay`)."""
+    that cannot be drawn at all is not shown: its verdict says why (as `p2puno replay`).
+    ``length``: filled with the game's length (for the verdict printed after)."""
 
     def progress(step: int) -> None:  # (a long game takes seconds to check: say so)
         if sys.stderr.isatty():
@@ -523,6 +609,8 @@ async def run_replay_table(
     finally:
         if sys.stderr.isatty():
             sys.stderr.write("\r\x1b[K")
+    if length is not None:
+        length.__dict__.update(replayed.length.__dict__)
     table = ReplayTable(replayed, path=path, input=input, output=output)
     await table.app.run_async()
     return replayed.verdict

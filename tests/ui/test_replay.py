@@ -22,6 +22,7 @@ import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from p2puno.engine.game import Phase
 from p2puno.engine.options import Options
 from p2puno.session.harness import LocalTable
 from p2puno.session.replay import ReplayResult, replay
@@ -71,7 +72,7 @@ async def shown(path: Path) -> AsyncIterator[tuple[Screen, PipeInput, ReplayTabl
 
 
 def move_no(text: str) -> int:
-    m = re.search(r"move (\d+)/(\d+)", text)
+    m = re.search(r"move (\d+) of (\d+)", text)
     assert m, text
     return int(m.group(1))
 
@@ -80,15 +81,15 @@ async def test_stepping_through_a_game_forward_back_by_round_and_to_the_verdict(
     logs: dict[str, Path],
 ) -> None:
     async with shown(logs["fair"]) as (screen, pipe, table):
-        text = await wait_for(screen, "move 1/")
+        text = await wait_for(screen, "move 1 of ")
         assert "drew" in text and "for dealer" in text
         await press(pipe, RIGHT, RIGHT, RIGHT, RIGHT, RIGHT)
-        text = await wait_for(screen, "move 6/")
+        text = await wait_for(screen, "move 6 of ")
         assert "every hand face up" in text  # the first round's deck was audited
         hands = [ln for ln in screen.lines if re.match(r" P[01] +\d+: ", ln)]
         assert len(hands) == 2 and all(re.search(r"[rygb]\d|W", h) for h in hands), hands
         await press(pipe, LEFT)
-        await wait_for(screen, "move 5/")
+        await wait_for(screen, "move 5 of ")
         await press(pipe, DOWN)  # the next round starts
         text = await wait_for(screen, "round 2")
         at = move_no(text)
@@ -96,7 +97,7 @@ async def test_stepping_through_a_game_forward_back_by_round_and_to_the_verdict(
         await press(pipe, UP)  # back to the start of round 2's previous round
         text = await wait_for(screen, lambda s: "move" in s and move_no(s) < at)
         await press(pipe, "g", "2", ENTER)
-        await wait_for(screen, f"move {at}/")
+        await wait_for(screen, f"move {at} of ")
         await press(pipe, "g", "9", ENTER)
         await wait_for(screen, "no round 9: rounds 1 to 2")
         await press(pipe, "?")
@@ -105,8 +106,17 @@ async def test_stepping_through_a_game_forward_back_by_round_and_to_the_verdict(
         await press(pipe, END)
         text = await wait_for(screen, 'GAME OVER — the winner: "P0"')
         assert "VERIFIED offline" in text and "scores: P0" in text
+        # what it vouches for, how long the game was, the log's counts labelled (it read
+        # "move 52/53 · step 101" and "VERIFIED offline: 206 entries", helper-59)
+        said = " ".join(text.replace("│", " ").split())
+        assert "VERIFIED offline, genuine: every move signed by the player who made it" in said, (
+            said
+        )
+        assert re.search(r"2 rounds, \d+ moves; the log: \d+ signed entries, \d+ steps", said)
+        assert said.index("VERIFIED offline") < said.index("ROUND 2 OVER")  # (not under it)
+        assert "step" not in text.split("\n")[-4], text  # (the status line: no log's count)
         await press(pipe, HOME)
-        await wait_for(screen, "move 1/")
+        await wait_for(screen, "move 1 of ")
         await press(pipe, "q")
         await asyncio.sleep(0.1)
         assert not table.app.is_running
@@ -114,10 +124,14 @@ async def test_stepping_through_a_game_forward_back_by_round_and_to_the_verdict(
 
 async def test_a_round_end_shows_every_hand_and_its_points(logs: dict[str, Path]) -> None:
     r = load(logs["fair"])
-    ends = [i for i, f in enumerate(r.frames) if f.round_end is not None]
+    ends = [
+        i
+        for i, f in enumerate(r.frames)
+        if f.round_end is not None and r.frames[i - 1].round_end is None
+    ]
     assert len(ends) == 2
     async with shown(logs["fair"]) as (screen, pipe, table):
-        await wait_for(screen, "move 1/")
+        await wait_for(screen, "move 1 of ")
         table.index = ends[0] - 1
         await press(pipe, RIGHT)
         text = await wait_for(screen, "ROUND 1 OVER")
@@ -125,18 +139,63 @@ async def test_a_round_end_shows_every_hand_and_its_points(logs: dict[str, Path]
         assert re.search(r"P\d +gives +\d+  ", text) and "scores:" in text
 
 
+def test_a_rounds_end_box_stays_with_that_rounds_hands_until_the_next_deal(
+    logs: dict[str, Path],
+) -> None:
+    """A review: from the audit that ends a round to the next deal the session counts the
+    next deck while the engine still holds the round's cards; the viewer showed those cards
+    with the next deck's faces (wrong cards, a wrong top card) under "round 2", and the
+    round's end box was gone. Every frame now shows its cards with their own deck's faces,
+    and the box of a round's end stays, over that round's hands, until the next deal."""
+    r = load(logs["fair"])
+    boxed = 0
+    with create_pipe_input() as pipe:
+        table = ReplayTable(r, input=pipe, output=DummyOutput())
+        for i, f in enumerate(r.frames):
+            g = f.engine
+            faces = r.deck_faces.get(f.deck)
+            if faces is not None:  # every card known in public is the face the audit found
+                known = [(s, c) for s, c in enumerate(g.faces) if c >= 0]
+                assert known and all(faces[s] == c for s, c in known), i
+            fresh = g.need is not None and g.need.kind == "shuffle" and not g.need.sources
+            between = (g.round_no >= 2 and fresh) or g.phase is Phase.GAME_OVER
+            assert (f.round_end is not None) == between, i
+            if f.round_end is None or f.outcome.over:
+                continue
+            boxed += 1
+            table.index = i
+            shown = {name: [c.text for c in cards] for name, cards in table.view().all_hands}
+            for ln in f.round_end:
+                m = re.match(r"  (P\d) +gives +\d+  (.*)", ln)
+                if m:
+                    assert sorted(m[2].split()) == sorted(shown[m[1]]), (i, ln, shown)
+    assert boxed >= 3  # (round 1's end, its deck's audit; round 2's end)
+
+
 async def test_a_cheat_ends_on_the_named_cheater_the_reason_and_the_void_round(
     logs: dict[str, Path],
 ) -> None:
     async with shown(logs["cheat"]) as (screen, pipe, _):
-        await wait_for(screen, "move 1/")
+        await wait_for(screen, "move 1 of ")
         await press(pipe, END)
         text = await wait_for(screen, 'GAME ENDED: "P1" cheated')
         assert "reason: illegal action" in text and "does not match the top card" in text
         assert "the round in play does not count" in text
-        assert "REJECTED at entry" in text and "at fault: P1 (seat 1)" in text
-        assert "hands hidden (this deck was never audited)" in text and "??" in text
+        # (the reason once: the verdict says what the log proves and where, helper-59)
+        said = " ".join(text.replace("│", " ").split())
+        assert re.search(
+            r"REJECTED: what P1 signed breaks the rules \(entry (\d+), line (\d+) of the file\)",
+            said,
+        ), said
+        assert said.count("does not match the top card") == 2  # (the moves list, the box)
+        assert "hands hidden (this deck was never checked)" in text and "??" in text
         assert "✗ cheat found" in text
+    from typer.testing import CliRunner
+
+    from p2puno.cli import app
+
+    out = CliRunner().invoke(app, ["replay", "--verify", str(logs["cheat"])])
+    assert out.exit_code == 1 and out.output.splitlines()[1] == "at fault: seat 1 (P1)", out.output
 
 
 def test_the_command_in_a_terminal(logs: dict[str, Path]) -> None:
@@ -165,7 +224,7 @@ def test_the_command_in_a_terminal(logs: dict[str, Path]) -> None:
                 if not chunk:
                     break
                 out += chunk
-            if sent == 0 and b"move 1/" in out:
+            if sent == 0 and b"move 1 of " in out:
                 os.write(fd, END.encode())
                 sent = 1
             elif sent == 1 and b"VERIFIED offline" in out:
@@ -292,8 +351,11 @@ def test_the_plain_replay_gives_each_rounds_end_every_audited_hand_and_a_table(
         step = next(ln for ln in reversed(out[:i]) if ln.startswith("[step"))[:12]
         assert any(ln.startswith(step) and "verified" in ln for ln in out[:i])
     table_hands = {}
-    for f in load(logs["fair"]).frames:
-        for ln in f.round_end or []:
+    frames = load(logs["fair"]).frames
+    for before, f in zip([None, *frames], frames, strict=False):  # (a box stays up: once)
+        if f.round_end is None or (before is not None and before.round_end == f.round_end):
+            continue
+        for ln in f.round_end:
             m = re.match(r"  (P\d) +gives +(\d+)  (.*)", ln)
             if m:
                 table_hands.setdefault(m[1], []).append((sorted(m[3].split()), int(m[2])))
