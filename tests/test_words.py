@@ -8,6 +8,7 @@ import random
 import pytest
 
 from p2puno.bots import make_bot
+from p2puno.engine.cards import CARD_TEXT
 from p2puno.engine.options import Options
 from p2puno.sim.narrate import Narrator
 from p2puno.sim.runner import Table
@@ -178,3 +179,19 @@ def test_the_commands_the_screens_name_run_from_any_shell(
     finally:
         command.cache_clear()
     assert os.path.basename(sys.argv[0]) != "p2puno"  # (the test runner: restored)
+
+
+def test_a_shuffle_is_said_in_plain_words() -> None:
+    """helper-54 read "a new joint shuffle" as jargon (a Wild Draw Four turned up at the start
+    goes back into the deck: 002 · Setup, docs/rules.md D3). Every seat shuffles the deck
+    together; the words say so plainly, for that card and for a reshuffle of the discards."""
+    from p2puno.engine.game import Event, Game
+
+    game = Game(Options(3))
+    wd4 = next(c for c in range(108) if CARD_TEXT[c] == "W+4")
+    returned = event_words(game, ["Ann", "Bob", "Cid"], 0, Event("returned", card=wd4))
+    assert returned == "W+4 turned up: it goes back into the deck, shuffled again by everyone"
+    again = event_words(game, ["Ann", "Bob", "Cid"], 0, Event("reshuffle", value=75))
+    assert again == "The discard pile is shuffled again by everyone into a new draw pile of 75"
+    for line in (returned, again):
+        assert "joint" not in line

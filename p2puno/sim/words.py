@@ -73,7 +73,8 @@ def event_words(
     if k == "start":
         return f"Start card: {text} ({card})"
     if k == "returned":
-        return f"{text} turned up: it goes back into the deck (a new joint shuffle)"
+        # (plain words: "a new joint shuffle" was a reviewer's puzzle, helper-54)
+        return f"{text} turned up: it goes back into the deck, shuffled again by everyone"
     if k == "play":
         left = e.value  # the cards left then, not now (a history caught up at once)
         bluff = " — a bluff!" if e.bluff else ""
@@ -119,7 +120,7 @@ def event_words(
             text += f": you now hold {who((me - e.value) % len(names))}'s hand"
         return text
     if k == "reshuffle":
-        return f"The discard pile is reshuffled (jointly) into a new draw pile of {e.value}"
+        return f"The discard pile is shuffled again by everyone into a new draw pile of {e.value}"
     if k == "out":
         return f"{Who(e.seat)} went out!"
     if k == "blocked":

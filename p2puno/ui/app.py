@@ -44,6 +44,7 @@ from p2puno.ui.model import (
     UiState,
     Verification,
     ViewInputs,
+    card_name,
     card_sort_key,
     catches_of,
     describe_event,
@@ -370,14 +371,19 @@ class TableUI:
                         self._log("A tie for the highest card: the tied players draw again")
                         self._drew_for_dealer = set()
                     self._drew_for_dealer.add(e.seat)
+                if e.kind == "dealer" and line:  # the rule, where the draw is shown (002 ·
+                    # Setup 1; docs/rules.md D1; engine.cards.dealer_draw_value): helper-54
+                    # saw W+4 lose to b3 with no word of why
+                    self._log(line)
+                    line = "  (the highest number deals: S, R, +2, W and W+4 count as 0)"
                 if e.kind == "round":
                     later_rounds -= 1
                 if e.kind == "start":
                     later_deals -= 1
                 if e.kind == "round-over" and later_deals == 0:
-                    self.state.round_end = round_end_lines(
-                        g, self.names, self.me, e, g.round_no - later_rounds
-                    )
+                    ended = g.round_no - later_rounds
+                    self.state.round_end = round_end_lines(g, self.names, self.me, e, ended)
+                    self.state.round_end_no = ended  # (kept beside the box, not read off it)
                 elif e.kind == "round-over":  # (its box is not drawn, and one still up is of
                     # a round before it: a spectator's catch-up in several batches left
                     # "ROUND 4 OVER" over round 6, helper-57)
@@ -433,6 +439,7 @@ class TableUI:
         st.pending = ()
         st.message = ""
         self._aim(prompt)
+        self._only_keep(prompt)
         self.invalidate()
         try:
             return await fut
@@ -452,6 +459,29 @@ class TableUI:
                 self._said_from = "play"  # (a chat begun at a question the bot then answered
                 # went back to that question, stale: helper-35)
             self.invalidate()
+
+    def _only_keep(self, prompt: Prompt) -> None:
+        """A drawn card that cannot be played leaves one thing to do, keep it, and the turn
+        passes (002 · Let's Play: "If the card you picked up can be played, you are free to
+        put it down in the same turn. Otherwise, play moves on to the next person in turn"):
+        the table does it for the person and says so (helper-54 pressed an extra k for it).
+        Not under the node's bot (autopilot): a keep sent here would read as the person
+        back at the keys (GameNode._decide)."""
+        src = self.source
+        if src is None or self.autopilot or prompt.kind != "turn":
+            return
+        g = src.engine
+        if g.phase is not Phase.DRAWN or [a.kind for a in prompt.actions] != [Kind.KEEP]:
+            return
+        face = g.faces[g.drawn] if 0 <= g.drawn < len(g.faces) else -1
+        what = f"{CARD_TEXT[face]} ({card_name(face)})" if face >= 0 else "a card"
+        st = self.state
+        mode = st.mode  # (the help, a chat line or the leave question stay up: a key did not
+        # answer this; test_node's person sat in the help as it came)
+        self.answer(prompt.actions[0])
+        st.mode, st.message = mode, ""
+        st.flash = f"you drew {what}: it cannot be played, your turn passes"
+        self._flash_at = self.clock()
 
     def _aim(self, prompt: Prompt) -> None:
         """Put the cursor on the drawn card, else on the first playable one."""
@@ -777,9 +807,9 @@ class TableUI:
             elif p.kind == "turn" and len(g.hands[self.me]) == 2:
                 st.uno = not st.uno
                 st.message = (
-                    "UNO armed: it is called with the card you play"
+                    "UNO! will be called with the card you play (u again: not called)"
                     if st.uno
-                    else ("UNO not armed")
+                    else "UNO not called (u calls it with the card you play)"
                 )
             else:
                 st.message = "UNO is called with your next-to-last card"
@@ -815,7 +845,7 @@ class TableUI:
             return
         action, need, left = resolve_play(variants, st.uno)
         if action is None and need == "no":
-            # UNO armed with a card that cannot carry it (or not armed where only UNO fits)
+            # UNO to be called with a card that cannot carry it (or not, where only UNO fits)
             action, need, left = resolve_play(variants, not st.uno)
         self._resolved(action, need, left)
 
@@ -1086,11 +1116,19 @@ class TableUI:
             # Enter, Space or Esc closes the round's end and does only that; a key of the
             # decision up (r at the colour question) closes it and acts: the footer says both
             # (helper-36 read only the first, with a colour to name and the clock running)
-            help_line = "Enter, Space or Esc: close the round's end · ? help"
+            which = f"round {st.round_end_no}'s end" if st.round_end_no else "the round's end"
+            help_line = f"Enter, Space or Esc: close {which} · ? help"
+            note = ""
             if self.prompt is not None:
                 then = view.help_line.replace("Enter play · ", "").replace("Enter play it · ", "")
-                help_line = f"Esc: close the round's end · then {then}"
-            view = replace(view, help_line=help_line)
+                help_line = f"Esc: close {which} · then {then}"
+                # (its clock, on the box's border, which costs no row: helper-54 read a box
+                # while their turn ran out under it)
+                what = "your turn" if self.prompt.kind == "turn" else "your claim"
+                left = view.deadline
+                count = f": {max(0.0, left):.0f} s left" if left is not None else ""
+                note = f"{what} runs on under this box{count}"
+            view = replace(view, help_line=help_line, box_note=note)
         return view
 
     def lines(self, width: int, height: int) -> list[Line]:

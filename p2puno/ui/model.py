@@ -11,7 +11,6 @@ illegal choice is explained here and never reaches the session.
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -77,6 +76,7 @@ class UiState:
     message: str = ""  # the last explanation (an illegal choice, what happened)
     flash: str = ""  # a moment worth a line of its own (a reshuffle, a swap)
     round_end: list[str] | None = None  # the last round's end, until dismissed
+    round_end_no: int = 0  # the round that box is of (0: not known)
     seat_choice: str = ""  # catch: which seat ("catch" mode)
 
 
@@ -131,6 +131,7 @@ class TableView:
     watchers: str = ""
     all_hands: list[tuple[str, list[CardView]]] = field(default_factory=list)  # replay
     no_seat: str = "no hand: watching"  # what the hand's place says with no seat of one's own
+    box_note: str = ""  # a word on the end box's top border (a decision's clock under it)
 
 
 @dataclass
@@ -517,11 +518,10 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         if outcome.state != "finished":
             last_round = []  # a void or stopped game: its last round did not end
         end = _end(src, vi, names, me) + (["", *last_round] if last_round else [])
+    # the round in play, whatever box is up (helper-54 read "round 1 over" through round 2's
+    # first turn: the box of the round before stays until a key closes it, and it names its
+    # own round; the footer says which round's end it closes)
     round_info = f"round {g.round_no}" if g.round_no else "draw for dealer"
-    ended = _round_ended(end) if end is not None and not outcome.over else None
-    if ended is not None and ended != g.round_no:  # (the box of the round before is up: the
-        # header said "round 2" over "ROUND 1 OVER", helper-51)
-        round_info = f"round {ended} over"
     round_info += f" · to {g.options.target}"
     title = vi.title + (f" · code {vi.code}" if vi.code else "")
     return TableView(
@@ -588,16 +588,24 @@ def _status(
         ending = "a player did not answer in time: the game is ending for everyone"
         return ending, "wait", None, stop_gives(_played_out(src))
     if prompt is not None:
+        left = vi.prompt_left
         what = {
             "turn": "your turn",
-            "claim": "the claim window is open for you",
-            "react": "your claim: act on it or pass",
+            # the keys of a claim, in the line with its countdown: the window is a few seconds,
+            # the same for every seat (spec 10.9), and helper-54 read "the claim window is open
+            # for you" with no word of which key claims, while the bots claimed at once
+            "claim": f"claim now: {_claim_keys(prompt, names)}",
+            "react": f"your claim is up: {_claim_keys(prompt, names)}",
         }.get(prompt.kind, prompt.kind)
         if vi.autopilot and prompt.kind == "turn":  # (with its count, in 80 columns)
-            what += " (your bot plays it at 0 s: any key takes it back)"
+            if left is not None and left < 1.0:  # (it read "your bot plays it at 0 s")
+                what += " (your bot is playing it: any key takes the seat back)"
+                left = None
+            else:
+                what += " (your bot plays it when this ends: any key takes it back)"
         elif vi.autopilot:
             what += " (your node's bot played your last turn: any key takes the seat back)"
-        return what, "you", vi.prompt_left, progress
+        return what, "you", left, progress
     w = src.waiting()
     spin = SPINNER[vi.spinner % len(SPINNER)]
     if w.seats:
@@ -643,6 +651,23 @@ def _status(
     if me is None:
         return f"{spin} following the table", "wait", None, progress
     return f"{spin} your node is working (keys, checks)", "wait", None, progress
+
+
+def _claim_keys(prompt: Prompt, names: Sequence[str]) -> str:
+    """The keys of a claim prompt, in a few words ('c catch "Bob" · Esc let it pass')."""
+    keys = []
+    if simple_of(prompt, Kind.UNO) is not None:
+        keys.append("u call UNO")
+    catches = catches_of(prompt)
+    if len(catches) == 1:
+        t = catches[0].target
+        keys.append(f'c catch "{names[t]}"' if 0 <= t < len(names) else "c catch")
+    elif catches:
+        keys.append("c catch (then the seat's number)")
+    if any(a.kind is Kind.JUMP for a in prompt.actions):
+        keys.append("j jump in")
+    keys.append("Esc let it pass")
+    return " · ".join(keys)
 
 
 def _played_out(src: Source) -> bool:
@@ -805,9 +830,10 @@ def _choices(
             if has_play and me is not None and len(g.hands[me]) == 2:
                 # (helper-36: drawn to two cards, the screen never offered u, and the drawn
                 # card played was caught without UNO; u worked, unsaid)
-                lines.append(
-                    "Two cards: press u to call UNO with it "
-                    + ("(armed: UNO!)" if ui.uno else "(not armed)")
+                lines.append(  # (plain words: helper-54 read "armed" as jargon)
+                    "Two cards: UNO! will be called with it (u again: not called)"
+                    if ui.uno
+                    else "Two cards: press u to call UNO with it (UNO not called)"
                 )
                 keys.append("u UNO")
             return lines, " · ".join(keys) + " · : type · ? help"
@@ -825,8 +851,9 @@ def _choices(
             )
         if me is not None and len(g.hands[me]) == 2:
             lines.append(
-                "Two cards: press u to call UNO with the card you play "
-                + ("(armed: UNO!)" if ui.uno else "(not armed)")
+                "Two cards: UNO! will be called with the card you play (u again: not called)"
+                if ui.uno
+                else "Two cards: press u to call UNO with the card you play (UNO not called)"
             )
         uno_key = " · u UNO" if me is not None and len(g.hands[me]) == 2 else ""
         return lines, f"←/→ choose · Enter play · d draw{uno_key} · : type · ? help"
@@ -923,12 +950,6 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         lines.append(f"  log: {vi.log_path}")
         lines.append(f"  replay it:  {vi.command} replay {shlex.quote(vi.log_path)} --table")
     return lines
-
-
-def _round_ended(lines: Sequence[str]) -> int | None:
-    """The round a round's end box (:func:`round_end_lines`) is of, read off its head."""
-    m = re.match(r"ROUND (\d+) OVER", lines[0]) if lines else None
-    return int(m.group(1)) if m else None
 
 
 def round_end_lines(

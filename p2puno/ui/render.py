@@ -9,7 +9,9 @@ written in words, so a NO_COLOR terminal or a color-blind player loses nothing.
 
 from __future__ import annotations
 
+import re
 import textwrap
+from collections.abc import Callable
 from unicodedata import east_asian_width
 
 from p2puno.ui.model import CardView, TableView
@@ -34,7 +36,6 @@ NBSP = "\u00a0"  # a space a line is not broken at (the lobby's values), drawn a
 
 HELP = [
     "p2puno — keys",
-    "",
     "On your turn",
     "  ← → (or h l)    move along your hand (playable cards are marked *)",
     "  Enter / Space   play the selected card (Wild: then a color; Seven-O 7: seat)",
@@ -100,16 +101,23 @@ def fit_line(line: Line, width: int, fill: str = "") -> Line:
     return out
 
 
+# a number and its unit are held together ("6 s", "(2 left)", "3 cards"): helper-54 read "3"
+# at a line's end and "s" under it in the moves
+_UNIT = re.compile(r"(\d|\bm?s) (?=(?:s|ms|left|cards?|points?|pts)\b)")
+
+
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
-    """Break ``text`` into lines of at most ``width`` cells (at spaces when it can)."""
+    """Break ``text`` into lines of at most ``width`` cells (at spaces when it can, never
+    between a number and its unit)."""
     out: list[str] = []
+    text = _UNIT.sub("\\1" + NBSP, text)
     while width_of(text) > width and width > len(indent) + 8:
         cut = text.rfind(" ", 0, width + 1)
         if cut <= len(indent):
             cut = width
-        out.append(text[:cut].rstrip())
+        out.append(text[:cut].rstrip().replace(NBSP, " "))
         text = indent + text[cut:].lstrip()
-    out.append(text)
+    out.append(text.replace(NBSP, " "))
     return out
 
 
@@ -156,7 +164,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         lines = [fit_line(m, width) for m in msg[:height]]
         return lines + [[("", " " * width)] for _ in range(height - len(lines))]
     if view.mode == "help":  # (the status and its clock stay: a turn runs on meanwhile)
-        return _help(width, height, status_text(view))
+        return _help(width, height, status_text(view), view.status_kind == "you")
     top: list[Line] = []
     header = f" {view.title} · {view.round_info}"
     right = f"{view.verification} "
@@ -255,7 +263,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     middle_h = height - len(top) - len(bottom)
     # an end's box goes under the seats and the last moves, which stay in view above it (a
     # review: the box hid the moves that ended the game, never seen on any screen)
-    box = _box(view.end, width) if view.end else []
+    box = _box(view.end, width, view.box_note) if view.end else []
     cols_h = max(0, middle_h - len(box))
     n_log = cols_h - 1
     # The game's end box on a narrow screen leaves a few rows: the moves then take the whole
@@ -354,11 +362,19 @@ def _all_hands(view: TableView, width: int) -> list[Line]:
     return out
 
 
-def _box(text: list[str], width: int) -> list[Line]:
+def _box(text: list[str], width: int, note: str = "") -> list[Line]:
     """``text`` in a box as wide as the screen, a space inside each border (the words
-    touched the right one: "...you were│")."""
+    touched the right one: "...you were│"); ``note`` on its top border."""
     inner = width - 4
-    out: list[Line] = [[("class:box", " ┌" + "─" * inner + "┐ ")]]
+    top: Line = [("class:box", " ┌" + "─" * inner + "┐ ")]
+    if note and width_of(note) <= inner - 6:
+        rest = inner - 3 - width_of(note)
+        top = [
+            ("class:box", " ┌─ "),
+            ("class:status.you", note),
+            ("class:box", " " + "─" * rest + "┐ "),
+        ]
+    out: list[Line] = [top]
     for t in text:
         for part in wrap(t, inner - 2, indent="    "):
             out.append(
@@ -372,16 +388,92 @@ def _box(text: list[str], width: int) -> list[Line]:
     return out
 
 
-def _help(width: int, height: int, status: str = "") -> list[Line]:
+def _help(width: int, height: int, status: str = "", running: bool = False) -> list[Line]:
+    """The keys, the status under them (two lines at most: a claim's keys and its count),
+    and, while the person owes a decision, that its clock runs on (a timed table cannot
+    pause: helper-54 read the help while their turn ran out)."""
+    said = wrap(status, width - 1, indent=" ")[:2]
     lines = [
         fit_line([("class:header" if i == 0 else "", " " + t)], width) for i, t in enumerate(HELP)
     ]
-    lines = lines[: height - 2]
-    while len(lines) < height - 2:
+    lines = lines[: height - 1 - len(said)]
+    while len(lines) < height - 1 - len(said):
         lines.append([("", " " * width)])
-    lines.append(fit_line([("class:status.you", " " + status)], width))
-    lines.append(fit_line([("class:help", " any key: back to the table")], width, "class:help"))
+    lines += [fit_line([("class:status.you", " " + part)], width) for part in said]
+    back = " any key: back to the table"
+    if running:
+        back += " · your clock runs on while this help is up"
+    lines.append(fit_line([("class:help", back)], width, "class:help"))
     return lines
+
+
+def _lobby_help(
+    opts: dict[str, object],
+    timing: dict[str, object],
+    host: bool,
+    spectator: bool,
+    words: Callable[[str, str], list[Line]],
+) -> list[Line]:
+    """The lobby's ``?``: what each key does, what to compare aloud and why, what the table's
+    options mean, and what one player leaving does."""
+    out: list[Line] = [[("class:header", " p2puno lobby — help")]]
+    if spectator:
+        keys = ["q: stop watching (the game goes on without you) · any key: back"]
+    else:
+        keys = (
+            [
+                "s: start now with the seats taken (each person who joined confirms it first)",
+                "b: seat a bot this machine runs (marked *: this machine could see its hand)",
+                "x, then a seat's number: give that seat up (its player is told)",
+            ]
+            if host
+            else ["Enter: play at the table shown, once it is final (you are asked)"]
+        )
+        keys.append("q: leave the lobby (asks first) · any key: back")
+    for k in keys:
+        out += words("", "  " + k)
+    out += words(
+        "",
+        "Table code: once the game starts, every screen shows one in its header (code "
+        "ABCD-EFGH). Compare it aloud with every player: a different code means someone is "
+        "in the middle.",
+    )
+    out += words(
+        "",
+        "Key (compare aloud): each seat's key, in short. Read your own row's key out: every "
+        "screen must show the same key for your seat.",
+    )
+    if timing:
+        window = int(str(timing.get("window_ms", 0))) / 1000
+        out += words(
+            "",
+            f"Deadlines: {timing.get('turn_s')} s for a person to decide (then their own "
+            f"node's bot plays); a claim window of {window:.1f} s after each card, the same "
+            f"for every seat (UNO calls, catches, jump-ins); {timing.get('step_s')} s for a "
+            "machine to answer.",
+        )
+    if opts:
+        out += words(
+            "",
+            "House rules: none means the official rules. Progressive: a Draw Two or Wild Draw "
+            "Four may be stacked on; Seven-O: a 7 swaps hands, a 0 passes every hand on; "
+            "Jump-In: an identical card may be played out of turn.",
+        )
+        target = opts.get("target", 500)
+        out += words(
+            "",
+            f"Scoring, to {target} points: standard, the winner of a round scores the cards "
+            "left in the others' hands; lowest, each adds their own hand and the lowest total "
+            "wins.",
+        )
+    out += words(
+        "",
+        # (002 · Setup 1; docs/rules.md D1: a tie draws again; engine: dealer_draw_value)
+        "Who deals first: each player draws a card, the highest number deals (S, R, +2, W "
+        "and W+4 count as 0; a tie draws again).",
+    )
+    out += words("", "One player leaving ends the game for everyone: nobody can play their seat.")
+    return out
 
 
 def lobby_lines(
@@ -505,8 +597,11 @@ def lobby_lines(
             return out
         out += gap
         taken = f"final: {len(seats)} seated" if final else f"{len(seats)} of {size} seated"
-        head = f"{'#':>4}  {taken:16} {'who':6} {'runs on':16} link key"
-        out.append([("class:dim", head + ("               confirmed" if final else ""))])
+        # "net": the seat's connection; "key": its signing key in short, which each player
+        # reads aloud from their own row for the others to compare (helper-54 read the old
+        # heading, "link key", as one puzzling word)
+        head = f"{'#':>4}  {taken:16} {'who':6} {'runs on':16} {'net':4} key (compare aloud)"
+        out.append([("class:dim", head)])  # (the last column, once final, says its words)
         warned = False
         for i, s in enumerate(seats):
             if not isinstance(s, dict):
@@ -524,9 +619,10 @@ def lobby_lines(
                 ("class:alert" if warn else "", fit(runner, 16)),
                 ("", f" {fit(conn, 4)} {fit(str(s.get('key', '')), 16)}"),
             ]
+            # (no heading over it: "key (compare aloud)" takes its room at 80 columns)
             if final and "ready" in s:  # (a seat with a person to confirm it)
                 ready = s.get("ready") is True
-                row.append(("" if ready else "class:dim", "  yes" if ready else "  deciding"))
+                row.append(("" if ready else "class:dim", "  confirmed" if ready else "  deciding"))
             elif final:  # (the host's own seat, and bots: nobody to ask)
                 row.append(("class:dim", "  (host)" if i == 0 else "  (a bot)"))
             out.append(row)
@@ -543,6 +639,8 @@ def lobby_lines(
     out = build(False)
     if len(out) > height - 1:
         out = build(True)
+    if mode == "help" and not closed:  # (helper-54: the lobby's ? named four keys, no more)
+        out = [*top, *_lobby_help(opts, timing, host, spectator, words)]
     if width < MIN_WIDTH or height < MIN_HEIGHT:
         # too small for the seats' rows (a review at 60x20 read them cut mid-word): say so, as
         # the table does, and keep what is asked or awaited (its clock) and the keys in view

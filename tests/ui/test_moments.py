@@ -134,11 +134,11 @@ async def test_a_reshuffle_is_announced() -> None:
         try:
             await local.play(until=reshuffled, max_steps=5000)
             assert local.game.stats.reshuffles == 1
-            text = await wait_for(screen, "The discard pile is reshuffled")
-            assert "(jointly) into a new draw pile of" in text
+            text = await wait_for(screen, "The discard pile is shuffled again by everyone")
+            assert "everyone into a new draw pile of" in text
             # a moment stays on its own line until the next key
             await press(pipe, ENTER)
-            await wait_for(screen, lambda s: "The discard pile is reshuffled (jointly)" not in s)
+            await wait_for(screen, lambda s: "pile is shuffled again by everyone" not in s)
         finally:
             ui.close()
             await asyncio.wait_for(app, 5)
@@ -993,10 +993,13 @@ def test_a_tie_in_the_draw_for_dealer_is_said() -> None:
     assert lines.index(tie) > lines.index(drew[0]) and len(drew) > 4, lines
 
 
-def test_the_header_names_the_round_whose_end_is_shown() -> None:
-    """helper-51: the header said "round 2" over a box saying "ROUND 1 OVER" (the round-over
-    event and the next round's start come out of one move). While the box is up the header
-    names the round that ended; once it is closed, the round in play."""
+def test_the_header_names_the_round_in_play_while_the_last_rounds_end_is_up() -> None:
+    """helper-54 read "round 1 over" in the header through round 2's first turn, the box of
+    round 1 still up (helper-51 had the header follow the box, whose number was read back off
+    its text). The header names the round in play; the box names its own round, and the
+    footer which round's end a key closes (the number kept beside the box, in UiState)."""
+    from prompt_toolkit.output import DummyOutput
+
     from p2puno.session.session import Outcome, Waiting
     from p2puno.ui.model import UiState, ViewInputs, table_view
 
@@ -1008,9 +1011,14 @@ def test_the_header_names_the_round_whose_end_is_shown() -> None:
     names = ["Ann", "Bob", "Cid"]
     box = UiState(round_end=["ROUND 1 OVER — Bob went out: +20 points", "  scores: ..."])
     up = table_view(src, box, ViewInputs(names, 0))  # type: ignore[arg-type]
-    assert up.round_info.startswith("round 1 over") and up.end and "ROUND 1 OVER" in up.end[0]
+    assert up.round_info.startswith("round 2 ·") and up.end and "ROUND 1 OVER" in up.end[0]
     closed = table_view(src, UiState(), ViewInputs(names, 0))  # type: ignore[arg-type]
-    assert closed.round_info.startswith("round 2 ")
+    assert closed.round_info.startswith("round 2 ·")
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
+        ui.attach(src, 0, names)  # type: ignore[arg-type]
+        ui.state.round_end, ui.state.round_end_no = box.round_end, 1
+        assert ui.view().help_line.startswith("Enter, Space or Esc: close round 1's end")
 
 
 def test_the_claim_window_is_named_only_when_something_can_be_claimed() -> None:
@@ -1061,7 +1069,8 @@ def test_the_lobby_answers_m_and_says_what_one_player_leaving_does() -> None:
     lobby = " ".join(t.strip() for t in plain(lobby_lines(table, "127.0.0.1:9", True, 80, 24)))
     assert "one player leaving ends the game for everyone" in lobby
     assert any("leaving ends the game for everyone" in line for line in HELP)
-    helped = render(SimpleNamespace(mode="help", deadline=None, status="x"), 80, 24)  # type: ignore[arg-type]
+    bare = SimpleNamespace(mode="help", deadline=None, status="x", status_kind="wait")
+    helped = render(bare, 80, 24)  # type: ignore[arg-type]
     assert any("leaving ends the game" in line for line in plain(helped))
 
 
@@ -1184,3 +1193,140 @@ def test_a_catch_up_in_several_batches_leaves_no_earlier_rounds_box_up() -> None
         )
         view = table_view(seen, ui.state, ViewInputs(["Ann", "Bob"], None))  # type: ignore[arg-type]
         assert view.round_info.startswith("round 6") and not view.end, view.round_info
+
+
+def _claim_view(kinds: tuple[str, ...], autopilot: bool = False, left: float = 2.3) -> str:
+    """The screen of seat 0 (Ann) asked a claim of ``kinds`` on Cid (seat 2), or its turn."""
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.session.session import Outcome, Prompt, Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import plain, render
+
+    g = Game(Options(3))
+    src = SimpleNamespace(
+        engine=g, outcome=Outcome("playing", (0, 0, 0)), waiting=lambda: Waiting(9, "x", ())
+    )
+    acts = {
+        "uno": Action(0, Kind.UNO),
+        "catch": Action(0, Kind.CATCH, target=2),
+        "draw": Action(0, Kind.DRAW),
+    }
+    kind = "turn" if "draw" in kinds else "claim"
+    prompt = Prompt(kind, 9, tuple(acts[k] for k in kinds), None)  # type: ignore[arg-type]
+    vi = ViewInputs(["Ann", "Bob", "Cid"], 0, prompt=prompt, prompt_left=left, autopilot=autopilot)
+    view = table_view(src, UiState(), vi)  # type: ignore[arg-type]
+    return "\n".join(plain(render(view, 80, 24)))
+
+
+def test_a_claim_names_its_keys_beside_its_countdown() -> None:
+    """helper-54: the status said "the claim window is open for you · 2 s left" and no key;
+    the window is W for every seat (spec 10.9; protocol/spec.md 10.9, ties by seat order), so
+    a person who reads which key claims has the same 2.5 s as a bot. The status line, the one
+    with the count, names the keys (002 · UNO: a player not calling UNO may be caught)."""
+    catch = _claim_view(("catch",))
+    assert 'claim now: c catch "Cid" · Esc let it pass · 2 s left' in catch, catch
+    both = _claim_view(("uno", "catch"))
+    assert 'claim now: u call UNO · c catch "Cid" · Esc let it pass · 2 s left' in both, both
+
+
+def test_the_bots_count_never_reads_zero_seconds() -> None:
+    """helper-54 read "your bot plays it at 0 s": under a second it says the bot is playing."""
+    later = _claim_view(("draw",), autopilot=True, left=3.4)
+    assert "(your bot plays it when this ends: any key takes it back) · 3 s left" in later
+    now = _claim_view(("draw",), autopilot=True, left=0.4)
+    assert "your bot is playing it" in now and "0 s" not in now, now
+
+
+def test_the_help_and_the_round_end_box_say_the_persons_clock_runs_on() -> None:
+    """helper-54 read the help (and a round's end box) while their turn ran out: a timed table
+    cannot pause, and it now says so beside the count."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.session.session import Outcome, Prompt, Waiting
+    from p2puno.ui.render import plain, render
+
+    g = Game(Options(3))
+    src = SimpleNamespace(
+        engine=g, outcome=Outcome("playing", (0, 0, 0)), waiting=lambda: Waiting(9, "x", ())
+    )
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput(), clock=lambda: 100.0)
+        ui.attach(src, 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+        ui.prompt, ui.prompt_since = Prompt("turn", 9, (Action(0, Kind.DRAW),), None), 90.0  # type: ignore[arg-type]
+        ui.state.round_end, ui.state.round_end_no = ["ROUND 1 OVER", "  scores: ..."], 1
+        boxed = plain(render(ui.view(), 80, 24))
+        top = next(line for line in boxed if "┌" in line)
+        assert top.startswith(" ┌─ your turn runs on under this box: 50 s left ─"), boxed
+        assert top.endswith("─┐ ") and len(top) == 80, top  # (its corner over the border)
+        ui.state.mode = "help"
+        helped = plain(render(ui.view(), 80, 24))
+        assert helped[-2].strip() == "your turn · 50 s left", helped
+        assert "your clock runs on while this help is up" in helped[-1]
+
+
+def test_a_number_and_its_unit_are_never_split_by_the_wrap() -> None:
+    """helper-54 read "3" at the end of a line of moves and "s" under it."""
+    from p2puno.ui.render import wrap
+
+    assert wrap("back in your turn: you have 3 s to play it", 30, "   ") == [
+        "back in your turn: you have",
+        "   3 s to play it",
+    ]
+    assert wrap("Bot-3 jumped in with b2! (2 left)", 27, "   ") == [
+        "Bot-3 jumped in with b2!",
+        "   (2 left)",
+    ]
+
+
+def test_the_lobby_says_what_to_compare_and_what_its_keys_and_options_do() -> None:
+    """helper-54: "link key" over the seats' keys read as jargon, and the lobby's ? named four
+    keys and nothing else. The heading says what to do with a key (compare it aloud); the
+    help says what each key does, what the table code is for, what the options mean, who
+    deals (002 · Setup 1: a card with a symbol counts as zero; docs/rules.md D1) and that one
+    player leaving ends the game for everyone."""
+    from p2puno.node.lobby import make_options
+    from p2puno.session import Timing
+    from p2puno.ui.render import lobby_lines, plain
+
+    opts = make_options(3, ["jump-in"], "standard", 500, Timing(20, 60, 2500))
+    seat = {"name": "Ann", "kind": "person", "runner": "self", "key": "0123456789abcdef"}
+    table = {"name": "t", "size": 3, "seats": [seat], "options": opts}
+    shown = "\n".join(plain(lobby_lines(table, "127.0.0.1:9", False, 80, 24)))
+    assert "key (compare aloud)" in shown and "link key" not in shown, shown
+    final = {**table, "confirm": True, "seats": [seat, {**seat, "name": "Bob", "ready": False}]}
+    row = next(ln for ln in plain(lobby_lines(final, "", False, 80, 24)) if "  Bob " in ln)
+    assert row.rstrip().endswith("0123456789abcdef  deciding"), row
+    for host in (True, False):
+        helped = " ".join(
+            " ".join(plain(lobby_lines(table, "127.0.0.1:9", host, 80, 24, mode="help"))).split()
+        )
+        for said in (
+            "Compare it aloud with every player: a different code means someone is in the middle",
+            "Read your own row's key out",
+            "60 s for a person to decide",
+            "a claim window of 2.5 s after each card",
+            "Progressive: a Draw Two or Wild Draw Four may be stacked on",
+            "lowest, each adds their own hand",
+            "the highest number deals (S, R, +2, W and W+4 count as 0",
+            "One player leaving ends the game for everyone",
+            "q: leave the lobby",
+        ):
+            assert said in helped, (host, said, helped)
+        assert ("s: start now" in helped) == host and ("Enter: play at" in helped) != host
+
+
+def test_the_draw_for_dealer_says_how_its_cards_rank() -> None:
+    """helper-54 saw W+4 lose the draw for dealer to a b3 with no word of why (002 · Setup 1:
+    "count any card with a symbol as zero"; engine.cards.dealer_draw_value). The moves say
+    the rule under who deals."""
+    from prompt_toolkit.output import DummyOutput
+
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="You", input=pipe, output=DummyOutput())
+        local = LocalTable(ui, Options(3), "dealer")
+        local.shuffle()
+        lines = list(ui.log)
+    deals = next(i for i, line in enumerate(lines) if "deal" in line and "first" in line)
+    rule = "  (the highest number deals: S, R, +2, W and W+4 count as 0)"
+    assert lines[deals + 1] == rule, lines

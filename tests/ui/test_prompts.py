@@ -170,6 +170,22 @@ async def test_draw_then_play_or_keep_the_drawn_card() -> None:
             assert a is not None and a.kind is Kind.KEEP
 
 
+def drawn_unplayable(g: Game, kind: str, actions: list[Action]) -> bool:
+    return kind == "turn" and g.phase is Phase.DRAWN and [a.kind for a in actions] == [Kind.KEEP]
+
+
+async def test_a_drawn_card_that_cannot_be_played_passes_the_turn_by_itself() -> None:
+    """002_1e399b15944579ca.txt, Let's Play: "If the card you picked up can be played, you are
+    free to put it down in the same turn. Otherwise, play moves on to the next person in
+    turn." The prompt then offers one action, keep (helper-54 pressed an extra k for it): the
+    table takes it for the person, with no key, and says so."""
+    async with table(once(drawn_unplayable), seed="keep", policies=["random"] * 4) as t:
+        a = await t.answered(timeout=20)
+        assert a is not None and a.kind is Kind.KEEP
+        text = await wait_for(t.screen, "it cannot be played, your turn passes")
+        assert re.search(r"you drew \S+ \([a-zA-Z0-9 ]+\): it cannot be played", text), text
+
+
 def wild_playable(g: Game, kind: str, actions: list[Action]) -> bool:
     return (
         kind == "turn"
@@ -246,9 +262,9 @@ def two_cards(g: Game, kind: str, actions: list[Action]) -> bool:
 async def test_uno_called_with_the_card() -> None:
     async with table(once(two_cards), seed="uno") as t:
         text = await wait_for(t.screen, "press u to call UNO", timeout=20)
-        assert "(not armed)" in text and "u UNO" in text
+        assert "(UNO not called)" in text and "u UNO" in text
         await press(t.pipe, "u")
-        await wait_for(t.screen, "(armed: UNO!)")
+        await wait_for(t.screen, "UNO! will be called with the card you play")
         await press(t.pipe, ENTER)
         a = await t.answered()
         if a is not None and a.choose < 0 and a.kind is Kind.PLAY:
@@ -278,10 +294,10 @@ async def test_uno_is_offered_with_a_drawn_card_that_leaves_one() -> None:
             assert "Esc: close the round's end · then k keep · u UNO" in text
             await close_round_box(t)
             text = await wait_for(t.screen, "Enter play it")
-        assert "play it (Enter)" in text and "press u to call UNO with it (not armed)" in text
+        assert "play it (Enter)" in text and "press u to call UNO with it (UNO not called)" in text
         assert "u UNO" in text
         await press(t.pipe, "u")
-        await wait_for(t.screen, "(armed: UNO!)")
+        await wait_for(t.screen, "UNO! will be called with it")
         await press(t.pipe, ENTER)
         a = await t.answered()
         assert a is not None and a.kind is Kind.PLAY and a.uno
