@@ -36,7 +36,7 @@ from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import CARD_TEXT, COLORS
 from p2puno.engine.game import Event, Game, Phase
 from p2puno.node.game import CHAT_MAX, chat_words, with_command
-from p2puno.node.lobby import HostLobby, LobbyError, table_digest
+from p2puno.node.lobby import HostLobby, LobbyChat, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.model import (
     Source,
@@ -213,6 +213,11 @@ class TableUI:
         self.failure: str | None = None
         self.left = False  # the person chose to leave
         self.lobby_message = ""
+        # the lobby's chat: this seat's (a joiner's is bound by join_table, the host's is its
+        # lobby's), and its lines as shown, newest last
+        self.lobby_chat = LobbyChat()
+        self.lobby_chat.on_line = self.on_lobby_line
+        self.lobby_lines: deque[str] = deque(maxlen=50)
         self._seating: asyncio.Future[None] | None = None  # a bot being seated (b, the host)
         self._confirm: asyncio.Future[bool] | None = None  # the final table, asked (a joiner)
         self._confirm_since = 0.0  # when it was asked (clock)
@@ -242,8 +247,16 @@ class TableUI:
 
     # ------------------------------------------------------------------ node hooks
     def on_lobby(self, lobby: HostLobby) -> None:
-        """The host's node opened its lobby: the host may give a seat up from the table."""
+        """The host's node opened its lobby: the host may give a seat up from the table, and
+        its chat is the lobby's own."""
         self.lobby = lobby
+        self.lobby_chat = lobby.chat
+        lobby.chat.on_line = self.on_lobby_line
+
+    def on_lobby_line(self, who: str | None, line: str) -> None:
+        """A chat line said in the lobby (``who`` None: this seat's own)."""
+        self.lobby_lines.append(chat_words(who or "you", line, own=who is None))
+        self.invalidate()
 
     def on_table(self, table: dict[str, Any]) -> None:
         if self.table is not None and table_digest(self.table) != table_digest(table):
@@ -700,12 +713,11 @@ class TableUI:
                 self._seating = asyncio.ensure_future(self._add_bot(add))
                 return
             if k == "m":  # (helper-51: the key did nothing here, without a word)
-                self.lobby_message = (
-                    "no chat for spectators"
-                    if self.spectator
-                    else "no chat in the lobby: once the game is on, m says something to "
-                    "every player"
-                )
+                if self.spectator:
+                    self.lobby_message = "no chat for spectators: the chat is the players'"
+                else:
+                    self._said_from = "play"
+                    st.mode, st.typed = "say", ""
                 return
             if k == "s" and self.is_host:
                 seats = self.table.get("seats", []) if self.table else []
@@ -938,10 +950,15 @@ class TableUI:
             self._resolved(action, need, left)
 
     def _said(self, text: str) -> None:
-        if self.node is not None and text.strip():
+        if not text.strip():
+            return
+        if self.node is not None:
             why = self.node.chat(text)
             if why is not None:
                 self.state.message = why
+        elif self.source is None:  # (the lobby's chat: the host passes it on)
+            why = self.lobby_chat.say(text)
+            self.lobby_message = why or ""
 
     def on_chat(self, seat: int, text: str) -> None:
         """A seat said something at the table: in the moves, and in the message line a while."""
@@ -1153,6 +1170,8 @@ class TableUI:
                 spectator=self.spectator,
                 me="" if self.spectator else self.name,
                 lost=(self.failure or "").startswith("you lost your seat"),
+                chat=list(self.lobby_lines),
+                typed=self.state.typed,
             )
         return render(self.view(), width, height)
 

@@ -118,6 +118,7 @@ async def join_table(
                 say=ui.say,
                 on_table=ui.on_table,
                 on_game=ui.on_game,
+                chat=ui.lobby_chat,  # (the lobby's chat: m, before the game)
                 **kwargs,
             ),
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from unicodedata import east_asian_width
 
 from p2puno.ui.model import CardView, TableView
@@ -429,6 +429,7 @@ def _lobby_help(
             if host
             else ["Enter: play at the table shown, once it is final (you are asked)"]
         )
+        keys.append("m: say something to every player (Enter sends it, Esc drops it)")
         keys.append("q: leave the lobby (asks first) · any key: back")
     for k in keys:
         out += words("", "  " + k)
@@ -491,6 +492,8 @@ def lobby_lines(
     asked_left: float | None = None,
     me: str = "",
     lost: bool = False,
+    chat: Sequence[str] = (),
+    typed: str = "",
 ) -> list[Line]:
     """The lobby: the table's name, options and house rules in words, every seat, the address
     others join at, and (for the host) the start key. ``mode``: the question asked ("quit",
@@ -499,7 +502,10 @@ def lobby_lines(
     Once the roster is final (the table's ``confirm``) every seat shows whether its player has
     confirmed it; ``asked``: this player is asked to (Enter), ``confirmed``: they have.
     ``me``: this player's name (their seat is marked "(you)"; names at a table are unique);
-    ``lost``: the host gave that seat up (the roster is the last one this player was sent)."""
+    ``lost``: the host gave that seat up (the roster is the last one this player was sent).
+    ``chat``: the lobby's chat lines as said ("Bob says: “hi”"), newest last, below the table
+    as far as there is room (the newest above the seats when there is none); ``typed``: the
+    line being typed after ``m`` (``mode`` "say"), on the keys' line."""
     if "options" not in table:
         table = {**table, "seats": table.get("seats", [])}
         address = ""
@@ -639,6 +645,12 @@ def lobby_lines(
     out = build(False)
     if len(out) > height - 1:
         out = build(True)
+    if chat and not closed:
+        room = height - 1 - len(out) - 1  # (a blank line above the chat)
+        if room >= 1:
+            out += [[], *[[("class:dim", " " + line)] for line in chat[-room:]]]
+        else:  # (a full table: the newest line where the table's news goes)
+            out.insert(1 + len(top), [("class:dim", " " + chat[-1])])
     if mode == "help" and not closed:  # (helper-54: the lobby's ? named four keys, no more)
         out = [*top, *_lobby_help(opts, timing, host, spectator, words)]
     if width < MIN_WIDTH or height < MIN_HEIGHT:
@@ -673,24 +685,27 @@ def lobby_lines(
         if width_of(keys) > width:  # (the keys must show: the question goes above them)
             out = [*words("class:status.you", keys.strip()), *out]
             keys = " Leave the lobby? y: leave · n / Esc: stay"
+    elif mode == "say":  # (the end of a long line stays in view as it is typed)
+        keys = " say: " + typed[-max(1, width - 32) :] + "▏ · Enter send · Esc drop"
     elif mode == "unseat":
         keys = " Give up which seat? its number (the player is told) · any other key: back"
     elif mode == "help":
         start = "s start now · b add a bot · x give a seat up · " if host else ""
         keys = f" {start}q leave · any key: back"
     elif asked:
-        keys = " Enter play at this table · ? help · q leave"
+        keys = " Enter play at this table · m chat · ? help · q leave"
     elif host and not final:
-        keys = " s start with the seats taken · b add a bot · x give a seat up · ? help · q leave"
+        keys = " s start with the seats taken · b add a bot · x give a seat up · m chat · ? help"
+        keys += " · q leave"
         if width_of(keys) > width:
-            keys = " s start now · b add a bot · x give a seat up · ? help · q leave"
+            keys = " s start now · b add a bot · x give a seat up · m chat · ? help · q leave"
         if width_of(keys) > width:  # (60 columns: every key still named)
-            keys = " s start · b bot · x unseat · ? help · q leave"
+            keys = " s start · b bot · x unseat · m chat · ? help · q leave"
     elif final:
         give = " · x give a seat up" if host else ""
-        keys = f" the players are confirming the table{give} · ? help · q leave"
+        keys = f" the players are confirming the table{give} · m chat · ? help · q leave"
     else:
-        keys = " waiting for the host to start · ? help · q leave"
+        keys = " waiting for the host to start · m chat · ? help · q leave"
     lines = [fit_line(line, width) for line in out[: height - 1]]
     while len(lines) < height - 1:
         lines.append([("", " " * width)])

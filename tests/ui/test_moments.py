@@ -1049,9 +1049,10 @@ def test_the_claim_window_is_named_only_when_something_can_be_claimed() -> None:
 
 
 def test_the_lobby_answers_m_and_says_what_one_player_leaving_does() -> None:
-    """helper-51: m in the lobby did nothing, without a word (the chat is the game's); and
-    nothing said, before it happened, that one player leaving ends the game for everyone
-    (no seat can be played without its own keys): the lobby and the table's help say so."""
+    """helper-51: m in the lobby did nothing, without a word; and nothing said, before it
+    happened, that one player leaving ends the game for everyone (no seat can be played
+    without its own keys): the lobby and the table's help say so. A player's m opens the
+    lobby's chat now (protocol/lobby.md 2); a spectator's says there is none for it."""
     from prompt_toolkit.output import DummyOutput
 
     from p2puno.ui.render import HELP, lobby_lines, plain, render
@@ -1060,9 +1061,15 @@ def test_the_lobby_answers_m_and_says_what_one_player_leaving_does() -> None:
         with create_pipe_input() as pipe:
             ui = TableUI(name="Ann", input=pipe, output=DummyOutput(), spectator=spectator)
             ui.key("m")
+            shown = "\n".join(plain(ui.lines(80, 24)))
+            if not spectator:  # (a player: the line to say, on the keys' line)
+                assert ui.state.mode == "say" and "say: ▏ · Enter send · Esc drop" in shown
+                ui.key("x")
+                ui.key("enter")  # (no table yet: said why nobody hears it)
+                assert ui.lobby_message.startswith("not at a table's lobby now"), shown
+                continue
             said = ui.lobby_message
             assert said.startswith("no chat"), said
-            shown = "\n".join(plain(ui.lines(80, 24)))
             assert said.split(":")[0] in shown and ui.state.mode != "say"
     timing = {"turn_s": 60, "step_s": 20, "window_ms": 2500}
     table = {"name": "t", "size": 3, "seats": [], "options": {"timing": timing}}

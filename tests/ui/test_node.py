@@ -8,6 +8,7 @@ autopilot); every node ends with the same outcome, and the host's log replays of
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 
@@ -293,3 +294,45 @@ async def test_a_seat_this_node_never_reached_is_told_as_not_connected(tmp_path:
     assert node.away() == {0}
     for t in list(node._tasks):
         t.cancel()
+
+
+async def test_the_players_chat_in_the_lobby_before_the_game(tmp_path: Path) -> None:
+    """protocol/lobby.md section 2 (`chat`): at the lobby's screen, m opens a line, Enter says
+    it to every player (the host passes a joiner's on), named on their screens; the keys'
+    line names m. (The previous notes: "no chat in the lobby"; m only said so.)"""
+    from p2puno.ui.launch import join_table
+
+    options = make_options(3, [], "standard", 25, Timing(step_s=1, turn_s=20, window_ms=0))
+    ann_screen, pat_screen = Screen(80, 24), Screen(80, 24)
+    with create_pipe_input() as ann_keys, create_pipe_input() as pat_keys:
+        ann = TableUI(name="Ann", host=True, input=ann_keys, output=ann_screen.output, tick_s=0.1)
+        host = asyncio.ensure_future(
+            host_table(
+                table="t", name="Ann", ui=ann, seats=3, options=options,
+                data=DataDir(tmp_path / "h"), bind=LOOP, port=0, discovery=False,
+            )
+        )  # fmt: skip
+        await wait_for(ann_screen, lambda s: "others join with" in s and "m chat" in s, 10)
+        port = int(ann.address.rsplit(":", 1)[1])
+        pat = TableUI(name="Pat", address=f"{LOOP}:{port}", input=pat_keys,
+                      output=pat_screen.output, tick_s=0.1)  # fmt: skip
+        joined = asyncio.ensure_future(
+            join_table(LOOP, port, name="Pat", ui=pat, data=DataDir(tmp_path / "p"), bind=LOOP)
+        )
+        await wait_for(pat_screen, lambda s: "2 of 3 seated" in s and "m chat" in s, 10)
+        await press(ann_keys, "m", *"hi all")
+        await wait_for(ann_screen, "say: hi all▏ · Enter send · Esc drop", 5)
+        await press(ann_keys, ENTER)
+        await wait_for(pat_screen, "Ann says: “hi all”", 5)
+        await wait_for(ann_screen, "you say: “hi all”", 5)
+        await press(pat_keys, "m", *"hello ", ESC)  # (Esc: dropped, nothing said)
+        await asyncio.sleep(0.2)  # (Esc alone, not the start of a sequence)
+        await press(pat_keys, "m", *"ready?", ENTER)
+        await wait_for(ann_screen, "Pat says: “ready?”", 5)
+        text = await wait_for(pat_screen, "you say: “ready?”", 5)
+        assert "hello" not in text and "hello" not in ann_screen.text
+        await press(pat_keys, "q", "y")
+        await press(ann_keys, "q", "y")
+        assert await asyncio.wait_for(host, 10) is None
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(joined, 10)
