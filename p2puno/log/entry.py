@@ -198,18 +198,26 @@ class Entry:
             sig = h2b(obj["sig"], SIG_SIZE)
         except EncodingError as e:
             raise LogError(Reason.MALFORMED, f"game/prev/sig: {e}") from None
-        if len(set(parents)) != len(parents):
+        if len(parents) > 1 and len(set(parents)) != len(parents):
             raise LogError(Reason.MALFORMED, "prev lists a hash twice")
-        return cls(
-            game=game,
-            seq=seq,
-            author=author,
-            role=the_role,
-            kind=kind,
-            prev=parents,
-            body=obj["body"],
-            sig=sig,
-        )
+        # every field checked above: set as the generated __init__ does (it would set v to
+        # its default, PROTOCOL_VERSION, checked above too), without its call (every entry
+        # read goes through here)
+        entry = _new(cls)
+        _set(entry, "game", game)
+        _set(entry, "seq", seq)
+        _set(entry, "author", author)
+        _set(entry, "role", the_role)
+        _set(entry, "kind", kind)
+        _set(entry, "prev", parents)
+        _set(entry, "body", obj["body"])
+        _set(entry, "sig", sig)
+        _set(entry, "v", PROTOCOL_VERSION)
+        return entry
+
+
+_new: Final = object.__new__
+_set: Final = object.__setattr__  # (Entry is frozen: its own __setattr__ refuses)
 
 
 # The last game id parsed, as (text, bytes). Starts with no text at all: a str there (even "")
@@ -233,6 +241,8 @@ def _hashes(texts: list[JSONValue]) -> tuple[bytes, ...]:
     every entry is a str of the right length (the joined text is then lowercase hex exactly
     when each entry is); the entry-by-entry path otherwise, which raises the same error."""
     width = 2 * HASH_SIZE
+    if len(texts) == 1:  # one parent: a response's (a proposal names one per seat)
+        return (h2b(texts[0], HASH_SIZE),)
     if len(texts) > 1 and all(type(t) is str and len(t) == width for t in texts):
         joined = "".join(texts)  # type: ignore[arg-type]
         try:
