@@ -746,6 +746,10 @@ class GameNode:
             link = self.links.get(seat)
             if link is not None and not link.closed:
                 await link.wait_closed()
+                if seat in self.left:  # (a stopping node answers each dial with a BYE: not
+                    # at once again, helper-61)
+                    await asyncio.sleep(delay * (0.5 + self._rng.random()))
+                    delay = min(delay * 2, 3.0)
                 continue
             try:
                 link = await open_link(
@@ -761,7 +765,8 @@ class GameNode:
                 await asyncio.sleep(delay * (0.5 + self._rng.random()))
                 delay = min(delay * 2, 3.0)
                 continue
-            delay = 0.1
+            if seat not in self.left:
+                delay = 0.1
             self._adopt(seat, link)
 
     async def _watch(self, seat: int, link: Link) -> None:
@@ -769,20 +774,23 @@ class GameNode:
         await link.wait_closed()
         e = link.error
         current = self.links.get(seat) is link  # (not one this node replaced)
+        again = False  # a BYE of a seat that had left already: its first leaving counts
         if e is not None and current and not self._closing and not self.done.is_set():
             if e.code == "bye" and GAME_OVER_BYE in e.detail:
                 pass  # its game ended there first: this node gets there from what it relayed
             elif e.code == "bye" and any(r in e.detail for r in LEAVING_BYES):
                 # it left on purpose (its person quit, or it stopped); said once (helper-36
                 # read it twice: the BYE of a second link of the same node)
-                if seat in self.left:
-                    return
-                self.left.add(seat)
-                self.say(
-                    f"{self._name(seat)} (seat {seat}) left the table: it may come back "
-                    "before the deadline (a player with `p2puno resume`, a host's bot with its "
-                    "host)"
-                )
+                # (and the link let go all the same: it stayed in links, closed, and the
+                # wait's words left that seat out, helper-61)
+                again = seat in self.left
+                if not again:
+                    self.left.add(seat)
+                    self.say(
+                        f"{self._name(seat)} (seat {seat}) left the table: it may come back "
+                        "before the deadline (a player with `p2puno resume`, a host's bot "
+                        "with its host)"
+                    )
             else:  # (in words: "eof: peer 60ab... at ..." read as noise, and "lost the link
                 # to Bot-1 (seat 1): its connection closed (eof)" as jargon, helper-55; the
                 # code goes to the log)
@@ -794,7 +802,8 @@ class GameNode:
                 self.say(f'lost the connection to "{self._name(seat)}" (seat {seat}): {why}')
         if current:
             del self.links[seat]
-            self._lost_at[seat] = time.monotonic()
+            if not again or seat not in self._lost_at:  # (a BYE again: no more time)
+                self._lost_at[seat] = time.monotonic()
             self._watched_via.pop(seat, None)  # (its spectators go on through another node)
 
     def _name(self, seat: int) -> str:

@@ -426,6 +426,62 @@ async def test_a_seat_that_said_it_was_leaving_is_waited_for_a_step_not_a_turn(
     await asyncio.sleep(0)
 
 
+async def test_a_seat_that_says_goodbye_twice_is_let_go_and_gains_no_time(
+    tmp_path: Path,
+) -> None:
+    """helper-61: a seat that had left (a BYE), was linked again (this node redialled a node
+    that was stopping) and said BYE again kept its closed link in the node's links: the wait's
+    words left it out, a sync could go to the dead link, and the redial ran again at once. Its
+    link is let go as any ended link is; its first leaving still counts for the deadline
+    (protocol/lobby.md 5: step_s after it left), and the redial backs off."""
+    from p2puno.net.link import LinkError
+    from p2puno.node.game import LEAVING_BYES
+
+    class Gone:  # (a link that ends when told to, as a BYE ends one)
+        def __init__(self) -> None:
+            self.closed, self.error, self.address = False, None, "127.0.0.1:9"
+            self._ended = asyncio.Event()
+
+        async def wait_closed(self) -> None:
+            await self._ended.wait()
+
+        def set_handler(self, handler: object) -> None:
+            pass
+
+        def send(self, *args: object) -> None:
+            if self.closed:
+                raise LinkError("closed", "closed")
+
+        def close(self, reason: str = "") -> None:
+            self.end(LinkError("closed", reason))
+
+        def end(self, err: LinkError) -> None:
+            self.closed, self.error = True, err
+            self._ended.set()
+
+    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(tmp_path, 1)
+    lines = log_path.read_bytes().splitlines(keepends=True)
+    prefix = tmp_path / "prefix.log"
+    prefix.write_bytes(b"".join(lines[:40]))
+    said: list[str] = []
+    node = _node(tmp_path / "n", rebuild(prefix, secrets_path), say=said.append)
+    left_at = []
+    for _ in range(2):
+        link = Gone()
+        node._adopt(0, link)  # type: ignore[arg-type]
+        await asyncio.sleep(0.01)
+        link.end(LinkError("bye", f"said bye: {LEAVING_BYES[1]}"))
+        await asyncio.sleep(0.01)
+        assert 0 not in node.links and node.left == {0}
+        left_at.append(node._lost_at[0])
+    assert left_at[0] == left_at[1]  # (the second goodbye gains it no time)
+    assert sum("left the table" in line for line in said) == 1
+    for task in list(node._tasks):
+        task.cancel()
+    await asyncio.sleep(0)
+
+
 async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
     tmp_path: Path,
 ) -> None:
