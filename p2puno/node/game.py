@@ -398,6 +398,9 @@ class GameNode:
         # when each seat's link was lost (none: never linked since this node started)
         self._lost_at: dict[int, float] = {}
         self.left: set[int] = set()  # seats whose node said it was leaving (a BYE), not back
+        # the step this node had processed when each seat in ``left`` said so: an entry it
+        # signs for a later step, relayed by another seat, says it is back (_back_by_relay)
+        self._left_step: dict[int, int] = {}
         self._back_pending: set[int] = set()  # of them, linked again and not heard from yet
         self._started = time.monotonic()
         self._done_at: dict[int, float] = {}  # step -> when this node processed it
@@ -786,6 +789,7 @@ class GameNode:
                 again = seat in self.left
                 if not again:
                     self.left.add(seat)
+                    self._left_step[seat] = self.session.processed
                     self.say(
                         f"{self._name(seat)} (seat {seat}) left the table: it may come back "
                         "before the deadline (a player with `p2puno resume`, a host's bot "
@@ -830,6 +834,7 @@ class GameNode:
         if seat in self._back_pending and self.links.get(seat) is link:
             self._back_pending.discard(seat)
             self.left.discard(seat)
+            self._left_step.pop(seat, None)
             self._lost_at.pop(seat, None)
             if not self.done.is_set():
                 self.say(f"{self._name(seat)} (seat {seat}) is back")
@@ -974,6 +979,8 @@ class GameNode:
             self._trace.write(f"r {seat} {time.monotonic():.6f} {h.hex()[:8]}\n")
         try:
             self._guard(lambda: self.session.receive(raw))
+            if self.left:
+                self._back_by_relay(h)
         except SessionError as e:
             self.stats.refused.append(str(e))
             if e.seat is None or e.seat == seat:  # garbage, or the peer's own signed fault
@@ -987,6 +994,25 @@ class GameNode:
             # (helper-38: an own entry over the log's size cap escaped as a LogError; the
             # link's reader closed the link as "internal error" and the node played on)
             self._internal_error(e)
+
+    def _back_by_relay(self, h: bytes) -> None:
+        """A seat that said it was leaving is back if an entry it signed for a step after it
+        said so arrives, by whichever link (it came back with `p2puno resume` and reached
+        only other seats, whose relays carry its moves here): it is waited for as any seat
+        again, its person's turn_s included. helper-62: it stayed "left" as long as its own
+        link to this node was not back, and this node voted it out step_s into a turn it was
+        playing. (An entry it signed before it left, relayed late, is no sign: its step is
+        not later than this node's at the BYE; such a seat is only waited for longer, as
+        before.)"""
+        try:
+            entry = self.session.log.entry(h)
+        except KeyError:  # (not held: refused, or parked until its parents come)
+            return
+        seat = entry.author
+        if seat in self.left and entry.seq > self._left_step.get(seat, entry.seq):
+            self.left.discard(seat)
+            self._left_step.pop(seat, None)
+            self.say(f"{self._name(seat)} (seat {seat}) is back (its moves come through others)")
 
     # ------------------------------------------------------------------ the pump
     def _pump(self) -> None:

@@ -482,6 +482,43 @@ async def test_a_seat_that_says_goodbye_twice_is_let_go_and_gains_no_time(
     await asyncio.sleep(0)
 
 
+async def test_a_seat_that_left_and_plays_on_through_others_is_waited_for_as_before(
+    tmp_path: Path,
+) -> None:
+    """helper-62: a seat whose BYE reached this node, back with `p2puno resume` and linked to
+    the others but not (yet) to this node, stayed "left" here: each of its turns was waited
+    for step_s, not turn_s + step_s, and this node voted it out while it played through the
+    others' relays. An entry it signs for a later step, by any link, says it is back."""
+    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(tmp_path, 1)
+    lines = log_path.read_bytes().splitlines()
+    prefix = tmp_path / "prefix.log"
+    prefix.write_bytes(b"\n".join(lines[:40]) + b"\n")
+    said: list[str] = []
+    node = _node(tmp_path / "n", rebuild(prefix, secrets_path), say=said.append)
+    node.left.add(0)  # seat 0 said it was leaving, at this step
+    node._left_step[0] = node.session.processed
+    old = node.session.log.entry(node.session.log.hashes()[-1])
+    assert old.author != 0 or old.seq <= node._left_step[0]  # (nothing later of seat 0's yet)
+
+    class Relay:  # (the link of the seat that relays: never written to here)
+        closed = False
+
+        def close(self, reason: str = "") -> None:
+            pass
+
+    for raw in lines[40:]:
+        node._on_entry(1, Relay(), raw)  # type: ignore[arg-type]
+        if 0 not in node.left:
+            break
+    back = node.session.log.entry(node.session.log.hashes()[-1])
+    assert 0 not in node.left, "seat 0's later entries came, and it is still 'left'"
+    assert back.seq > 0 and "is back (its moves come through others)" in said[-1]
+    for task in list(node._tasks):
+        task.cancel()
+    await asyncio.sleep(0)
+
+
 async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
     tmp_path: Path,
 ) -> None:
