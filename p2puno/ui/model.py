@@ -738,8 +738,9 @@ def _choices(
         leave = [
             "Leave the table? Nobody else can play your seat: unless you come back with",
             f"  {vi.resume_hint}",
-            f"within {t.turn_s + t.step_s} s on your turn (else {t.step_s} s), the game ends for "
-            "everyone: the round",
+            # (your node says goodbye as it stops: the others wait step_s from then, your turn
+            # or not; it read "within 80 s on your turn", helper-61: lobby.md 5)
+            f"within {t.step_s} s, the game ends for everyone: the round",
             # (a round played to its end counts unless its winner is the one missing: the
             # one leaving, here; spec 10.15, "What it gives")
             "just played to its end still counts, unless you won it."

@@ -289,9 +289,9 @@ async def test_uno_is_offered_with_a_drawn_card_that_leaves_one() -> None:
     without UNO (u worked there, unsaid)."""
     async with table(once(drawn_to_two), seed="drawn-uno") as t:
         text = await wait_for(t.screen, "call UNO with it", timeout=30)
-        if "close the round's end" in text:  # (a round's end still up: its footer names
-            # the decision's keys too, helper-36)
-            assert "Esc: close the round's end · then k keep · u UNO" in text
+        if "close round" in text:  # (a round's end still up: its footer names the
+            # decision's keys too, helper-36; "close round N's end" since helper-58)
+            assert "'s end · then k keep · u UNO" in text
             await close_round_box(t)
             text = await wait_for(t.screen, "Enter play it")
         assert "play it (Enter)" in text and "press u to call UNO with it (UNO not called)" in text
@@ -444,6 +444,9 @@ async def test_help_quit_confirmation_and_resize() -> None:
         await press(t.pipe, "q")
         text = await wait_for(t.screen, "Leave the table?")
         assert "the game ends for everyone" in text
+        # (the node says goodbye as it stops: the others wait step_s from then, the turn's
+        # turn_s no more; it read "within 80 s on your turn", helper-61; lobby.md 5)
+        assert f"within {t.ui.timing.step_s} s, the game" in text and "on your turn" not in text
         await press(t.pipe, "n")
         await wait_for(t.screen, lambda s: "Leave the table?" not in s)
         await asyncio.sleep(0.6)  # the app polls the size every 0.5 s (and hears SIGWINCH)
