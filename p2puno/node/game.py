@@ -127,18 +127,24 @@ def chat_line(text: str) -> str:
 
 
 class ChatPace:
-    """At most CHAT_BURST chat lines from one speaker in any CHAT_PER_S seconds (the node's
-    clock): the table's chat (GameNode) and the lobby's (HostLobby) alike."""
+    """At most ``burst`` (CHAT_BURST) chat lines from one speaker in any CHAT_PER_S seconds
+    (the node's clock): the table's chat (GameNode) and the lobby's (HostLobby) alike."""
 
     def __init__(self) -> None:
         self._times: dict[object, deque[float]] = {}  # speaker -> its recent lines' times
         self._muted: set[object] = set()  # speakers told of dropping their lines (once a run)
 
-    def take(self, who: object, now: float) -> str:
+    def take(self, who: object, now: float, burst: int = CHAT_BURST) -> str:
         """ "ok": the line is shown; "drop": dropped, the first of a run (say so once);
         "quiet": dropped, said already."""
-        times = self._times.setdefault(who, deque(maxlen=CHAT_BURST))
-        if len(times) == CHAT_BURST and now - times[0] < CHAT_PER_S:
+        if len(self._times) > 64:  # (speakers quiet a while are forgotten: helper-62's
+            # fresh key per rejoin grew it by one each, without end)
+            self._times = {k: t for k, t in self._times.items() if t and now - t[-1] < CHAT_PER_S}
+            self._muted &= set(self._times)
+        times = self._times.setdefault(who, deque())
+        while times and now - times[0] >= CHAT_PER_S:
+            times.popleft()
+        if len(times) >= burst:
             if who in self._muted:
                 return "quiet"
             self._muted.add(who)

@@ -50,6 +50,8 @@ from p2puno.net.frames import FrameErrorCode
 from p2puno.net.handshake import HandshakeErrorCode
 from p2puno.net.link import LinkErrorCode
 from p2puno.node.game import (
+    CHAT_BURST,
+    CHAT_PER_S,
     NODE_LIMITS,
     Address,
     ChatPace,
@@ -300,6 +302,7 @@ class LobbyChat:
     def __init__(self) -> None:
         self.on_line: Callable[[str | None, str], None] | None = None
         self._send: Callable[[str], None] | None = None  # (bound while in a lobby)
+        self._pace = ChatPace()  # (as the host paces a seat: a line it drops is not said)
 
     def say(self, text: str) -> str | None:
         """Say ``text`` to the table: None once said, else why not (in words)."""
@@ -308,6 +311,9 @@ class LobbyChat:
             return "nothing to say"
         if self._send is None:
             return "not at a table's lobby now: nobody hears it"
+        if self._pace.take(None, time.monotonic()) != "ok":  # (helper-61: shown as said,
+            # then dropped by the host)
+            return f"at most {CHAT_BURST} lines in {CHAT_PER_S:.0f} s: wait a moment"
         try:
             self._send(line)
         except LinkError:
@@ -631,7 +637,11 @@ class HostLobby:
         line = chat_line(text)
         if not line or seat not in self.seats:
             return
-        pace = self._chat_pace.take(seat.sign_pk, time.monotonic())
+        # (by address, not by key: a new key costs nothing, and helper-62 rejoined 122 times
+        # in 5 s with a fresh one each time, 610 lines through; CHAT_BURST for each seat of
+        # that address seated now: players at one machine do not share one allowance)
+        here = sum(1 for s in self.seats if s.host == seat.host)
+        pace = self._chat_pace.take(seat.host, time.monotonic(), CHAT_BURST * here)
         if pace == "drop":
             self.say(f"{terminal_safe(seat.name)} chats too fast: lines dropped")
         if pace != "ok":
@@ -688,6 +698,7 @@ class HostLobby:
         if len(self.seats) < 2:
             raise LobbyError("a game needs at least 2 players")
         self.started = True
+        self.chat._send = None  # (the joiners hear no more of it: the game's chat takes over)
         roster = [Player(s.name, s.sign_pk, s.dh_pk) for s in self.seats]
         options = dict(self.options)
         options["players"] = len(self.seats)

@@ -504,7 +504,7 @@ def lobby_lines(
     ``me``: this player's name (their seat is marked "(you)"; names at a table are unique);
     ``lost``: the host gave that seat up (the roster is the last one this player was sent).
     ``chat``: the lobby's chat lines as said ("Bob says: “hi”"), newest last, below the table
-    as far as there is room (the newest above the seats when there is none); ``typed``: the
+    as far as there is room (none where the table fills the screen); ``typed``: the
     line being typed after ``m`` (``mode`` "say"), on the keys' line."""
     if "options" not in table:
         table = {**table, "seats": table.get("seats", [])}
@@ -645,12 +645,17 @@ def lobby_lines(
     out = build(False)
     if len(out) > height - 1:
         out = build(True)
-    if chat and not closed:
-        room = height - 1 - len(out) - 1  # (a blank line above the chat)
-        if room >= 1:
-            out += [[], *[[("class:dim", " " + line)] for line in chat[-room:]]]
-        else:  # (a full table: the newest line where the table's news goes)
-            out.insert(1 + len(top), [("class:dim", " " + chat[-1])])
+    if chat and not closed:  # the newest lines that fit, each wrapped (two rows at most)
+        room = height - 1 - len(out) - 1  # (a blank line above them)
+        rows: list[Line] = []
+        for line in reversed(chat):
+            part = words("class:dim", line, 2)  # (helper-61: cut at the edge, unsaid)
+            if len(rows) + len(part) > room:
+                break
+            rows = part + rows
+        if rows:  # (none where the table fills the screen: helper-62 saw a line pushed
+            # above the seats push the note on the host's bots off it)
+            out += [[], *rows]
     if mode == "help" and not closed:  # (helper-54: the lobby's ? named four keys, no more)
         out = [*top, *_lobby_help(opts, timing, host, spectator, words)]
     if width < MIN_WIDTH or height < MIN_HEIGHT:

@@ -1337,3 +1337,27 @@ def test_the_draw_for_dealer_says_how_its_cards_rank() -> None:
     deals = next(i for i, line in enumerate(lines) if "deal" in line and "first" in line)
     rule = "  (the highest number deals: S, R, +2, W and W+4 count as 0)"
     assert lines[deals + 1] == rule, lines
+
+
+def test_the_lobbys_chat_lines_wrap_and_never_push_the_table_off() -> None:
+    """The lobby's chat (protocol/lobby.md 2) below the seats: a long line wraps (helper-61:
+    a 200-character line was cut at the screen's edge, its end and closing quote never seen),
+    two rows at most, the end said to be cut; a table that fills the screen shows none
+    (helper-62: a line put above the seats pushed the note on the host's bots off)."""
+    from p2puno.ui.render import lobby_lines, plain
+
+    timing = {"turn_s": 60, "step_s": 20, "window_ms": 2500}
+    seat = {"name": "Ann", "kind": "person", "runner": "self", "key": "ab" * 8}
+    table = {"name": "t", "size": 4, "seats": [seat], "options": {"timing": timing}}
+    long = "Bob says: “" + "word " * 25 + "end”"
+    shown = plain(lobby_lines(table, "127.0.0.1:9", True, 80, 24, chat=[long, "Cy says: “hi”"]))
+    text = "\n".join(shown)
+    assert "end”" in text and "Cy says: “hi”" in text  # (the whole line, wrapped)
+    very = "Bob says: “" + "x " * 150 + "”"
+    cut = "\n".join(plain(lobby_lines(table, "127.0.0.1:9", True, 80, 24, chat=[very])))
+    assert "..." in cut and sum("x x x" in line for line in cut.splitlines()) == 2
+    bot = {"name": "B", "kind": "bot", "runner": "host", "key": "cd" * 8}
+    full = {**table, "size": 10, "seats": [seat] + [{**bot, "name": f"B{i}"} for i in range(9)]}
+    lines = plain(lobby_lines(full, "127.0.0.1:9", True, 80, 24, chat=["Cy says: “hi”"]))
+    assert not any("Cy says" in line for line in lines)
+    assert any("the host could see its hand" in line for line in lines)
