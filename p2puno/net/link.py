@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import enum
 import inspect
+import ipaddress
 import logging
 import os
 import socket
@@ -823,6 +824,19 @@ def _os_text(e: OSError) -> str:
     return e.strerror or type(e).__name__
 
 
+def host_group(host: str) -> str:
+    """The group a listener counts a peer's pending connections in: its address, or for an
+    IPv6 address its /64 network (a host on a LAN may take any number of addresses in its
+    /64: helper-62 noted that counting each one alone lets one machine hold every place)."""
+    try:
+        ip = ipaddress.ip_address(host.strip("[]").split("%")[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+    return host
+
+
 def _address(transport: asyncio.BaseTransport) -> str:
     peer = transport.get_extra_info("peername")
     if isinstance(peer, tuple) and len(peer) >= 2:
@@ -968,8 +982,8 @@ async def serve_links(
     descriptors, could no longer write its files and stopped.
     """
     # Every pending connection, by host, oldest first (dicts keep insertion order): a token
-    # per connection, and the transport to abort if it is evicted.
-    by_host: dict[str, dict[object, asyncio.Transport]] = {}
+    # per connection, and the transport to abort if it is evicted and its address.
+    by_host: dict[str, dict[object, tuple[asyncio.Transport, str]]] = {}
 
     def pending() -> int:
         return sum(len(held) for held in by_host.values())
@@ -987,14 +1001,14 @@ async def serve_links(
         """Room for one more pending connection from ``host`` when every place is taken:
         the oldest of the host holding the most, if it holds more than ``host`` does (one
         host flooding, or two, cannot keep a third out: helper-38 held 16 places from one
-        host by reconnecting, and two hosts all 32). Returns the evicted one's host."""
+        host by reconnecting, and two hosts all 32). Returns the evicted one's address."""
         most = max(by_host, key=lambda h: len(by_host[h]))
         if len(by_host[most]) <= len(by_host.get(host, {})) + 1:
             return None  # (``host`` holds as many: it is the flood, or one of equals)
-        token, victim = next(iter(by_host[most].items()))
+        token, (victim, where) = next(iter(by_host[most].items()))
         release(most, token)
         victim.abort()  # (its handshake or first-message wait ends with the connection)
-        return most
+        return where
 
     async def until_heard(link: Link, host: str, token: object) -> None:
         try:
@@ -1020,7 +1034,7 @@ async def serve_links(
         transport = conn.transport
         assert transport is not None
         address = _address(transport)
-        host = address.rpartition(":")[0] or address
+        host = host_group(address.rpartition(":")[0] or address)
         mine = len(by_host.get(host, {}))
         evicted = None
         if mine < limits.max_handshakes_per_host and pending() >= limits.max_handshakes:
@@ -1040,17 +1054,18 @@ async def serve_links(
                 )
             )
             return
-        if evicted is not None:
+        if evicted is not None:  # (reported as the one cut, at its own address: helper-61
+            # read the one let in named as refused)
             report(
                 LinkError(
                     LinkErrorCode.BUSY,
-                    f"dropped the oldest connection from {evicted} waiting for a handshake or "
-                    f"a first message: every place was taken, {evicted} held the most",
-                    address=address,
+                    f"cut, the oldest of the most connections from one host waiting for a "
+                    f"handshake or a first message, to make room for {address}",
+                    address=evicted,
                 )
             )
         token = object()
-        by_host.setdefault(host, {})[token] = transport
+        by_host.setdefault(host, {})[token] = (transport, address)
         try:
             link = await _respond(conn, identity, context, accept_peer, limits, rng)
         except LinkError as e:

@@ -436,7 +436,8 @@ async def test_a_full_listener_drops_the_oldest_of_the_host_holding_the_most(
         mine.append(await open_link(HOST, port, ALICE, GAME, BOB.sign_pk, limits))
         async with asyncio.timeout(WAIT):
             err = await errors.get()
-        assert err.code == "busy" and "oldest connection from flood" in err.detail, err
+        assert err.code == "busy" and "to make room for honest:" in err.detail, err
+        assert "address flood:" in str(err)  # (named at the address of the one cut)
         async with asyncio.timeout(WAIT):  # the oldest of the flood: cut (a reset, or an end)
             with contextlib.suppress(ConnectionResetError):
                 assert await held[0][0].read() == b""
@@ -456,6 +457,19 @@ async def test_a_full_listener_drops_the_oldest_of_the_host_holding_the_most(
             w.close()
         while not got.empty():
             got.get_nowait().close("test over")
+
+
+def test_a_listener_counts_an_ipv6_peer_by_its_64_network() -> None:
+    """transport.md 5: a host on a LAN may take any number of IPv6 addresses in its /64, so
+    the places pending are counted per /64 there (helper-62); IPv4, and IPv4 mapped into
+    IPv6, per address. (Labels only: nothing is sent to these addresses.)"""
+    from p2puno.net.link import host_group
+
+    assert host_group("fe80::1%eth0") == host_group("fe80::2") == "fe80::/64"
+    assert host_group("2001:db8:0:1::5") != host_group("2001:db8:0:2::5")
+    assert host_group("127.0.0.1") == "127.0.0.1"
+    assert host_group("::ffff:10.0.0.7") == "::ffff:10.0.0.7"
+    assert host_group("not an address") == "not an address"
 
 
 async def test_replayed_handshake_transcript(server: Server) -> None:
