@@ -52,6 +52,17 @@ def _node(
     )
 
 
+def _waiting_for_seat_0(tmp_path: Path) -> tuple[Path, Path, list[bytes]]:
+    """Seat 1's files of a 2-seat game, its log cut where seat 1 waits for seat 0's action
+    (its first 40 lines, in ``prefix.log``); and every line of the whole log (with its end)."""
+    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
+    log_path, secrets_path = files_of(tmp_path, 1)
+    lines = log_path.read_bytes().splitlines(keepends=True)
+    prefix = tmp_path / "prefix.log"
+    prefix.write_bytes(b"".join(lines[:40]))
+    return prefix, secrets_path, lines
+
+
 async def test_a_resumed_node_announces_each_entry_once(tmp_path: Path) -> None:
     play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
     log_path, secrets_path = files_of(tmp_path, 1)
@@ -366,11 +377,7 @@ async def test_a_resumed_node_never_votes_out_sooner_than_a_step_after_it_is_bac
     others from when the step became due too, but leaves them at least step_s (a whole table
     back after an outage, each node's last write minutes old, must not vote out a seat whose
     node is back a moment later); a recent stop leaves the deadline as it was."""
-    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
-    log_path, secrets_path = files_of(tmp_path, 1)
-    lines = log_path.read_bytes().splitlines(keepends=True)
-    prefix = tmp_path / "prefix.log"
-    prefix.write_bytes(b"".join(lines[:40]))  # (seat 1 waits for seat 0's action then)
+    prefix, secrets_path, _lines = _waiting_for_seat_0(tmp_path)
     session = rebuild(prefix, secrets_path)
     assert session.waiting().kind == "action" and session.waiting().seats == (0,)
     node = _node(tmp_path, session)
@@ -397,11 +404,7 @@ async def test_a_seat_that_said_it_was_leaving_is_waited_for_a_step_not_a_turn(
     for its person, are gone): the wait for it ends step_s after it left (its time to come
     back with `p2puno resume`), never later than the table's deadline (protocol/lobby.md
     section 5). A seat that is merely not connected is waited for as before."""
-    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
-    log_path, secrets_path = files_of(tmp_path, 1)
-    lines = log_path.read_bytes().splitlines(keepends=True)
-    prefix = tmp_path / "prefix.log"
-    prefix.write_bytes(b"".join(lines[:40]))  # (seat 1 waits for seat 0's action then)
+    prefix, secrets_path, _lines = _waiting_for_seat_0(tmp_path)
     voted = {}
     for said_bye in (True, False):
         session = rebuild(prefix, secrets_path)
@@ -459,11 +462,7 @@ async def test_a_seat_that_says_goodbye_twice_is_let_go_and_gains_no_time(
             self.closed, self.error = True, err
             self._ended.set()
 
-    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
-    log_path, secrets_path = files_of(tmp_path, 1)
-    lines = log_path.read_bytes().splitlines(keepends=True)
-    prefix = tmp_path / "prefix.log"
-    prefix.write_bytes(b"".join(lines[:40]))
+    prefix, secrets_path, _lines = _waiting_for_seat_0(tmp_path)
     said: list[str] = []
     node = _node(tmp_path / "n", rebuild(prefix, secrets_path), say=said.append)
     left_at = []
@@ -489,11 +488,7 @@ async def test_a_seat_that_left_and_plays_on_through_others_is_waited_for_as_bef
     the others but not (yet) to this node, stayed "left" here: each of its turns was waited
     for step_s, not turn_s + step_s, and this node voted it out while it played through the
     others' relays. An entry it signs for a later step, by any link, says it is back."""
-    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
-    log_path, secrets_path = files_of(tmp_path, 1)
-    lines = log_path.read_bytes().splitlines()
-    prefix = tmp_path / "prefix.log"
-    prefix.write_bytes(b"\n".join(lines[:40]) + b"\n")
+    prefix, secrets_path, lines = _waiting_for_seat_0(tmp_path)
     said: list[str] = []
     node = _node(tmp_path / "n", rebuild(prefix, secrets_path), say=said.append)
     node.left.add(0)  # seat 0 said it was leaving, at this step
@@ -507,8 +502,8 @@ async def test_a_seat_that_left_and_plays_on_through_others_is_waited_for_as_bef
         def close(self, reason: str = "") -> None:
             pass
 
-    for raw in lines[40:]:
-        node._on_entry(1, Relay(), raw)  # type: ignore[arg-type]
+    for line in lines[40:]:
+        node._on_entry(1, Relay(), line.rstrip(b"\n"))  # type: ignore[arg-type]
         if 0 not in node.left:
             break
     back = node.session.log.entry(node.session.log.hashes()[-1])
@@ -530,11 +525,7 @@ async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
     a seat its own machine brought back with it (a host's bot) is not one reached (a host and
     its own bot, back too late, voted out the seat that stayed and had already voted them out:
     two records, each blaming the other)."""
-    play_with_crash(Options(2, target=25), "resume", tmp_path, 1, {"point": "never", "at": 0})
-    log_path, secrets_path = files_of(tmp_path, 1)
-    lines = log_path.read_bytes().splitlines(keepends=True)
-    prefix = tmp_path / "prefix.log"
-    prefix.write_bytes(b"".join(lines[:40]))  # (seat 1 waits for seat 0's action then)
+    prefix, secrets_path, _lines = _waiting_for_seat_0(tmp_path)
     voted = []
     for linked, back in ((False, False), (True, True), (True, False)):
         reached = linked and not back

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import time
 from pathlib import Path
+from typing import Any
 
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
@@ -232,6 +233,21 @@ async def test_a_person_joining_confirms_the_final_table_by_a_key(tmp_path: Path
     assert (await asyncio.wait_for(quinn, 30)).outcome == result.outcome
 
 
+def _ann_hosts(
+    tmp_path: Path, keys: PipeInput, screen: Screen, options: dict[str, Any]
+) -> tuple[TableUI, asyncio.Future[Result | None]]:
+    """Ann's table for 3 on 127.0.0.1 at her screen (keys in, screen out): its UI, and the
+    host's flow (None once she leaves)."""
+    ui = TableUI(name="Ann", host=True, input=keys, output=screen.output, tick_s=0.1)
+    host = asyncio.ensure_future(
+        host_table(
+            table="t", name="Ann", ui=ui, seats=3, options=options,
+            data=DataDir(tmp_path / "h"), bind=LOOP, port=0, discovery=False,
+        )
+    )  # fmt: skip
+    return ui, host
+
+
 async def test_the_host_gives_a_seat_up_from_the_lobby_screen(tmp_path: Path) -> None:
     """`p2puno host` at a terminal: a stranger (Eve) sits at Ann's table; Ann presses x and
     Eve's seat number. Eve is told she lost her seat, the screen shows the seat free and says
@@ -241,13 +257,7 @@ async def test_the_host_gives_a_seat_up_from_the_lobby_screen(tmp_path: Path) ->
     screen = Screen(80, 24)
     options = make_options(3, [], "standard", 25, Timing(step_s=1, turn_s=20, window_ms=0))
     with create_pipe_input() as pipe:
-        ui = TableUI(name="Ann", host=True, input=pipe, output=screen.output, tick_s=0.1)
-        host = asyncio.ensure_future(
-            host_table(
-                table="t", name="Ann", ui=ui, seats=3, options=options,
-                data=DataDir(tmp_path / "h"), bind=LOOP, port=0, discovery=False,
-            )
-        )  # fmt: skip
+        ui, host = _ann_hosts(tmp_path, pipe, screen, options)
         await wait_for(screen, lambda s: "others join with" in s and "x give a seat up" in s, 10)
         port = int(ui.address.rsplit(":", 1)[1])
         eve = asyncio.ensure_future(
@@ -305,13 +315,7 @@ async def test_the_players_chat_in_the_lobby_before_the_game(tmp_path: Path) -> 
     options = make_options(3, [], "standard", 25, Timing(step_s=1, turn_s=20, window_ms=0))
     ann_screen, pat_screen = Screen(80, 24), Screen(80, 24)
     with create_pipe_input() as ann_keys, create_pipe_input() as pat_keys:
-        ann = TableUI(name="Ann", host=True, input=ann_keys, output=ann_screen.output, tick_s=0.1)
-        host = asyncio.ensure_future(
-            host_table(
-                table="t", name="Ann", ui=ann, seats=3, options=options,
-                data=DataDir(tmp_path / "h"), bind=LOOP, port=0, discovery=False,
-            )
-        )  # fmt: skip
+        ann, host = _ann_hosts(tmp_path, ann_keys, ann_screen, options)
         await wait_for(ann_screen, lambda s: "others join with" in s and "m chat" in s, 10)
         port = int(ann.address.rsplit(":", 1)[1])
         pat = TableUI(name="Pat", address=f"{LOOP}:{port}", input=pat_keys,
