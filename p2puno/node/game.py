@@ -1291,7 +1291,7 @@ class GameNode:
             they = "they are" if len(cut) > 1 else f'"{self._name(cut[0])}" is'
             # (when this node votes: its deadline, and the redial grace; helper-29 read "in
             # 5 s" from a node with no link left, which voted 10 s later)
-            left = max(0.0, deadline - waited, self._lost_grace(now)[1])
+            left = max(0.0, self._vote_in(deadline, waited, now))
             within = f"within {left:.0f} s" if left >= 1 else "now"  # (not "within 0 s")
             if self.resumed_at is not None and not self._reached():
                 then = (
@@ -1341,7 +1341,7 @@ class GameNode:
         # stop at once); and when this node has no link at all (its own network may be the
         # one down), only after a whole step_s: it would decide the stop alone
         lost, grace_left = self._lost_grace(now)
-        if grace_left > 0:
+        if grace_left > 0 and waited - deadline < self._grace_cap():
             return  # (the vote waits that long: a voter never votes again)
         if self._cut_off(lost) and not self._closing:
             # No link left, and not every seat said it was leaving: this node's own network
@@ -1415,6 +1415,18 @@ class GameNode:
             return True
         return self._cut_off(self._lost_grace(time.monotonic())[0])
 
+    def _vote_in(self, deadline: float, waited: float, now: float) -> float:
+        """Seconds until this node votes on the wait in progress: its deadline, or the grace
+        of a seat redialing (_lost_grace), capped (_grace_cap)."""
+        grace = min(self._lost_grace(now)[1], deadline + self._grace_cap() - waited)
+        return max(deadline - waited, grace)
+
+    def _grace_cap(self) -> float:
+        """How long past its deadline a wait may run for seats redialing (_lost_grace), at
+        most: a seat that linked and dropped again and again, faster than the grace, kept
+        the vote off for ever (a stall without end, found reading the grace this session)."""
+        return max(LINK_GRACE_S, float(self.timing.step_s))
+
     def _lost_grace(self, now: float) -> tuple[dict[int, float], float]:
         """The seats this node has no live link to (when each was lost), and how long the
         vote still waits for them to redial: LINK_GRACE_S after a loss, a whole step_s when
@@ -1453,7 +1465,7 @@ class GameNode:
         deadline = self._wait_deadline(w.kind, w.step, w.seats)
         now = time.monotonic()
         waited = now - self._wait_since
-        left = max(deadline - waited, self._lost_grace(now)[1])  # (see _deadlines)
+        left = self._vote_in(deadline, waited, now)  # (see _deadlines)
         leaving = all(i in self.left for i in w.seats)  # (nobody deciding: see _wait_deadline)
         return left, waited, proposal and w.kind == "action" and not leaving
 

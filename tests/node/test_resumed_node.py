@@ -514,6 +514,35 @@ async def test_a_seat_that_left_and_plays_on_through_others_is_waited_for_as_bef
     await asyncio.sleep(0)
 
 
+async def test_a_seat_that_drops_its_link_again_and_again_cannot_stall_the_vote(
+    tmp_path: Path,
+) -> None:
+    """protocol/spec.md 10.15: a seat without a link is named once it has been without one
+    LINK_GRACE_S (it may be redialing). That grace ran from the seat's latest loss, so a
+    seat that linked and dropped again and again, faster than the grace, kept the vote off
+    for ever: the table waited without end. The wait now runs past its deadline by step_s
+    at most; a seat that drops once still has its grace."""
+    prefix, secrets_path, _lines = _waiting_for_seat_0(tmp_path)
+    node = _node(tmp_path / "n", rebuild(prefix, secrets_path))
+    session = node.session
+    t = node.timing
+    deadline = t.turn_s + t.step_s  # (seat 0's action: a person may be deciding)
+    now = time.monotonic()
+    node._deadlines(now)  # (the wait begins)
+    node._lost_at[0] = now + deadline - 1.0  # one loss just before the deadline:
+    node._deadlines(now + deadline + 1.0)
+    assert not session.voted  # its grace (it may be redialing) is kept
+    voted_at = None
+    for k in range(2, 200):  # then a loss every second, for minutes past the deadline
+        node._lost_at[0] = now + deadline + k - 0.5
+        node._deadlines(now + deadline + k)
+        if session.voted:
+            voted_at = k
+            break
+    assert voted_at is not None and voted_at <= t.step_s + 1, voted_at
+    await asyncio.sleep(0)
+
+
 async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
     tmp_path: Path,
 ) -> None:
