@@ -543,10 +543,14 @@ def lobby_lines(
         within = f" within {timing.get('turn_s')} s" if timing.get("turn_s") else ""
         if asked_left is not None:  # (counted from the question: the host's count began then)
             within = f" within {max(0, int(asked_left + 0.999))} s"
+        # (helper-62 typed a chat line as the question came: the first Enter sent the line)
+        first = ""
+        if mode == "say":
+            first = " (Enter first sends the line you are typing; Esc drops it)"
         top += words(
             "class:status.you",
             f"The table is final: press Enter{within} to play at it (the cards are shuffled "
-            "once every player has), or q to leave; else your seat is given up.",
+            f"once every player has), or q to leave; else your seat is given up.{first}",
         )
     elif final and waiting and not closed:
         who = "your table" if host else "the table"

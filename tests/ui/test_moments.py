@@ -1356,6 +1356,9 @@ def test_the_lobbys_chat_lines_wrap_and_never_push_the_table_off() -> None:
     very = "Bob says: “" + "x " * 150 + "”"
     cut = "\n".join(plain(lobby_lines(table, "127.0.0.1:9", True, 80, 24, chat=[very])))
     assert "..." in cut and sum("x x x" in line for line in cut.splitlines()) == 2
+    final = {**table, "size": 1, "confirm": True}  # (asked while typing: Enter sends first)
+    asked = lobby_lines(final, "", False, 80, 24, asked=True, mode="say", typed="hi")
+    assert "Enter first sends the line you are typing" in " ".join(plain(asked))
     bot = {"name": "B", "kind": "bot", "runner": "host", "key": "cd" * 8}
     full = {**table, "size": 10, "seats": [seat] + [{**bot, "name": f"B{i}"} for i in range(9)]}
     lines = plain(lobby_lines(full, "127.0.0.1:9", True, 80, 24, chat=["Cy says: “hi”"]))
