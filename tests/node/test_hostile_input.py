@@ -478,8 +478,9 @@ async def test_a_seat_that_just_lost_its_link_is_not_named_at_once(tmp_path: obj
         s.start()
     node.say = lambda text: None  # type: ignore[method-assign]
     now = time.monotonic()
-    node._deadlines(now)  # (the wait for seat 0's proposal starts)
-    late = now + node._deadline("action", True) + 1  # past the deadline ...
+    node._deadlines(now)  # (the wait for seat 0's shuffle starts)
+    w = node.session.waiting()
+    late = now + node._wait_deadline(w.kind, w.step, w.seats) + 1  # past the deadline ...
     node._lost_at[0] = late - 1  # ... but seat 0's link dropped a second ago; no other link
     node._deadlines(late)
     assert not node.session.log.votes()  # waits out the grace, a whole step_s here

@@ -295,6 +295,7 @@ async def test_a_link_dropped_for_a_fault_is_not_a_seat_leaving() -> None:
         node = SimpleNamespace(
             links={1: link}, _closing=False, done=asyncio.Event(), left=set(),
             say=said.append, _name=lambda seat: "J0", _lost_at={}, _watched_via={},
+            _left_step={}, session=SimpleNamespace(processed=7),
         )  # fmt: skip
         await GameNode._watch(node, 1, link)  # type: ignore[arg-type]
         assert node.left == ({1} if reason == LEAVING_BYES[0] else set()), reason
