@@ -959,6 +959,9 @@ class TableUI:
         elif self.source is None:  # (the lobby's chat: the host passes it on)
             why = self.lobby_chat.say(text)
             self.lobby_message = why or ""
+            if why is not None and text.strip() and self._said_from == "play":
+                # (kept to send again: helper-63's refused line was gone)
+                self.state.mode, self.state.typed = "say", text
 
     def on_chat(self, seat: int, text: str) -> None:
         """A seat said something at the table: in the moves, and in the message line a while."""

@@ -908,10 +908,15 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         if o.void:  # (it said "void; the scores are the last audited ones")
             lines.append(f"  {STOP_GIVES}")
     elif o.state == "stopped":
-        silent = in_a_sentence(
-            [name(s) + (" (left the table)" if s in vi.left else "") for s in o.silent]
-        )
-        if silent:
+        silent = in_a_sentence([name(s) for s in o.silent])
+        if silent and all(s in vi.left for s in o.silent):  # (as the node's line says it:
+            # helper-63 read "left the table and did not come back" above "(left the
+            # table) did not answer in time")
+            lines.append(f"GAME STOPPED: {silent} left the table and did not come back in time")
+        elif silent:
+            silent = in_a_sentence(
+                [name(s) + (" (left the table)" if s in vi.left else "") for s in o.silent]
+            )
             lines.append(f"GAME STOPPED: {silent} did not answer in time")
         else:
             lines.append("GAME STOPPED by every player's vote")

@@ -14,6 +14,7 @@ import textwrap
 from collections.abc import Callable, Sequence
 from unicodedata import east_asian_width
 
+from p2puno.node.game import CHAT_MAX
 from p2puno.ui.model import CardView, TableView
 
 Fragment = tuple[str, str]
@@ -695,7 +696,10 @@ def lobby_lines(
             out = [*words("class:status.you", keys.strip()), *out]
             keys = " Leave the lobby? y: leave · n / Esc: stay"
     elif mode == "say":  # (the end of a long line stays in view as it is typed)
-        keys = " say: " + typed[-max(1, width - 32) :] + "▏ · Enter send · Esc drop"
+        left = CHAT_MAX - len(typed)  # (as the table says it: helper-63)
+        count = f" · {left} left" if left < 40 else ""
+        tail = f"▏ · Enter send · Esc drop{count}"
+        keys = " say: " + typed[-max(1, width - 7 - width_of(tail)) :] + tail
     elif mode == "unseat":
         keys = " Give up which seat? its number (the player is told) · any other key: back"
     elif mode == "help":
@@ -713,6 +717,8 @@ def lobby_lines(
     elif final:
         give = " · x give a seat up" if host else ""
         keys = f" the players are confirming the table{give} · m chat · ? help · q leave"
+        if width_of(keys) > width:  # (helper-63: the host's was cut at 80 columns)
+            keys = f" players confirming{give} · m chat · ? help · q leave"
     else:
         keys = " waiting for the host to start · m chat · ? help · q leave"
     lines = [fit_line(line, width) for line in out[: height - 1]]

@@ -502,7 +502,7 @@ def test_a_wait_on_a_seat_that_is_gone_says_so() -> None:
     assert '"Ann" (left the table) and "Cid" to send the keys' in left.status
     src.outcome = Outcome("stopped", (0, 0, 0), silent=(0,), step=7)
     end = table_view(src, UiState(), vi)  # type: ignore[arg-type]
-    assert 'GAME STOPPED: "Ann" (left the table) did not answer in time' in (end.end or [])
+    assert 'GAME STOPPED: "Ann" left the table and did not come back in time' in (end.end or [])
 
 
 def test_a_drawn_card_that_cannot_be_played_is_told_as_such() -> None:
@@ -1067,6 +1067,7 @@ def test_the_lobby_answers_m_and_says_what_one_player_leaving_does() -> None:
                 ui.key("x")
                 ui.key("enter")  # (no table yet: said why nobody hears it)
                 assert ui.lobby_message.startswith("not at a table's lobby now"), shown
+                assert ui.state.mode == "say" and ui.state.typed == "x"  # (kept: helper-63)
                 continue
             said = ui.lobby_message
             assert said.startswith("no chat"), said
@@ -1359,6 +1360,12 @@ def test_the_lobbys_chat_lines_wrap_and_never_push_the_table_off() -> None:
     final = {**table, "size": 1, "confirm": True}  # (asked while typing: Enter sends first)
     asked = lobby_lines(final, "", False, 80, 24, asked=True, mode="say", typed="hi")
     assert "Enter first sends the line you are typing" in " ".join(plain(asked))
+    near = plain(lobby_lines(table, "", False, 80, 24, mode="say", typed="y" * 185))
+    assert near[-1].rstrip().endswith("Esc drop · 15 left")  # (the table's count: helper-63)
+    seat2 = {**seat, "name": "Bo", "ready": False}
+    confirming = {**table, "size": 2, "confirm": True, "seats": [seat, seat2]}
+    keys = plain(lobby_lines(confirming, "", True, 80, 24))[-1]
+    assert keys.rstrip().endswith("q leave") and "x give a seat up" in keys  # (was cut)
     bot = {"name": "B", "kind": "bot", "runner": "host", "key": "cd" * 8}
     full = {**table, "size": 10, "seats": [seat] + [{**bot, "name": f"B{i}"} for i in range(9)]}
     lines = plain(lobby_lines(full, "127.0.0.1:9", True, 80, 24, chat=["Cy says: “hi”"]))
