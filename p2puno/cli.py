@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperCommand
@@ -541,12 +541,23 @@ def _finish_table(
             )
             raise typer.Exit(0)
         typer.echo(
-            "you left the table: your node stopped. Unless you come back in time with "
-            f"`{with_command(resume_command(data.root))}`, the others vote you out and the game "
-            "ends for everyone."
+            f"you left the table: your node stopped. Unless you come back{_within(left[0])} "
+            f"with `{with_command(resume_command(data.root))}`, the others vote you out and the "
+            "game ends for everyone."
         )
         raise typer.Exit(0)
     _finish(result, quiet)  # (saved by the table already, where the end screen shows it)
+
+
+def _within(meta: dict[str, Any]) -> str:
+    """ " within N s": how long the others wait for a seat that said it was leaving (its
+    table's step_s, from the lobby's view kept in the game's meta: protocol/lobby.md 5);
+    " in time" where the meta does not say (helper-63 read "in time", no number)."""
+    view = meta.get("view")
+    options = view.get("options") if isinstance(view, dict) else None
+    timing = options.get("timing") if isinstance(options, dict) else None
+    step_s = timing.get("step_s") if isinstance(timing, dict) else None
+    return f" within {step_s} s" if type(step_s) is int else " in time"
 
 
 def _run_node(
@@ -607,11 +618,12 @@ def _run_node(
             from p2puno.node.store import DataDir, resume_command
 
             assert isinstance(data, DataDir)
-            if unfinished_games(data):
+            games = unfinished_games(data)
+            if games:
                 back = resume_command(data.root)
                 typer.echo(
                     "the others vote it out once the table's deadline passes, and the game "
-                    f"ends for everyone, unless you come back in time: `{back}`",
+                    f"ends for everyone, unless you come back{_within(games[0])}: `{back}`",
                     err=True,
                 )
         raise typer.Exit(code) from None

@@ -346,3 +346,13 @@ def test_replay_prints_the_files_date_each_rounds_end_and_a_table_of_scores() ->
     )  # fmt: skip
     said = quiet.stdout.splitlines()
     assert said[:3] == out[at : at + 3] and "scores by round" not in quiet.stdout
+
+
+def test_a_player_who_leaves_is_told_how_long_the_others_wait() -> None:
+    """protocol/lobby.md 5: a seat that said it was leaving is waited for step_s; the line a
+    person reads on leaving says so, from the lobby's view kept in the game's meta (helper-63
+    read "unless you come back in time", no number); "in time" where the meta cannot say."""
+    from p2puno.cli import _within
+
+    assert _within({"view": {"options": {"timing": {"step_s": 20}}}}) == " within 20 s"
+    assert _within({}) == _within({"view": {"options": "?"}}) == " in time"
