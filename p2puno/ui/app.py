@@ -1140,8 +1140,12 @@ class TableUI:
             help_line = f"Enter, Space or Esc: close {which} · ? help"
             note = ""
             if self.prompt is not None:
+                # a decision's key closes the box and acts at once; Esc only closes it (it
+                # read "Esc: close round 1's end · then t take", and helper-63 pressed Esc
+                # first, a part of a 2.5 s claim window gone, and Esc twice let it pass)
                 then = view.help_line.replace("Enter play · ", "").replace("Enter play it · ", "")
-                help_line = f"Esc: close {which} · then {then}"
+                then = then.replace(" · Esc let it pass", "")
+                help_line = f"{then} (closes the box too) · Esc: close {which} only"
                 # (its clock, on the box's border, which costs no row: helper-54 read a box
                 # while their turn ran out under it)
                 what = "your turn" if self.prompt.kind == "turn" else "your claim"

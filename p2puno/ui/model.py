@@ -665,7 +665,9 @@ def _claim_keys(prompt: Prompt, names: Sequence[str]) -> str:
     elif catches:
         keys.append("c catch (then the seat's number)")
     if any(a.kind is Kind.JUMP for a in prompt.actions):
-        keys.append("j jump in")
+        # (Enter plays the card under the cursor, which jumps in when it can: helper-63 did
+        # so by an Enter meant for something else, unsaid here)
+        keys.append("j / Enter jump in")
     keys.append("Esc let it pass")
     return " · ".join(keys)
 

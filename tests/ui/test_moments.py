@@ -1267,6 +1267,11 @@ def test_the_help_and_the_round_end_box_say_the_persons_clock_runs_on() -> None:
         top = next(line for line in boxed if "┌" in line)
         assert top.startswith(" ┌─ your turn runs on under this box: 50 s left ─"), boxed
         assert top.endswith("─┐ ") and len(top) == 80, top  # (its corner over the border)
+        # a decision's key acts and closes the box at once, Esc only closes it (helper-63
+        # read "Esc: close round 1's end · then d draw" as two keys to press)
+        footer = ui.view().help_line
+        assert "d draw" in footer and footer.endswith("Esc: close round 1's end only"), footer
+        assert "(closes the box too)" in footer and "then" not in footer
         ui.state.mode = "help"
         helped = plain(render(ui.view(), 80, 24))
         assert helped[-2].strip() == "your turn · 50 s left", helped

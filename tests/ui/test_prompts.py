@@ -291,7 +291,7 @@ async def test_uno_is_offered_with_a_drawn_card_that_leaves_one() -> None:
         text = await wait_for(t.screen, "call UNO with it", timeout=30)
         if "close round" in text:  # (a round's end still up: its footer names the
             # decision's keys too, helper-36; "close round N's end" since helper-58)
-            assert "'s end · then k keep · u UNO" in text
+            assert "k keep · u UNO" in text and "(closes the box too)" in text
             await close_round_box(t)
             text = await wait_for(t.screen, "Enter play it")
         assert "play it (Enter)" in text and "press u to call UNO with it (UNO not called)" in text
@@ -339,7 +339,7 @@ def can_jump(g: Game, kind: str, actions: list[Action]) -> bool:
 
 async def test_a_jump_in() -> None:
     async with table(once(can_jump), Options(4, jump_in=True), seed="jump") as t:
-        text = await wait_for(t.screen, "j jump in", timeout=30)
+        text = await wait_for(t.screen, "j / Enter jump in", timeout=30)
         assert "identical card" in text
         await press(t.pipe, "j")
         a = await t.answered()
