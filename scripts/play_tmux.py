@@ -103,11 +103,11 @@ def decide(text: str, turn: int) -> list[str]:
             return ["u"]
         if "c catch" in text:
             return ["c"]
-        if "j jump in" in text:
+        if "j / Enter jump in" in text or "j jump in" in text:
             return ["j"]
         return [ESC]
     if "Play a marked card" in text:
-        if "(not armed)" in text:
+        if "(UNO not called)" in text or "(not armed)" in text:  # (the words since helper-58)
             return ["u", ENTER]
         return [ENTER]
     if "No card of yours can be played" in text:
