@@ -223,21 +223,42 @@ def owed_words(kind: str, owed: str) -> str:
 
 
 # what a game that ends because a seat is gone gives (spec 10.15, "What it gives"), said
-# where a person reads that it will, or did
+# where a person reads that it will, or did; before any round is verified the scores are all
+# 0 (the standings of no audited deck), and "as at the last verified round" named a round
+# there is none of (helper-63, in round 1)
 STOP_GIVES = "the round in play does not count, and the scores stay as at the last verified round"
+STOP_GIVES_FIRST = (
+    "the round in play does not count, and the scores stay at 0 (no round was verified yet)"
+)
 
 
-def stop_gives(played_out: bool) -> str:
-    """What a game stopped now would give, said before it does: STOP_GIVES, unless a round
-    has been played to its end and only its deck's check is missing (``played_out``:
+def void_words(verified: bool, dealt: bool = True) -> str:
+    """What a stop gives of the round in play, void: STOP_GIVES once a round has been
+    verified (``verified``: Session.audited_deck >= 2, deck 1 being the draw for dealer),
+    else STOP_GIVES_FIRST; before the first round's deck (``dealt``: Session.deck_no >= 2)
+    there is no round in play to void."""
+    if not dealt:
+        return "no round has been dealt yet, and the scores stay at 0"
+    return STOP_GIVES if verified else STOP_GIVES_FIRST
+
+
+def stop_gives(played_out: bool, verified: bool = True, dealt: bool = True) -> str:
+    """What a game stopped now would give, said before it does: :func:`void_words`, unless a
+    round has been played to its end and only its deck's check is missing (``played_out``:
     Session.round_played_out), which counts unless its winner is the seat missing (helper-56:
     "does not count" was said of a round the stop then counted)."""
     if not played_out:
-        return STOP_GIVES
+        return void_words(verified, dealt)
+    stay = "as at the last verified round" if verified else "at 0"
     return (
         "the round just played to its end still counts, unless its winner is the one missing "
-        "(then it does not count, and the scores stay as at the last verified round)"
+        f"(then it does not count, and the scores stay {stay})"
     )
+
+
+def session_stop_gives(s: Session) -> str:
+    """:func:`stop_gives` of a session as it stands."""
+    return stop_gives(s.round_played_out(), s.audited_deck >= 2, s.deck_no >= 2)
 
 
 def resumed_turn_limit(timing: Timing, due_since: float, now: float) -> float:
@@ -403,10 +424,10 @@ class GameNode:
         self._told_wait: object = None  # the wait already said (see _deadlines)
         # when each seat's link was lost (none: never linked since this node started)
         self._lost_at: dict[int, float] = {}
-        self.left: set[int] = set()  # seats whose node said it was leaving (a BYE), not back
-        # the step this node had processed when each seat in ``left`` said so: an entry it
-        # signs for a later step, relayed by another seat, says it is back (_back_by_relay)
-        self._left_step: dict[int, int] = {}
+        # seats whose node said it was leaving (a BYE), not back, each with the step this node
+        # had processed when it said so: an entry it signs for a later step, relayed by
+        # another seat, says it is back (_back_by_relay)
+        self.left: dict[int, int] = {}
         self._back_pending: set[int] = set()  # of them, linked again and not heard from yet
         self._started = time.monotonic()
         self._done_at: dict[int, float] = {}  # step -> when this node processed it
@@ -644,7 +665,7 @@ class GameNode:
         """What each spectator lacks: first the log file from its start (every entry, in the
         order it joined the log, paced by the link's queue), then each new entry at once."""
         log_ = self.session.log
-        seats = (sorted(self.away() - self.left), sorted(self.left))
+        seats = (sorted(self.away() - self.left.keys()), sorted(self.left))
         for w in list(self.watchers):
             if w.seats != seats:  # (what this node sees of the other seats' nodes)
                 w.seats = seats
@@ -794,8 +815,7 @@ class GameNode:
                 # wait's words left that seat out, helper-61)
                 again = seat in self.left
                 if not again:
-                    self.left.add(seat)
-                    self._left_step[seat] = self.session.processed
+                    self.left[seat] = self.session.processed
                     self.say(
                         f"{self._name(seat)} (seat {seat}) left the table: it may come back "
                         "before the deadline (a player with `p2puno resume`, a host's bot "
@@ -839,8 +859,7 @@ class GameNode:
     def _on_message(self, seat: int, link: Link, mtype: int, payload: bytes) -> None:
         if seat in self._back_pending and self.links.get(seat) is link:
             self._back_pending.discard(seat)
-            self.left.discard(seat)
-            self._left_step.pop(seat, None)
+            self.left.pop(seat, None)
             self._lost_at.pop(seat, None)
             if not self.done.is_set():
                 self.say(f"{self._name(seat)} (seat {seat}) is back")
@@ -1015,9 +1034,8 @@ class GameNode:
         except KeyError:  # (not held: refused, or parked until its parents come)
             return
         seat = entry.author
-        if seat in self.left and entry.seq > self._left_step.get(seat, entry.seq):
-            self.left.discard(seat)
-            self._left_step.pop(seat, None)
+        if seat in self.left and entry.seq > self.left.get(seat, entry.seq):
+            del self.left[seat]
             self.say(f"{self._name(seat)} (seat {seat}) is back (its moves come through others)")
 
     # ------------------------------------------------------------------ the pump
@@ -1306,7 +1324,7 @@ class GameNode:
                     "may be down), and it does not end the game on its own"
                 )
             else:
-                gives = stop_gives(s.round_played_out())
+                gives = session_stop_gives(s)
                 then = f"unless {they} back {within}, the table ends the game: {gives}"
             why = (
                 "they left the table"  # (each said so: a BYE)
@@ -1376,9 +1394,10 @@ class GameNode:
                 more = f", and {self._who(also)} {are} not connected either" if also else ""
                 bye = all(i in self.left for i in w.seats)  # (each said it was leaving)
                 what = "left the table and did not come back" if bye else "did not answer"
+                gives = session_stop_gives(s)
                 self.say(
                     f"{self._who(w.seats)} {what} in time{more}: your node votes "
-                    f"to end the game for everyone ({stop_gives(s.round_played_out())})"
+                    f"to end the game for everyone ({gives})"
                 )
             self._pump()
 

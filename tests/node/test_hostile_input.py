@@ -460,8 +460,19 @@ async def test_a_wait_on_a_seat_with_no_link_is_said_once(tmp_path: object) -> N
     assert len(said) == 1 and said[0].startswith(f'waiting for "{name}" to '), said
     assert "they are not connected (they left, or their computer or network is down)" in said[0]
     assert f'unless "{name}" is back within ' in said[0]
-    # (what the end will give, said before it: helper-51)
-    assert "the table ends the game: the round in play does not count" in said[0]
+    # (what the end will give, said before it: helper-51); no round is verified yet, so the
+    # scores stay at 0, not "as at the last verified round" (spec 10.15, "What it gives":
+    # zeros if no deck was audited; helper-63)
+    # (here the draw for dealer: no round has been dealt to void)
+    assert (
+        "the table ends the game: no round has been dealt yet, and the scores stay at 0"
+        in (said[0])
+    ), said[0]
+    from p2puno.node.game import STOP_GIVES, STOP_GIVES_FIRST, stop_gives
+
+    assert stop_gives(False, True) == STOP_GIVES and "last verified round" in STOP_GIVES
+    assert stop_gives(False, False) == STOP_GIVES_FIRST and "stay at 0" in STOP_GIVES_FIRST
+    assert stop_gives(True, False).endswith("the scores stay at 0)")
 
 
 async def test_a_seat_that_just_lost_its_link_is_not_named_at_once(tmp_path: object) -> None:
@@ -485,7 +496,9 @@ async def test_a_seat_that_just_lost_its_link_is_not_named_at_once(tmp_path: obj
     node._deadlines(late)
     assert not node.session.log.votes()  # waits out the grace, a whole step_s here
     grace = max(LINK_GRACE_S, float(node.timing.step_s))
-    node.left.add(0)  # (seat 0 said it was leaving: else, no link left, it would not vote at
+    node.left[0] = (
+        node.session.processed
+    )  # (seat 0 said it was leaving: else, no link left, it would not vote at
     # all: test_failures.py, "does not vote alone")
     node._deadlines(late - 1 + grace + 0.1)
     votes = node.session.log.votes()

@@ -293,12 +293,12 @@ async def test_a_link_dropped_for_a_fault_is_not_a_seat_leaving() -> None:
 
         link.wait_closed = closed
         node = SimpleNamespace(
-            links={1: link}, _closing=False, done=asyncio.Event(), left=set(),
+            links={1: link}, _closing=False, done=asyncio.Event(), left={},
             say=said.append, _name=lambda seat: "J0", _lost_at={}, _watched_via={},
-            _left_step={}, session=SimpleNamespace(processed=7),
+            session=SimpleNamespace(processed=7),
         )  # fmt: skip
         await GameNode._watch(node, 1, link)  # type: ignore[arg-type]
-        assert node.left == ({1} if reason == LEAVING_BYES[0] else set()), reason
+        assert node.left == ({1: 7} if reason == LEAVING_BYES[0] else {}), reason
     assert said[0].startswith("J0 (seat 1) left the table")
     assert said[1] == (
         'lost the connection to "J0" (seat 1): their side closed it, saying “silent: nothing '

@@ -416,7 +416,7 @@ async def test_a_seat_that_said_it_was_leaving_is_waited_for_a_step_not_a_turn(
         node._deadlines(now)  # (the wait begins)
         node._lost_at[0] = now + 10.0  # seat 0's link ends 10 s into its turn
         if said_bye:
-            node.left.add(0)  # (with a BYE: "this seat is leaving the table")
+            node.left[0] = node.session.processed  # (with a BYE: "this seat is leaving")
         node._deadlines(now + 10.0 + t.step_s - 1.0)
         assert not session.voted  # (its step_s to come back is not over)
         wait = node.wait_left()
@@ -472,7 +472,7 @@ async def test_a_seat_that_says_goodbye_twice_is_let_go_and_gains_no_time(
         await asyncio.sleep(0.01)
         link.end(LinkError("bye", f"said bye: {LEAVING_BYES[1]}"))
         await asyncio.sleep(0.01)
-        assert 0 not in node.links and node.left == {0}
+        assert 0 not in node.links and list(node.left) == [0]
         left_at.append(node._lost_at[0])
     assert left_at[0] == left_at[1]  # (the second goodbye gains it no time)
     assert sum("left the table" in line for line in said) == 1
@@ -491,10 +491,9 @@ async def test_a_seat_that_left_and_plays_on_through_others_is_waited_for_as_bef
     prefix, secrets_path, lines = _waiting_for_seat_0(tmp_path)
     said: list[str] = []
     node = _node(tmp_path / "n", rebuild(prefix, secrets_path), say=said.append)
-    node.left.add(0)  # seat 0 said it was leaving, at this step
-    node._left_step[0] = node.session.processed
+    node.left[0] = node.session.processed  # seat 0 said it was leaving, at this step
     old = node.session.log.entry(node.session.log.hashes()[-1])
-    assert old.author != 0 or old.seq <= node._left_step[0]  # (nothing later of seat 0's yet)
+    assert old.author != 0 or old.seq <= node.left[0]  # (nothing later of seat 0's yet)
 
     class Relay:  # (the link of the seat that relays: never written to here)
         closed = False
@@ -566,7 +565,9 @@ async def test_a_resumed_node_that_reaches_nobody_does_not_stop_the_game_alone(
             node._linked_since.add(0)
             if back:
                 node.came_back_with = {0}
-        node.left = {0} if linked else set()  # (then seat 0 left: no link is left, and a
+        node.left = (
+            {0: node.session.processed} if linked else {}
+        )  # (then seat 0 left: no link is left, and a
         # node whose every link is lost votes only for seats that said they were leaving)
         t = node.timing
         now = time.monotonic()
