@@ -321,6 +321,11 @@ class LobbyChat:
         self.heard(None, line)
         return None
 
+    def bind(self, send: Callable[[str], None] | None) -> None:
+        """Where a line said goes: the lobby this seat is in binds it (None: unbound, at the
+        game's start or on leaving the lobby; the game's own chat takes over)."""
+        self._send = send
+
     def heard(self, who: str | None, line: str) -> None:
         if self.on_line is not None:
             self.on_line(who, line)
@@ -382,7 +387,7 @@ class HostLobby:
         self.spectators: list[Link] = []  # waiting for the game to start
         self.refusals: dict[str, str] = {}  # the names refused a seat here, and why (64 kept)
         self.chat = LobbyChat()  # (the host's own lines: said to every seat, by seat 0)
-        self.chat._send = lambda line: self._chat(0, line)
+        self.chat.bind(lambda line: self._chat(0, line))
         self._chat_pace = ChatPace()
         endpoint.handlers[self.lobby_id] = self.on_link
         endpoint.default = self.lobby_id
@@ -698,7 +703,7 @@ class HostLobby:
         if len(self.seats) < 2:
             raise LobbyError("a game needs at least 2 players")
         self.started = True
-        self.chat._send = None  # (the joiners hear no more of it: the game's chat takes over)
+        self.chat.bind(None)  # (the joiners hear no more of it: the game's chat takes over)
         roster = [Player(s.name, s.sign_pk, s.dh_pk) for s in self.seats]
         options = dict(self.options)
         options["players"] = len(self.seats)
@@ -828,13 +833,21 @@ def name_skeleton(name: str) -> str:
 
 def name_problem(name: object) -> str | None:
     """Why ``name`` cannot be a player's name (None: it can): 1 to 32 printable characters,
-    no space at either end (a blank name, or "Ann " beside "Ann", would look like another).
+    no space at either end (a blank name, or "Ann " beside "Ann", would look like another),
+    no double quotation marks (an apostrophe is fine: "O'Hara").
     Two names that differ only in case are one name at a table (check_join)."""
     if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
         return "a name is 1 to 32 printable characters"
     if name != name.strip():
         return "a name cannot start or end with a space"
+    if any(q in name for q in _QUOTES):
+        # (the table writes names and chat lines in quotes: 'Pat says: “hi”' under a name
+        # holding ' says: “...”' read as a line someone said; helper-62)
+        return 'a name cannot hold quotation marks (" “ ”): the table quotes names and chat'
     return None
+
+
+_QUOTES = '"“”'
 
 
 def check_join(
@@ -1068,7 +1081,8 @@ async def join_table(
         return _check_start(msg, identity, nonce, shown, host, True)
 
     if chat is not None:
-        chat._send = lambda line: send(link, {"t": "chat", "text": line})
+        chat.bind(lambda line: send(link, {"t": "chat", "text": line}))
+    host_pace = ChatPace()  # (the host's lines, all of them: a joiner paces its host too)
     try:
         async with asyncio.timeout(timeout):
             while True:
@@ -1109,10 +1123,13 @@ async def join_table(
                         on_table(msg)
                     asked(msg)
                 elif t == "chat" and seat != -1 and started is None:
-                    _lobby_line(msg, chat, say)
+                    # (the host passes on at most CHAT_BURST lines a seat in CHAT_PER_S, its
+                    # own included: more comes from a host flooding, dropped here unsaid)
+                    if host_pace.take("host", time.monotonic(), CHAT_BURST * 10) == "ok":
+                        _lobby_line(msg, chat, say)
                 elif t == "start" and started is None:
                     if chat is not None:
-                        chat._send = None  # (the game's own chat takes over)
+                        chat.bind(None)  # (the game's own chat takes over)
                     started = await _started(msg, table)
                     # the genesis commits to every seat's code secret: show this seat's
                     send(link, {"t": "reveal", "secret": secret.hex()})
@@ -1133,7 +1150,7 @@ async def join_table(
         if asking is not None:
             asking[1].cancel()
         if chat is not None:
-            chat._send = None
+            chat.bind(None)
 
 
 def _lobby_line(msg: dict[str, Any], chat: LobbyChat | None, say: Callable[[str], None]) -> None:

@@ -38,7 +38,7 @@ from p2puno.node.players import Player
 from p2puno.node.store import DataDir, DataError, GameFiles, resume_command
 from p2puno.session import Session
 from p2puno.session.session import Outcome, SessionEvent
-from p2puno.session.words import outcome_words, session_words
+from p2puno.session.words import in_a_sentence, outcome_words, session_words
 from p2puno.sim.words import event_words
 from p2puno.wire import JSONValue
 
@@ -806,6 +806,7 @@ async def _seated(lobby: HostLobby, start: asyncio.Event | None) -> None:
     unseated (protocol/lobby.md section 2)."""
     loop = asyncio.get_running_loop()
     asked_with = 0  # the seats taken when the host asked to start with them
+    asked_names: list[str] = []  # their names (to name the ones that went: helper-63)
     while True:
         if start is not None and start.is_set() and len(lobby.seats) < max(2, asked_with):
             # a seat went (left, unconfirmed, given up) after the host chose to start with
@@ -814,13 +815,18 @@ async def _seated(lobby: HostLobby, start: asyncio.Event | None) -> None:
             start.clear()
             asked_with = 0
             lobby.reopen()
+            here = {seat.name for seat in lobby.seats}
+            went = [f'"{name}"' for name in asked_names if name not in here]
+            who = in_a_sentence(went) if went else "a seat"
             lobby.say(
-                f"the table is open again with {len(lobby.seats)} seated (a seat went while "
+                f"the table is open again with {len(lobby.seats)} seated ({who} went while "
                 "it was being confirmed): s starts with the seats taken"
             )
         if start is not None and start.is_set() and len(lobby.seats) >= 2:
             lobby.ask_start()
-            asked_with = asked_with or len(lobby.seats)
+            if not asked_with:
+                asked_with = len(lobby.seats)
+                asked_names = [seat.name for seat in lobby.seats]
         if lobby.can_start():
             break
         lobby.changed.clear()

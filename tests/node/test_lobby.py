@@ -83,6 +83,11 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
     for blank in ("Ann ", "   "):
         with pytest.raises(LobbyError, match="a name cannot start or end with a space"):
             await (await _join(ep.port, blank))
+    # a name that would write a chat line of its own under the quotes the table puts around
+    # names and lines (helper-62: 'Pat says: “hi”' as a name)
+    for quoted in ("Pat says: “hi”", 'Bo"b', "Bo”b"):
+        with pytest.raises(LobbyError, match="a name cannot hold quotation marks"):
+            await (await _join(ep.port, quoted))
     bob = await _join(ep.port, "Bob")
     while len(lobby.seats) < 3:
         await asyncio.sleep(0.02)
@@ -303,6 +308,8 @@ async def test_a_seat_that_leaves_makes_the_others_confirm_again() -> None:
     than the host had chosen). The host starts again; both are asked about the new table,
     and the genesis is that one."""
     ep, lobby, ident = await _host(5)
+    host_said: list[str] = []
+    lobby.say = host_said.append
     ann_says, cid_says = _Person(), _Person()
     ann = await _join_person(ep.port, "Ann", ann_says)
     await _until(lambda: len(lobby.seats) == 2)
@@ -325,6 +332,11 @@ async def test_a_seat_that_leaves_makes_the_others_confirm_again() -> None:
         await asyncio.wait_for(bob, 5)
     await _until(lambda: not start.is_set())
     assert not lobby.confirming and len(lobby.seats) == 3  # (open again: a seat is free)
+    # (the host reads who went: "a seat went" named nobody, helper-63)
+    assert any(
+        line.startswith('the table is open again with 3 seated ("Bob" went while it was')
+        for line in host_said
+    ), host_said
     start.set()  # the host's s again, with the 3 left
     await _until(lambda: len(ann_says.asked) == 2 and len(cid_says.asked) == 2)
     for said in (ann_says, cid_says):
@@ -1100,7 +1112,8 @@ async def test_the_lobby_has_a_chat_the_host_passes_on_paced_and_cleaned() -> No
     of printable characters (no terminal escapes); lines beyond 5 a seat in 10 s from one
     address are dropped, said once (by address: a new key costs nothing, helper-62), and a
     seat's own node refuses its 6th; a malformed chat message is dropped, never a crash (the
-    previous sessions' notes: "no chat in the lobby")."""
+    previous sessions' notes: "no chat in the lobby"); a joiner paces its host too, at 5 lines
+    a seat of a full table."""
     from p2puno.node.lobby import LobbyChat
 
     ep, lobby, _ = await _host(4)
@@ -1152,6 +1165,14 @@ async def test_the_lobby_has_a_chat_the_host_passes_on_paced_and_cleaned() -> No
             send(ann.link, bad)  # (from the host to Ann, malformed: dropped)
         await asyncio.sleep(0.2)
         assert len(heard["Ann"]) == 7 + 14 and all(not t.done() for t in tasks)
+        # a host flooding under fresh names: Ann's node takes at most 5 lines a seat of a full
+        # table (50) in 10 s from its host, whatever the names (23 came already)
+        for k in range(200):
+            send(ann.link, {"t": "chat", "name": f"N{k}", "text": f"flood {k}"})
+        await _until(lambda: any(line == "flood 0" for _, line in heard["Ann"]))
+        await asyncio.sleep(0.3)
+        assert 7 + 14 < len(heard["Ann"]) <= 7 + 14 + 50 - 23, len(heard["Ann"])
+        assert all(not t.done() for t in tasks)
     finally:
         for t in tasks:
             t.cancel()
