@@ -39,6 +39,7 @@ from p2puno.node.game import CHAT_MAX, chat_words, with_command
 from p2puno.node.lobby import HostLobby, LobbyChat, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.model import (
+    BOT_QUIET_S,
     Source,
     TableView,
     UiState,
@@ -95,6 +96,7 @@ MONO = {k: " ".join(w for w in v.split() if not w.startswith("#")) for k, v in S
 
 END_GRACE_S = 1.5  # the game's end shows this long before Enter may close it
 _FLASHED = ("reshuffle", "swap", "rotate", "returned", "caught", "jump")  # a line of its own
+_MOVES = frozenset({"play", "jump", "keep", "pass"})  # a turn's end (a jump ends one too)
 CHAT_IN_MOVES = 90  # characters of a chat line kept in the moves (the rest: "…")
 ECHO_S = 8.0  # a move's echo ("sent: ...") and a flash (a swap, a catch) stay up this long
 
@@ -230,6 +232,7 @@ class TableUI:
         self.extra_view: Callable[[ViewInputs], None] | None = None  # replay, watch
         self.key_time = 0.0  # when the last key was handled (bench_ui)
         self._over_since: float | None = None  # when the game's end was first drawn
+        self._help_pages = 1  # the lobby's help, as last drawn: its number of pages
         color = not no_color() if color is None else color
         self.app: Application[None] = Application(
             layout=Layout(Window(FormattedTextControl(self._fragments, show_cursor=False))),
@@ -373,7 +376,20 @@ class TableUI:
         # batch is the game so far) is history: its box would show the later round's hands
         later_deals = sum(1 for ev in events if ev.event is not None and ev.event.kind == "start")
         history, self._history = self._history, False
+        # a batch taken while the session is far behind the table is history too (a resumed
+        # node or a spectator catching up in several batches: helper-64's brief saw its
+        # swaps and catches flash one after another, as if new)
+        behind, done = getattr(src, "behind", -1), getattr(src, "processed", None)
+        history = history or (
+            isinstance(done, int) and isinstance(behind, int) and behind > done + 1
+        )
+        # ... and a flash followed in its batch by a later turn's move is of a move gone by
+        last_move = max(
+            (i for i, ev in enumerate(events) if ev.event is not None and ev.event.kind in _MOVES),
+            default=-1,
+        )
         drawn = drawn_slots(g, [ev.event for ev in events])
+        passed_over: tuple[int, str] | None = None  # a round's end passed over (no box)
         for i, ev in enumerate(events):
             self.verification.note(ev)
             if ev.event is not None:
@@ -397,11 +413,13 @@ class TableUI:
                     ended = g.round_no - later_rounds
                     self.state.round_end = round_end_lines(g, self.names, self.me, e, ended)
                     self.state.round_end_no = ended  # (kept beside the box, not read off it)
+                    passed_over = None
                 elif e.kind == "round-over":  # (its box is not drawn, and one still up is of
                     # a round before it: a spectator's catch-up in several batches left
                     # "ROUND 4 OVER" over round 6, helper-57)
                     self.state.round_end = None
-                if e.kind in _FLASHED and not history and later_deals == 0:
+                    passed_over = (g.round_no - later_rounds, line or "")
+                if e.kind in _FLASHED and not history and later_deals == 0 and i >= last_move:
                     self.state.flash = line or ""
                     self._flash_at = self.clock()
                 if e.kind == "swap" and self.me in (e.seat, e.other):
@@ -415,6 +433,13 @@ class TableUI:
                     slots = drawn.get(i)
                     if slots is not None:  # (else of a deck gone since: the count stays)
                         self._drawn.append((self._logged, slots, line, g.faces))
+        if passed_over is not None and not src.outcome.over:
+            # a catch-up passed over the last round's end (its box would show the next
+            # round's hands): one line, last in the batch and so in view, says where the game
+            # is and how that round ended, which had scrolled out of the moves a resumed
+            # person sees (helper-64's brief)
+            n, how = passed_over
+            self._log(f"caught up: round {g.round_no} in play; round {n}'s end: {how}")
         self._name_draws(g)
         self.invalidate()
 
@@ -617,7 +642,12 @@ class TableUI:
             st.mode = "quit"
             return
         if st.mode == "help":
-            st.mode = "play"
+            if self.source is None and self._help_pages > 1 and k in (" ", "right", "left"):
+                # the lobby's help, paged (helper-64's brief: cut at 24 rows): Space or →
+                # the next page, ← the one before; any other key goes back
+                st.help_page += -1 if k == "left" else 1
+                return
+            st.mode, st.help_page = "play", 0
             return
         if (
             k == "m"
@@ -1028,7 +1058,11 @@ class TableUI:
             usual = self.timing.window_ms / 1000 + 1.0 if window else 2.0
             step_s = float(self.timing.step_s)
             gone = src is not None and set(src.waiting().seats) <= self._away()
-            if deciding and not gone:  # (a seat that is gone decides nothing: the vote's time)
+            if deciding and src is not None and self._bots_only(src.waiting().seats):
+                # a bot thinks: no count (it read "60 s left", as if it might take a minute),
+                # then the vote's, once it is slower than a machine should be
+                wait_left = left if waited > BOT_QUIET_S else None
+            elif deciding and not gone:  # (a seat that is gone decides nothing: the vote's)
                 wait_left = left - step_s if left > step_s else left
             elif deciding or waited > usual:  # (a machine answers at once: before, noise)
                 wait_left = left
@@ -1052,7 +1086,9 @@ class TableUI:
                 # a person deciding: their own time first, as the players' screens count it
                 usual = t.window_ms / 1000 + 1.0 if w.kind == "window" else 2.0
                 left = limit - waited
-                if deciding:
+                if deciding and self._bots_only(w.seats):  # (as above: a bot thinks)
+                    wait_left = left if waited > BOT_QUIET_S else None
+                elif deciding:
                     wait_left = left - t.step_s if left > t.step_s else left
                 elif waited > usual:
                     wait_left = left
@@ -1081,6 +1117,13 @@ class TableUI:
         if self.extra_view is not None:
             self.extra_view(vi)
         return vi
+
+    def _bots_only(self, seats: tuple[int, ...]) -> bool:
+        """Every seat of ``seats`` is a bot by the roster, and none is out of reach (one that
+        is has its count at once: whether it comes back matters)."""
+        gone = self._away() | self._left()
+        bots = {s for s, kind in enumerate(self.kinds) if kind == "bot"}  # (as model.is_bot)
+        return bool(seats) and all(s in bots and s not in gone for s in seats)
 
     def _away(self) -> set[int]:
         """The seats whose node is out of reach (left, or unreachable): this node's own view,
@@ -1113,8 +1156,10 @@ class TableUI:
             self._name_draws(self.source.engine)
         if st.message.startswith("sent:") and (self.over() or now - self._sent_at > ECHO_S):
             st.message = ""  # the move's echo: the move list has it by then (or the end)
-        if st.flash and now - self._flash_at > ECHO_S:
-            st.flash = ""  # (a review: "Bot-1 caught Ann" stayed up many moves later)
+        if st.flash and (now - self._flash_at > ECHO_S or self.over()):
+            # (a review: "Bot-1 caught Ann" stayed up many moves later; helper-64's brief: "you
+            # drew b5 ...: your turn passes" over the game's end, which says what happened)
+            st.flash = ""
         if st.flash and not st.message:
             st = UiState(**{**st.__dict__, "message": st.flash})
         view = table_view(self.source, st, self.inputs())
@@ -1152,6 +1197,10 @@ class TableUI:
                 left = view.deadline
                 count = f": {max(0.0, left):.0f} s left" if left is not None else ""
                 note = f"{what} runs on under this box{count}"
+                if self.prompt.kind != "turn":  # (Esc closes the box only: the claim's keys
+                    # beside its count said "Esc let it pass"; p lets it pass, box or not)
+                    status = view.status.replace("Esc let it pass", "p let it pass")
+                    view = replace(view, status=status)
             view = replace(view, help_line=help_line, box_note=note)
         return view
 
@@ -1162,7 +1211,8 @@ class TableUI:
             msg = self.lobby_message or self.failure or ""
             if self.log and not msg:
                 msg = self.log[-1]
-            return lobby_lines(
+            info: dict[str, int] = {}
+            lines = lobby_lines(
                 table,
                 self.address or "?",
                 self.is_host,
@@ -1179,7 +1229,11 @@ class TableUI:
                 lost=(self.failure or "").startswith("you lost your seat"),
                 chat=list(self.lobby_lines),
                 typed=self.state.typed,
+                page=self.state.help_page,
+                info=info,
             )
+            self._help_pages = info.get("pages", 1)
+            return lines
         return render(self.view(), width, height)
 
     def _fragments(self) -> StyleAndTextTuples:

@@ -34,7 +34,7 @@ from p2puno.engine.cards import (
     parse_face,
 )
 from p2puno.engine.game import CHALLENGE_EXTRA, UNO_PENALTY, Event, Game, IllegalAction, Phase
-from p2puno.node.game import CHAT_MAX, STOP_GIVES, command, owed_words, stop_gives
+from p2puno.node.game import CHAT_MAX, command, owed_words, stop_gives, void_words
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
 from p2puno.session.words import in_a_sentence, named
 from p2puno.session.words import session_words as describe_session_event
@@ -78,6 +78,7 @@ class UiState:
     round_end: list[str] | None = None  # the last round's end, until dismissed
     round_end_no: int = 0  # the round that box is of (0: not known)
     seat_choice: str = ""  # catch: which seat ("catch" mode)
+    help_page: int = 0  # the lobby's help: the page shown (counted round)
 
 
 @dataclass(frozen=True)
@@ -506,7 +507,9 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
             ]
             all_hands.append((names[s] if s < len(names) else f"seat {s}", views))
     status, kind, deadline, progress = _status(src, vi, prompt, names, me)
-    choice_lines, help_line = _choices(g, prompt, ui, names, me, vi, outcome.over, _played_out(src))
+    choice_lines, help_line = _choices(
+        g, prompt, ui, names, me, vi, outcome.over, _played_out(src), verified_dealt(src)
+    )
     if me is not None and not outcome.over and "m say" not in help_line:
         # (the chat at every decision too: helper-34 found it only in the idle footer)
         help_line = help_line.replace("? help", "m say · ? help")
@@ -586,7 +589,7 @@ def _status(
     if outcome.state == "stopping":
         # (the seats still to vote are waited for a step_s: the count would say nothing)
         ending = "a player did not answer in time: the game is ending for everyone"
-        return ending, "wait", None, stop_gives(_played_out(src))
+        return ending, "wait", None, stop_words(src)
     if prompt is not None:
         left = vi.prompt_left
         what = {
@@ -619,6 +622,8 @@ def _status(
                     card = "Wild Draw Four" if CARD_RANK[g.top] == WILD_DRAW_FOUR else "Draw Two"
                     word = f"to answer the {card} played on them"
             name = f'"{names[s]}"' if 0 <= s < len(names) else f"seat {s}"
+            if is_bot(vi, s):  # (the roster's word: helper-64's brief read a bot's 60 s)
+                name = "the bot " + name
             if s in vi.left:
                 name += " (left the table)"
             elif s in vi.away:
@@ -632,6 +637,8 @@ def _status(
             text = "waiting for " + "; ".join(
                 f"{in_a_sentence(ns)} {word}" for word, ns in by_what.items()
             )
+            if bots_deciding(w, vi):  # (its count shows once it is slow: BOT_QUIET_S)
+                text += ": it is thinking"
         gone = [s for s in w.seats if s in vi.away or s in vi.left]
         if gone and w.kind != "stop":  # (what a seat gone for good does: said before it does)
             they = "they are" if len(gone) > 1 else f'"{names[gone[0]]}" is'
@@ -641,7 +648,7 @@ def _status(
                     "is connected to no other player, and does not end the game on its own"
                 )
             else:
-                gives = stop_gives(_played_out(src))
+                gives = stop_words(src)
                 progress = f"unless {they} back in time, the game ends for everyone: {gives}"
         return f"{spin} {text}", "wait", vi.wait_left, progress
     if w.kind == "window" and _claims(src, names):
@@ -651,6 +658,25 @@ def _status(
     if me is None:
         return f"{spin} following the table", "wait", None, progress
     return f"{spin} your node is working (keys, checks)", "wait", None, progress
+
+
+BOT_QUIET_S = 5.0  # a bot's decision shows no count for this long (a machine answers at once)
+
+
+def is_bot(vi: ViewInputs, seat: int) -> bool:
+    """Whether the table's roster says ``seat`` is a bot (its own word, as the seat list's
+    "·bot" is: a seat that said "bot" and is slow gets its count after BOT_QUIET_S)."""
+    return 0 <= seat < len(vi.kinds) and vi.kinds[seat] == "bot"
+
+
+def bots_deciding(w: Waiting, vi: ViewInputs) -> bool:
+    """The wait is for a turn's decision of bots only, every one of them connected: nothing
+    a person weighs, so no count at first (the app shows one after BOT_QUIET_S)."""
+    if w.kind != "action" or not w.seats:
+        return False
+    if any("response" in w.owed.get(s, "") for s in w.seats):
+        return False
+    return all(is_bot(vi, s) and s not in vi.away and s not in vi.left for s in w.seats)
 
 
 def _claim_keys(prompt: Prompt, names: Sequence[str]) -> str:
@@ -670,6 +696,25 @@ def _claim_keys(prompt: Prompt, names: Sequence[str]) -> str:
         keys.append("j / Enter jump in")
     keys.append("Esc let it pass")
     return " · ".join(keys)
+
+
+def verified_dealt(src: Source) -> tuple[bool, bool]:
+    """Whether a round's deck has been verified yet (``Session.audited_deck`` >= 2: deck 1 is
+    the draw for dealer's) and whether a round has been dealt (``Session.deck_no`` >= 2), as
+    node.game.session_stop_gives reads them; a source that cannot tell (a bare engine): by the
+    engine's round, round 1 having none verified."""
+    g = src.engine
+    audited, deck = getattr(src, "audited_deck", None), getattr(src, "deck_no", None)
+    verified = audited >= 2 if isinstance(audited, int) else g.round_no >= 2
+    dealt = deck >= 2 if isinstance(deck, int) else g.round_no >= 1
+    return verified, dealt
+
+
+def stop_words(src: Source) -> str:
+    """What a game stopped now would give, in the node's words (node.game.stop_gives): in
+    round 1, that the scores stay at 0, none having been verified (spec 10.15, "What it
+    gives"; it said "as at the last verified round" there, helper-64's brief)."""
+    return stop_gives(_played_out(src), *verified_dealt(src))
 
 
 def _played_out(src: Source) -> bool:
@@ -719,6 +764,7 @@ def _choices(
     vi: ViewInputs,
     over: bool = False,
     played_out: bool = False,
+    verified: tuple[bool, bool] = (True, True),
 ) -> tuple[list[str], str]:
     """The prompt's options in words, and the keys that apply (``played_out``: see
     _played_out)."""
@@ -737,17 +783,20 @@ def _choices(
                 f"  {vi.resume_hint}",
             ], "y: leave · n / Esc: stay"
         t = vi.timing
+        # (what a stop gives of the round in play, in the node's words: node.game.void_words;
+        # in round 1 the scores stay at 0, helper-64's brief)
+        void = void_words(*verified)
+        rest = void.removeprefix("the round ")
         leave = [
             "Leave the table? Nobody else can play your seat: unless you come back with",
             f"  {vi.resume_hint}",
             # (your node says goodbye as it stops: the others wait step_s from then, your turn
             # or not; it read "within 80 s on your turn", helper-61: lobby.md 5)
-            f"within {t.step_s} s, the game ends for everyone: the round",
+            f"within {t.step_s} s, the game ends for everyone: "
+            + ("the round" if played_out or rest != void else ""),
             # (a round played to its end counts unless its winner is the one missing: the
             # one leaving, here; spec 10.15, "What it gives")
-            "just played to its end still counts, unless you won it."
-            if played_out
-            else "in play does not count, and the scores stay as at the last verified round.",
+            "just played to its end still counts, unless you won it." if played_out else f"{rest}.",
         ]
         if bots:
             verb = "stops" if bots == 1 else "stop"
@@ -770,6 +819,9 @@ def _choices(
     if ui.mode == "target":
         seats = sorted({a.target for a in ui.pending})
         who = " · ".join(f"{s} {names[s]} ({len(g.hands[s])} cards)" for s in seats)
+        if ui.pending and all(a.kind is Kind.CATCH for a in ui.pending):  # (c with several:
+            # it asked "Seven-O: swap hands with whom?")
+            return ["Catch whom? (one card, no UNO called)", who], "a seat number · Esc back"
         return ["Seven-O: swap hands with whom?", who], "a seat number · Esc back"
     if prompt is None:
         if over:
@@ -908,7 +960,7 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         lines.append(f"GAME ENDED: {name(o.blame.seat)} cheated (step {o.blame.step})")
         lines.append(f"  reason: {named(o.blame.reason, names)}")
         if o.void:  # (it said "void; the scores are the last audited ones")
-            lines.append(f"  {STOP_GIVES}")
+            lines.append(f"  {void_words(*verified_dealt(src))}")
     elif o.state == "stopped":
         silent = in_a_sentence([name(s) for s in o.silent])
         if silent and all(s in vi.left for s in o.silent):  # (as the node's line says it:
@@ -932,7 +984,7 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
             say = "says" if len(o.voters) == 1 else "say"
             lines.append(f"  so {say} {whose}")
         if o.void:
-            lines.append(f"  {STOP_GIVES}")
+            lines.append(f"  {void_words(*verified_dealt(src))}")
     lines.append(
         "  scores: "
         + "  ".join(f"{names[s]} {p}" for s, p in enumerate(o.scores) if s < len(names))

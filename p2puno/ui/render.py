@@ -180,7 +180,11 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
             part, rnd = f"{sep}{code}", f" · {view.round_info}"
             name_w = max(10, room - 1 - width_of(part) - width_of(rnd))
             if width_of(name) > name_w:  # ("p2puno · " first: the table's name says more)
-                name = cut(name.removeprefix("p2puno · "), name_w).rstrip(" ")
+                name = name.removeprefix("p2puno · ")
+                if width_of(name) > name_w:  # (then "(resumed)": it read "Annabel1's table
+                    # (res…" at a 4-seat table, helper-64's brief)
+                    name = name.removesuffix(" (resumed)")
+                name = cut(name, name_w).rstrip(" ")
             spare = room - 1 - width_of(name) - width_of(part)
             if width_of(rnd) > spare:
                 rnd = cut(rnd, spare).rstrip(" ") if spare >= 4 else ""
@@ -197,14 +201,16 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     for r in view.seats:
         mark = "▶" if r.on_turn else " "
         tag = (" (you)" if r.you else "") + (" ·bot" if r.kind == "bot" else "")
-        name = cut(r.name, 13 - len(tag)).rstrip(" ") + tag
+        # (14 cells: an 8-character name and its "(you)" fit; they read "Annabe… (you)" at
+        # a 4-seat table, helper-64's brief; the count's column gives its spare cell)
+        name = cut(r.name, 14 - len(tag)).rstrip(" ") + tag
         style = "class:you" if r.you else ""
         if r.on_turn:
             style += " class:turn"
         uno_style = "class:alert" if r.uno == "open!" else "class:ok" if r.uno else ""
         left.append(
             [
-                (style, f" {mark} {r.seat} {fit(name, 13)} {r.cards:>3}  "),
+                (style, f" {mark} {r.seat} {fit(name, 14)}{r.cards:>4} "),
                 (uno_style, fit(r.uno, 5)),
                 (style, f" {r.score:>4} "),
                 ("class:dim", r.note),
@@ -414,10 +420,11 @@ def _lobby_help(
     host: bool,
     spectator: bool,
     words: Callable[[str, str], list[Line]],
-) -> list[Line]:
+) -> list[list[Line]]:
     """The lobby's ``?``: what each key does, what to compare aloud and why, what the table's
-    options mean, and what one player leaving does."""
-    out: list[Line] = [[("class:header", " p2puno lobby — help")]]
+    options mean, and what one player leaving does; in paragraphs, which a page never splits
+    (_help_pages) unless one alone is longer than a page."""
+    out: list[list[Line]] = []
     if spectator:
         keys = ["q: stop watching (the game goes on without you) · any key: back"]
     else:
@@ -431,51 +438,79 @@ def _lobby_help(
             else ["Enter: play at the table shown, once it is final (you are asked)"]
         )
         keys.append("m: say something to every player (Enter sends it, Esc drops it)")
-        keys.append("q: leave the lobby (asks first) · any key: back")
-    for k in keys:
-        out += words("", "  " + k)
-    out += words(
-        "",
-        "Table code: once the game starts, every screen shows one in its header (code "
-        "ABCD-EFGH). Compare it aloud with every player: a different code means someone is "
-        "in the middle.",
+        keys.append("q: leave the lobby (asks first)")
+    out.append([line for k in keys for line in words("", "  " + k)])
+    out.append(
+        words(
+            "",
+            "Table code: once the game starts, every screen shows one in its header (code "
+            "ABCD-EFGH). Compare it aloud with every player: a different code means someone "
+            "is in the middle.",
+        )
     )
-    out += words(
-        "",
-        "Key (compare aloud): each seat's key, in short. Read your own row's key out: every "
-        "screen must show the same key for your seat.",
+    out.append(
+        words(
+            "",
+            "Key (compare aloud): each seat's key, in short. Read your own row's key out: "
+            "every screen must show the same key for your seat.",
+        )
     )
     if timing:
         window = int(str(timing.get("window_ms", 0))) / 1000
-        out += words(
-            "",
-            f"Deadlines: {timing.get('turn_s')} s for a person to decide (then their own "
-            f"node's bot plays); a claim window of {window:.1f} s after each card, the same "
-            f"for every seat (UNO calls, catches, jump-ins); {timing.get('step_s')} s for a "
-            "machine to answer.",
+        out.append(
+            words(
+                "",
+                f"Deadlines: {timing.get('turn_s')} s for a person to decide (then their own "
+                f"node's bot plays); a claim window of {window:.1f} s after each card, the same "
+                f"for every seat (UNO calls, catches, jump-ins); {timing.get('step_s')} s for "
+                "a machine to answer.",
+            )
         )
     if opts:
-        out += words(
-            "",
-            "House rules: none means the official rules. Progressive: a Draw Two or Wild Draw "
-            "Four may be stacked on; Seven-O: a 7 swaps hands, a 0 passes every hand on; "
-            "Jump-In: an identical card may be played out of turn.",
+        out.append(
+            words(
+                "",
+                "House rules: none means the official rules. Progressive: a Draw Two or Wild "
+                "Draw Four may be stacked on; Seven-O: a 7 swaps hands, a 0 passes every hand "
+                "on; Jump-In: an identical card may be played out of turn.",
+            )
         )
         target = opts.get("target", 500)
-        out += words(
-            "",
-            f"Scoring, to {target} points: standard, the winner of a round scores the cards "
-            "left in the others' hands; lowest, each adds their own hand and the lowest total "
-            "wins.",
+        out.append(
+            words(
+                "",
+                f"Scoring, to {target} points: standard, the winner of a round scores the cards "
+                "left in the others' hands; lowest, each adds their own hand and the lowest "
+                "total wins.",
+            )
         )
-    out += words(
-        "",
-        # (002 · Setup 1; docs/rules.md D1: a tie draws again; engine: dealer_draw_value)
-        "Who deals first: each player draws a card, the highest number deals (S, R, +2, W "
-        "and W+4 count as 0; a tie draws again).",
+    out.append(
+        words(
+            "",
+            # (002 · Setup 1; docs/rules.md D1: a tie draws again; engine: dealer_draw_value)
+            "Who deals first: each player draws a card, the highest number deals (S, R, +2, W "
+            "and W+4 count as 0; a tie draws again).",
+        )
     )
-    out += words("", "One player leaving ends the game for everyone: nobody can play their seat.")
+    out.append(
+        words("", "One player leaving ends the game for everyone: nobody can play their seat.")
+    )
     return out
+
+
+def _help_pages(paragraphs: list[list[Line]], room: int) -> list[list[Line]]:
+    """``paragraphs`` packed into pages of ``room`` lines at most, a paragraph never split
+    across two pages unless it is longer than a page by itself."""
+    room = max(1, room)
+    pages: list[list[Line]] = [[]]
+    for para in paragraphs:
+        if pages[-1] and len(pages[-1]) + len(para) > room:
+            pages.append([])
+        for line in para:
+            if len(pages[-1]) >= room:
+                pages.append([])
+            pages[-1].append(line)
+    return pages
 
 
 def lobby_lines(
@@ -495,6 +530,8 @@ def lobby_lines(
     lost: bool = False,
     chat: Sequence[str] = (),
     typed: str = "",
+    page: int = 0,
+    info: dict[str, int] | None = None,
 ) -> list[Line]:
     """The lobby: the table's name, options and house rules in words, every seat, the address
     others join at, and (for the host) the start key. ``mode``: the question asked ("quit",
@@ -506,7 +543,9 @@ def lobby_lines(
     ``lost``: the host gave that seat up (the roster is the last one this player was sent).
     ``chat``: the lobby's chat lines as said ("Bob says: “hi”"), newest last, below the table
     as far as there is room (none where the table fills the screen); ``typed``: the
-    line being typed after ``m`` (``mode`` "say"), on the keys' line."""
+    line being typed after ``m`` (``mode`` "say"), on the keys' line. ``page``: the help's
+    page shown (``mode`` "help", counted round: the help is paged when the question and the
+    words above it leave it too few rows); ``info``, if given, gets its number of "pages"."""
     if "options" not in table:
         table = {**table, "seats": table.get("seats", [])}
         address = ""
@@ -661,11 +700,21 @@ def lobby_lines(
         if rows:  # (none where the table fills the screen: helper-62 saw a line pushed
             # above the seats push the note on the host's bots off it)
             out += [[], *rows]
+    pages = 1
     if mode == "help" and not closed:  # (helper-54: the lobby's ? named four keys, no more)
-        out = [*top, *_lobby_help(opts, timing, host, spectator, words)]
+        # paged, its heading on each page, under what is asked (its clock) and the last word
+        # (helper-64's brief: cut at 24 rows, with nothing to scroll)
+        paged = _help_pages(
+            _lobby_help(opts, timing, host, spectator, words), height - 2 - len(top)
+        )
+        pages = len(paged)
+        page %= pages
+        head = " p2puno lobby — help" + (f" (page {page + 1} of {pages})" if pages > 1 else "")
+        out = [*top, [("class:header", head)], *paged[page]]
     if width < MIN_WIDTH or height < MIN_HEIGHT:
         # too small for the seats' rows (a review at 60x20 read them cut mid-word): say so, as
         # the table does, and keep what is asked or awaited (its clock) and the keys in view
+        pages = 1  # (no help drawn here: its keys line says no page)
         size_words = f"The lobby needs {MIN_WIDTH}x{MIN_HEIGHT}; this terminal is {width}x{height}."
         out = [
             *words("class:alert", size_words),
@@ -676,14 +725,20 @@ def lobby_lines(
         if address and not final and not closed and address not in message:  # (the host
             # tells its friends this; its first word says it already)
             out += words("", f"others join with:  p2puno join {address}")
+    if info is not None:
+        info["pages"] = pages
     if closed:
         keys = " q: close"
+    elif mode == "help":  # (every key goes back from the help: it named s, b, x and q here
+        # as if they acted, and they only went back; Ctrl-C still asks to leave)
+        keys = " any key: back to the lobby"
+        if pages > 1:
+            keys = f" page {page + 1} of {pages} · Space / → next page · any other key: back"
+            keys += " to the lobby"
     elif spectator:
         keys = (
             " Stop watching? y: leave · n / Esc: stay"
             if mode == "quit"
-            else " waiting for the game to start · q or Ctrl-C leave"
-            if mode == "help"
             else " waiting for the game to start · ? help · q leave"
         )
     elif mode == "quit":
@@ -702,9 +757,6 @@ def lobby_lines(
         keys = " say: " + typed[-max(1, width - 7 - width_of(tail)) :] + tail
     elif mode == "unseat":
         keys = " Give up which seat? its number (the player is told) · any other key: back"
-    elif mode == "help":
-        start = "s start now · b add a bot · x give a seat up · " if host else ""
-        keys = f" {start}q leave · any key: back"
     elif asked:
         keys = " Enter play at this table · m chat · ? help · q leave"
     elif host and not final:

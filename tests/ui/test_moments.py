@@ -83,7 +83,8 @@ async def test_a_cheat_ends_the_game_on_the_screen_with_the_cheater_and_the_reas
         # stopped game's is: "is void; the scores are the last audited ones", helper-55)
         text = await wait_for(screen, 'GAME ENDED: "P1" cheated')
         assert "reason: illegal action" in text and "does not match the top card" in text
-        assert "the round in play does not count, and the scores stay as at the last" in text
+        # (in round 1: no round was verified, the scores stay at 0; helper-64's brief)
+        assert "the round in play does not count, and the scores stay at 0 (no round" in text
         assert "void" not in text and "last audited" not in text
         assert "✗ cheat found" in text and "the audit named the cheater" in text
 
@@ -472,6 +473,8 @@ def test_a_wait_on_a_seat_that_is_gone_says_so() -> None:
         engine=Game(Options(3)),
         outcome=Outcome("playing", (0, 0, 0)),
         waiting=lambda: Waiting(7, "sync", (0, 2), {0: "keys", 2: "keys"}),
+        audited_deck=2,  # (a round verified: its scores stay; before one, they stay at 0)
+        deck_no=3,
     )
     names = ["Ann", "Bob", "Cid"]
     gone = table_view(src, UiState(), ViewInputs(names, 1, away=frozenset({0})))  # type: ignore[arg-type]
@@ -630,7 +633,8 @@ def test_a_long_header_gives_way_on_the_left_and_keeps_the_status() -> None:
         top = "".join(t for _, t in render(table_view(src, UiState(), vi), width, 24)[0])  # type: ignore[arg-type]
         assert top.rstrip().endswith("2 watching · verifying every move"), top
         assert len(top) == width and "  2 watching" in top and "AAAA" not in top
-        assert top.startswith(" Ann's") and "…" in top
+        # ("p2puno · ", then "(resumed)" give way before the name is cut: helper-64's brief)
+        assert top.startswith(" Ann's") and "(res" not in top, top
         assert "code A4VN-YOWF" in top  # (a review: at 80 columns the code was cut)
     # the help page fits 80 columns and 24 rows, every line whole (a review: cut mid-word)
     from p2puno.ui.render import HELP, width_of
@@ -706,7 +710,8 @@ def test_a_resumed_table_names_your_draws_of_the_round_in_play_as_it_did() -> No
         back.on_events(batch)  # the game so far, in one batch, as a resumed node takes it
 
     def round_in_play(log: object) -> list[str]:
-        lines = list(log)  # type: ignore[call-overload]
+        # (less the line a catch-up past a round's end adds last: helper-64's brief)
+        lines = [x for x in log if not x.startswith("caught up: ")]  # type: ignore[attr-defined]
         return lines[max(k for k, x in enumerate(lines) if x.startswith("Start card")) :]
 
     named = [x for x in round_in_play(back.log) if re.fullmatch(r"You drew \d cards?: .+", x)]
@@ -1376,3 +1381,313 @@ def test_the_lobbys_chat_lines_wrap_and_never_push_the_table_off() -> None:
     lines = plain(lobby_lines(full, "127.0.0.1:9", True, 80, 24, chat=["Cy says: “hi”"]))
     assert not any("Cy says" in line for line in lines)
     assert any("the host could see its hand" in line for line in lines)
+
+
+# ---------------------------------------------------------------------- helper-64's moments
+def _stub_source(g: Game, state: str = "playing", **extra: object) -> SimpleNamespace:
+    from p2puno.session.session import Outcome, Waiting
+
+    waiting = extra.pop("waiting", Waiting(9, "x", ()))
+    outcome = extra.pop("outcome", Outcome(state, tuple(0 for _ in range(g.players))))
+    return SimpleNamespace(engine=g, outcome=outcome, waiting=lambda: waiting, **extra)
+
+
+def test_the_kept_cards_flash_does_not_stay_into_the_game_over_screen() -> None:
+    """helper-64's brief: "you drew b5 (blue 5): it cannot be played, your turn passes" (the
+    keep the table sends for the person, 002 · Let's Play) stayed up ECHO_S, over the game's
+    end when the game ended within those seconds. A passing word is of the game in play: at
+    its end the box says what happened."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.session.session import Outcome
+    from p2puno.ui.render import plain, render
+
+    g = Game(Options(3))
+    src = _stub_source(g)
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput(), clock=lambda: 100.0)
+        ui.attach(src, 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+        ui.state.flash = "you drew b5 (blue 5): it cannot be played, your turn passes"
+        ui._flash_at = 98.0
+        assert "cannot be played" in ui.view().message  # (in play: it shows)
+        src.outcome = Outcome("finished", (0, 20, 0), (1,))
+        shown = "\n".join(plain(render(ui.view(), 80, 24)))
+        assert "GAME OVER" in shown and "cannot be played" not in shown, shown
+
+
+def test_esc_over_a_round_end_box_in_a_claim_window_closes_the_box_only() -> None:
+    """helper-63 lost part of a claim window to an Esc meant for a round's end box (420007d
+    said so in the footer). Esc closes the box and never passes the claim (spec 10.9: a
+    claim window is W for every seat); with the box up, the status line beside the count
+    names p, not Esc, as the key that lets the window pass (it said "Esc let it pass")."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.session.session import Prompt
+
+    g = Game(Options(3))
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput(), clock=lambda: 100.0)
+        ui.attach(_stub_source(g), 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+        loop = asyncio.new_event_loop()
+        try:
+            fut: asyncio.Future[Action | None] = loop.create_future()
+            ui.prompt = Prompt("claim", 9, (Action(0, Kind.CATCH, target=2),), None)  # type: ignore[arg-type]
+            ui.prompt_since, ui._future = 99.0, fut
+            ui.state.round_end, ui.state.round_end_no = ["ROUND 1 OVER", "  scores: ..."], 1
+            view = ui.view()
+            assert "Esc let it pass" not in view.status, view.status
+            assert 'c catch "Cid" · p let it pass' in view.status, view.status
+            assert view.help_line.endswith("Esc: close round 1's end only"), view.help_line
+            ui.key("escape")
+            assert ui.state.round_end is None and not fut.done()  # (the box only)
+            assert "Esc let it pass" in ui.view().status  # (the box gone: Esc passes)
+            ui.key("escape")
+            assert fut.done() and fut.result() is None
+        finally:
+            loop.close()
+
+
+def test_a_bots_wait_says_it_is_thinking_and_counts_only_when_it_is_slow() -> None:
+    """helper-64's brief: a wait on a bot's turn read 'waiting for "Bob" to play (their
+    turn) · 60 s left', as if the bot might take a minute. A bot's seat (the table's roster
+    says its kind) is named a bot that is thinking; a count shows once it is slower than a
+    machine should be (BOT_QUIET_S), or at once when it is not connected (docs/ui.md)."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.session.session import Waiting
+
+    g = Game(Options(3))
+    now = [100.0]
+    owed = Waiting(9, "action", (1,), {1: "its action proposal"})
+    g.turn, g.phase = 1, g.phase.TURN
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput(), clock=lambda: now[0])
+        ui.attach(_stub_source(g, waiting=owed), 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+        ui.kinds = ["person", "bot", "bot"]
+        first = ui.view()
+        assert 'the bot "Bob"' in first.status and "thinking" in first.status, first.status
+        assert first.deadline is None, first.deadline
+        now[0] += 6.0  # (slower than a machine should be: the vote's count shows)
+        slow = ui.view()
+        assert slow.deadline is not None and slow.deadline > 60, slow.deadline
+        # a seat whose node runs a person: their count at once, as before
+        ui.kinds = ["person", "person", "bot"]
+        ui._wait_key = None
+        person = ui.view()
+        assert person.deadline is not None and 'the bot "Bob"' not in person.status
+        # through the node: the same (its own clock, GameNode.wait_left)
+        ui.kinds = ["person", "bot", "bot"]
+        node = SimpleNamespace(
+            wait_left=lambda: (79.0, 1.0, True),
+            away=lambda: set(),
+            left={},
+            stops_alone=lambda: False,
+            spectators=lambda: [],
+            turn_limit=60.0,
+        )
+        ui.node = node  # type: ignore[assignment]
+        assert ui.view().deadline is None
+        node.wait_left = lambda: (73.0, 7.0, True)
+        assert ui.view().deadline == 73.0
+        node.away = lambda: {1}  # (not connected: the count matters at once)
+        node.wait_left = lambda: (79.0, 1.0, True)
+        gone = ui.view()
+        assert gone.deadline == 79.0 and "thinking" not in gone.status, gone.status
+
+
+def test_a_four_seat_tables_seat_list_fits_eight_character_names_at_80() -> None:
+    """helper-64's brief: at 80x24 with four seats of 8-character names the person's own row
+    read "Annabe… (you)": the name and its "(you)" passed the name column. The column takes
+    an 8-character name with "(you)" or "·bot" now, and every row stays in its 50 cells."""
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import plain, render
+
+    g = Game(Options(4))
+    g.dealer = 2
+    names = ["Annabel1", "Bartholo", "Cornelia", "Dominika"]
+    vi = ViewInputs(
+        names, 0, kinds=["person", "person", "bot", "bot"], notes=["", "", "on host", "on host"]
+    )
+    vi.title, vi.code, vi.watchers = "p2puno · Annabel1's table", "ABCD-EFGH", ["Eve", "Zed"]
+    view = table_view(_stub_source(g), UiState(), vi)  # type: ignore[arg-type]
+    lines = plain(render(view, 80, 24))
+    assert all(len(line) == 80 for line in lines)
+    rows = [line[:50] for line in lines[2:6]]
+    assert "0 Annabel1 (you)" in rows[0], rows
+    assert "2 Cornelia ·bot" in rows[2] and rows[2].rstrip().endswith("dealer, on host"), rows
+    assert "ABCD-EFGH" in lines[0] and "2 watching" in lines[0], lines[0]
+
+
+def test_the_lobbys_help_pages_when_it_does_not_fit_80_by_24() -> None:
+    """helper-64's brief: the lobby's `?` was cut at 24 rows (the question asked and a message
+    above it take rows), with nothing to scroll. It is paged: every line is on a page, the
+    keys line says which page and the key to the next, and the question stays on each."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.node.lobby import make_options
+    from p2puno.session import Timing
+    from p2puno.ui.render import _lobby_help, lobby_lines, plain
+
+    opts = make_options(4, ["progressive", "seven-o", "jump-in"], "standard", 500, Timing())
+    seats = [
+        {"name": n, "kind": "person", "runner": "self", "key": "0" * 16, "connected": True}
+        for n in ("Annabel1", "Bartholo", "Cornelia", "Dominika")
+    ]
+    table = {"name": "Annabel1's table", "options": opts, "seats": seats, "size": 4,
+             "confirm": True}  # fmt: skip
+    every: list[str] = []
+
+    def words(style: str, text: str, most: int = 99) -> list[list[tuple[str, str]]]:
+        import textwrap
+
+        return [[(style, " " + p)] for p in textwrap.wrap(text, 78)]
+
+    timing = opts["timing"]
+    assert isinstance(timing, dict)
+    for page in _lobby_help(opts, timing, False, False, words):
+        every += [p.strip() for p in plain([line for line in page])]
+    pages: list[list[str]] = []
+    for n in range(4):
+        shown = plain(
+            lobby_lines(
+                table, "", False, 80, 24, "a word from the table " * 4, mode="help",
+                asked=True, asked_left=41.0, page=n,
+            )
+        )  # fmt: skip
+        assert len(shown) == 24 and "press Enter within 41 s" in shown[0], shown
+        pages.append(shown)
+    assert pages[0] != pages[1] and pages[2] == pages[0]  # (two pages, then the first again)
+    seen = {line.strip() for page in pages for line in page}
+    assert all(line in seen for line in every if line), [x for x in every if x not in seen]
+    assert "page 1 of 2" in pages[0][-1] and "Space" in pages[0][-1], pages[0][-1]
+    with create_pipe_input() as pipe:  # the keys: Space, the next page; another, back
+        ui = TableUI(name="Bartholo", input=pipe, output=DummyOutput())
+        ui.table, ui.lobby_message = table, "a word from the table " * 4
+        ui.key("?")
+        assert "page 1 of 2" in plain(ui.lines(80, 24))[-1]  # (drawn: the app knows its pages)
+        ui.key(" ")
+        assert ui.state.mode == "help" and "page 2 of 2" in plain(ui.lines(80, 24))[-1]
+        ui.key("x")
+        assert ui.state.mode == "play"
+
+
+def test_a_stop_in_the_first_round_says_the_scores_stay_at_0() -> None:
+    """helper-64's brief: in round 1 the leave question said "the scores stay as at the last
+    verified round", and none was (spec 10.15, "What it gives": the standings of the last deck
+    audited, zeros if none; deck 1 is the draw for dealer, Session.audited_deck)."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.session.session import Outcome
+    from p2puno.ui.render import plain, render
+
+    g = Game(Options(3))
+    g.round_no = 1
+    src = _stub_source(g, audited_deck=1)
+    none = "the round in play does not count, and the scores stay at 0 (no round was verified yet)"
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
+        ui.attach(src, 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+        ui.state.mode = "quit"
+        asked = " ".join(ui.view().choice_lines)
+        assert (
+            "the round in play does not count, and the scores stay at 0 (no round was" in (asked)
+            and "last verified" not in asked
+        ), asked
+        ui.state.mode = "play"
+        src.outcome = Outcome("stopped", (0, 0, 0), silent=(1,), void=True, voters=(0,))
+        box = " ".join(t.strip() for t in ui.view().end or [])
+        assert none in box and "last verified" not in box, box
+        assert len(plain(render(ui.view(), 80, 24))) == 24
+        src.audited_deck = 2  # (round 1 verified: the words as before)
+        box = " ".join(t.strip() for t in ui.view().end or [])
+        assert "scores stay as at the last verified round" in box, box
+
+
+def test_a_later_catch_up_batch_flashes_no_old_move() -> None:
+    """helper-64's brief: a batch of many moves at once (a resumed node or a spectator behind
+    the table) flashed its swaps, catches and jump-ins one after another, as if new. A flash
+    is of the last move: one followed in its batch by later plays goes to the moves only,
+    and so does every one while the session is behind the table (Session.behind)."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.engine.game import Event
+    from p2puno.session.session import SessionEvent
+
+    g = Game(Options(3, seven_o=True))
+
+    def batch(*events: Event) -> list[SessionEvent]:
+        return [SessionEvent("engine", str(e), e.seat, e) for e in events]
+
+    swap = Event("swap", 1, -1, 0, 2)
+    play = Event("play", 2, 5, 6)
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput(), clock=lambda: 100.0)
+        src = _stub_source(g, behind=-1, processed=40)
+        ui.attach(src, 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+        ui.on_events(batch(play))  # (the first batch: the game so far)
+        ui.on_events(batch(swap, play, play))  # (a swap, two plays ago)
+        assert ui.state.flash == "", ui.state.flash
+        assert any("swap" in line for line in ui.log), list(ui.log)
+        src.behind = 90  # (entries far ahead: still catching up)
+        ui.on_events(batch(swap))
+        assert ui.state.flash == "", ui.state.flash
+        src.behind = -1  # (caught up: a swap now is news)
+        ui.on_events(batch(swap))
+        assert "swap" in ui.state.flash, ui.state.flash
+
+
+def test_a_catch_up_past_a_rounds_end_says_where_the_game_is() -> None:
+    """helper-64's brief: a resumed person (or a spectator) whose catch-up passes a round's
+    end gets no box for it (its hands are gone: the next round is dealt), and the line that
+    said how it ended had scrolled out of the moves in view at 80x24. One line, last in the
+    batch, says the round in play and how the round before ended; a header too long for 80
+    columns drops "(resumed)" before it cuts the table's name."""
+    import random
+
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.bots import make_bot
+    from p2puno.session.session import Outcome, SessionEvent, Waiting
+    from p2puno.sim.runner import Table
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import plain, render
+
+    t = Table(Options(2), [make_bot("heuristic", f"r{s}") for s in range(2)], random.Random(5))
+    src = SimpleNamespace(
+        engine=t.game, outcome=Outcome("playing", (0, 0)), waiting=lambda: Waiting(9, "x", ())
+    )
+    batch: list[SessionEvent] = []
+    for _ in range(20000):
+        _, events = t.step()
+        batch += [SessionEvent("engine", str(e), event=e) for e in events]
+        if t.game.round_no == 2 and any(e.kind == "start" for e in events):
+            break  # (round 2's start card: its hands are dealt)
+    assert t.game.round_no == 2
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="you", input=pipe, output=DummyOutput(), title="p2puno · resumed")
+        ui.attach(src, 0, ["Annabel1", "Bartholo"])  # type: ignore[arg-type]
+        ui.on_events(batch)
+        assert ui.state.round_end is None  # (no box: round 2's hands are dealt)
+        last = ui.log[-1]
+        assert last.startswith("caught up: round 2 in play; round 1's end: Round over: "), last
+    vi = ViewInputs(["Annabel1", "Bartholo"], 0, title="p2puno · Annabel1's table (resumed)")
+    vi.code = "ABCD-EFGH"
+    view = table_view(src, UiState(), vi)  # type: ignore[arg-type]
+    head = plain(render(view, 80, 24))[0]
+    assert head.startswith(" Annabel1's table · code ABCD-EFGH · round 2 · to 500"), head
+
+
+def test_a_catch_of_one_of_several_seats_asks_whom_to_catch() -> None:
+    """c with two seats to catch (002 · UNO: a player who does not call UNO may be caught)
+    asked "Seven-O: swap hands with whom?", the seat question's words (helper-64 found it
+    while fitting the seat lines)."""
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+
+    g = Game(Options(3))
+    catches = (Action(0, Kind.CATCH, target=1), Action(0, Kind.CATCH, target=2))
+    ui = UiState(mode="target", pending=catches)
+    view = table_view(_stub_source(g), ui, ViewInputs(["Ann", "Bob", "Cid"], 0))  # type: ignore[arg-type]
+    assert view.choice_lines[0] == "Catch whom? (one card, no UNO called)", view.choice_lines
+    assert view.choice_lines[1] == "1 Bob (0 cards) · 2 Cid (0 cards)", view.choice_lines
