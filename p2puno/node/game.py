@@ -48,6 +48,7 @@ from p2puno.engine.actions import Action
 from p2puno.log import Identity, Log, Role, entry_hash
 from p2puno.net import Limits, Link, LinkError, MsgType, TransportError, open_link
 from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch, encode_sync
+from p2puno.node.names import name_problem, name_skeleton
 from p2puno.node.players import Autopilot, Player
 from p2puno.node.store import GameFiles
 from p2puno.session import Session, SessionError
@@ -68,7 +69,12 @@ _LINK_WORDS = {  # why the connection to a seat ended, as a person reads it
     "closed": "your node closed it",
 }
 NODE_LIMITS = Limits(frames_per_s=4000.0, frames_burst=20000.0, bytes_per_s=32 * 2**20)
-GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped
+GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is dropped ...
+# ... and then kept out this long (doubled each time, up to HOLD_OFF_MAX_S): it redialed at
+# once and sent 20 more, 73 times in 20 s, each link a handshake and each entry a decode
+# (helper-66); a seat kept out is waited for as one not connected (its moves still come
+# through the other seats' relays)
+HOLD_OFF_S, HOLD_OFF_MAX_S = 10.0, 60.0
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
 BEHIND_TRIES = 6  # SYNCs for entries seen far ahead that bring no step, before they are forgotten
@@ -98,12 +104,17 @@ GAME_OVER_BYE = "the game is over"
 # half-open link read "J0 (seat 1) left the table" on the other side
 LEAVING_BYES = ("this seat is leaving the table", "this node is stopping")
 MAX_WATCHERS = 8  # spectators one node serves
+WATCH_LINES = 8  # "X is watching" lines said, from one address or seat, in any CHAT_PER_S
 # the table's chat (a LOBBY notice, spec: protocol/transport.md "Notices"): a line of at most
 # CHAT_MAX characters, at most CHAT_BURST from one seat in any CHAT_PER_S seconds (more are
 # dropped, said once); never signed, never in the log: words at a table, not moves
 CHAT_MAX = 200
 CHAT_BURST, CHAT_PER_S = 5, 10.0
 MAX_WATCHERS_PER_ADDRESS = 4  # of them from one address: one machine cannot take every slot
+# the bytes of entries a spectator's FETCHes are answered with, a second (and at once): a
+# spectator asking 20 times a second for the largest entries held drew 5 MiB/s and never
+# read them (helper-66); an honest one fetches a missing parent now and then
+WATCH_FETCH_BYTES_PER_S, WATCH_FETCH_BURST = 256 * 2**10, 2**20
 
 
 def terminal_safe(text: str) -> str:
@@ -360,6 +371,9 @@ class Watcher:
     sent: int = 0  # entries of the log (in acceptance order) it has been sent
     pos: int | None = 0  # offset in the log file while the backlog streams (None: done)
     seats: tuple[list[int], list[int]] | None = None  # the last "seats" report it was sent
+    fetch_budget: float = WATCH_FETCH_BURST  # bytes its FETCHes may still be answered with
+    fetch_at: float = 0.0  # when that budget was last topped up
+    said: bool = False  # its coming was said (then its going is too)
 
 
 @dataclass
@@ -445,6 +459,8 @@ class GameNode:
         self.watchers: list[Watcher] = []  # spectators through this node
         self._watcher_ids = 0
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
+        self._watch_pace = ChatPace()  # "... is watching" lines, by address or by seat
+        self._held_off: dict[int, tuple[float, float]] = {}  # seat -> (until, next hold-off)
         self.code_secrets: list[str] = []  # every seat's table-code secret, hex (lobby.md 2)
         self.code = ""  # the table code (lobby.md 2), set by whoever runs the node
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
@@ -601,10 +617,15 @@ class GameNode:
         and nothing it sends is taken as an entry. It holds no key and sees no hand: entries
         carry only encrypted cards until they are opened in public."""
         name = msg.get("name")
-        if not isinstance(name, str) or not 0 < len(name) <= 32 or not name.isprintable():
+        if name_problem(name) is not None:  # (the players' rule: helper-66 watched as 'Ann
+            # says: “I quit: vote me out”', shown on every screen as "... is watching")
             name = "a spectator"
-        elif any(p.name.casefold() == name.casefold() for p in self.session.log.players):
-            name = name[:18] + " (a spectator)"  # (32 in all; "Bob is watching" on Bob's screen)
+        elif any(
+            name_skeleton(p.name) == name_skeleton(str(name)) for p in self.session.log.players
+        ):
+            # (32 in all; "Bob is watching" on Bob's screen, or a look-alike of a player)
+            name = str(name)[:18] + " (a spectator)"
+        assert isinstance(name, str)
         refusal = watch_refusal([w.link for w in self.watchers], link)
         if refusal is not None:
             with contextlib.suppress(LinkError):
@@ -629,7 +650,10 @@ class GameNode:
             return
         self.watchers.append(w)
         link.set_handler(lambda m: self._on_watcher(w, m.type, m.payload))
-        self.say(f"{name} is watching (key {w.key})")
+        if self._watch_pace.take(host_of(link), time.monotonic(), WATCH_LINES) == "ok":
+            # (a spectator coming and going under new keys said 482 lines in 10 s: helper-66)
+            w.said = True
+            self.say(f"{name} is watching (key {w.key})")
         self._announce_watchers()
         self._spawn(self._watcher_gone(w))
 
@@ -638,7 +662,8 @@ class GameNode:
         self._served_sync.pop(w.id, None)  # (a key per spectator link would pile up)
         if w in self.watchers:
             self.watchers.remove(w)
-            if not self._closing and not self.session.outcome.over:  # (at the end: all do)
+            if not self._closing and not self.session.outcome.over and w.said:  # (at the
+                # end: all do; one whose coming was not said goes unsaid too)
                 self.say(f"{w.name} stopped watching")
             self._announce_watchers()
 
@@ -649,11 +674,20 @@ class GameNode:
         its file again and again (each read scans the whole game)."""
         with contextlib.suppress(LinkError, TransportError):
             if mtype == MsgType.FETCH:
+                now = time.monotonic()
+                w.fetch_budget = min(
+                    WATCH_FETCH_BURST,
+                    w.fetch_budget + (now - w.fetch_at) * WATCH_FETCH_BYTES_PER_S,
+                )
+                w.fetch_at = now
                 for h in decode_fetch(payload):
                     try:
                         raw = self.session.log.entry_raw_in_memory(h)
                     except KeyError:
                         continue
+                    if len(raw) > w.fetch_budget:
+                        break  # (what it still lacks it asks again, or takes by a SYNC)
+                    w.fetch_budget -= len(raw)
                     w.link.send(MsgType.ENTRY, raw)
             elif mtype == MsgType.SYNC:
                 now = time.monotonic()
@@ -749,6 +783,10 @@ class GameNode:
         if self._closing:
             link.close(LEAVING_BYES[1])
             return
+        held = self._held_off_for(seat)
+        if held > 0:  # (dropped for refused entries: not back before its time)
+            link.close(f"kept out for {held:.0f} s more: too many refused entries")
+            return
         old = self.links.get(seat)
         if old is not None and old is not link:
             old.close("replaced by a newer link")
@@ -770,9 +808,18 @@ class GameNode:
                 names: list[JSONValue] = [w.name for w in self.watchers]
                 link.send(MsgType.LOBBY, encode({"t": "watchers", "names": names}))
 
+    def _held_off_for(self, seat: int) -> float:
+        """Seconds ``seat`` is still kept out for refused entries (0: it is not)."""
+        until = self._held_off.get(seat, (0.0, 0.0))[0]
+        return max(0.0, until - time.monotonic())
+
     async def _dial(self, seat: int, addr: Address) -> None:
         delay = 0.1
         while not self._closing and not self.done.is_set():
+            held = self._held_off_for(seat)
+            if held > 0:
+                await asyncio.sleep(held)
+                continue
             link = self.links.get(seat)
             if link is not None and not link.closed:
                 await link.wait_closed()
@@ -936,11 +983,15 @@ class GameNode:
             return
         names = msg.get("names")
         if isinstance(names, list) and len(names) <= MAX_WATCHERS:
-            ok = [n for n in names if isinstance(n, str) and 0 < len(n) <= 32 and n.isprintable()]
+            # (the names a seat gives, under the players' rule as its own spectators'; said
+            # at most WATCH_LINES in CHAT_PER_S a seat: one that swapped two lists of 8 said
+            # 35,280 lines in 10 s, helper-66; the table's list still shows them all)
+            ok = [n for n in names if isinstance(n, str) and name_problem(n) is None]
             before = self._watched_via.get(seat, [])
             self._watched_via[seat] = ok
+            now = time.monotonic()
             for n in ok:
-                if n not in before:
+                if n not in before and self._watch_pace.take(seat, now, WATCH_LINES) == "ok":
                     self.say(f"{n} is watching (through seat {seat})")
 
     def _serve_sync(self, link: Link, start: int) -> None:
@@ -1012,8 +1063,15 @@ class GameNode:
                 n = self.stats.garbage.get(seat, 0) + 1
                 self.stats.garbage[seat] = n
                 if n >= GARBAGE_LIMIT:
-                    self.say(f"dropping seat {seat}'s link: {n} refused entries ({e})")
-                    link.close(f"{n} refused entries")
+                    now = time.monotonic()
+                    hold = self._held_off.get(seat, (0.0, HOLD_OFF_S))[1]
+                    self._held_off[seat] = (now + hold, min(hold * 2, HOLD_OFF_MAX_S))
+                    self.stats.garbage[seat] = 0  # (another GARBAGE_LIMIT once it is back)
+                    self.say(
+                        f"dropping seat {seat}'s link: {n} refused entries ({e}); kept out "
+                        f"for {hold:.0f} s"
+                    )
+                    link.close(f"{n} refused entries: kept out for {hold:.0f} s")
             return
         except Exception as e:  # (not the peer's: this node's own, see _task_done)
             # (helper-38: an own entry over the log's size cap escaped as a LogError; the

@@ -61,6 +61,8 @@ from p2puno.node.game import (
     terminal_safe,
     watch_refusal,
 )
+from p2puno.node.names import name_problem as name_problem  # (re-exported: cli, run)
+from p2puno.node.names import name_skeleton
 from p2puno.session.session import Timing, options_from_obj, options_to_obj
 from p2puno.wire import EncodingError, JSONValue, decode, encode
 
@@ -790,64 +792,6 @@ class HostLobby:
                 with contextlib.suppress(LinkError):
                     send(s.link, msg)
         return setup.code
-
-
-# Characters drawn like Latin ones (the common ones of Unicode's confusables, TR39): "Ноѕt"
-# in Cyrillic beside "Host" read as one player in a review's blame lines. Capitals are read
-# before case folding (Greek Η folds to η, drawn otherwise), small letters after it.
-_CAPITALS = {
-    "A": "АΑᎪⲀꓮ", "B": "ВΒᏴⲂꓐ", "C": "СᏟꓚ", "D": "ꓓ", "E": "ЕΕᎬⲈꓰ", "F": "ꓝ", "G": "Ꮐꓖ",
-    "H": "НΗᎻⲎꓧ", "I": "ІΙꓲ", "J": "ЈᎫꓙ", "K": "КΚᏦⲔꓗ", "L": "ꓡ", "M": "МΜᎷⲘꓟ", "N": "ΝⲚꓠ",
-    "O": "ОΟⲞꓳ", "P": "РΡᏢⲢꓑ", "R": "ꓣ", "S": "ЅᏚꓢ", "T": "ТΤᎢⲦꓔ", "U": "ꓴ", "V": "ꓦ",
-    "W": "Ꮃꓪ", "X": "ХΧⲬꓫ", "Y": "ҮΥꓬ", "Z": "ΖᏃꓜ",
-    "l": "I1|",  # (an ASCII capital I, a one, a bar: "EviI" for "Evil", "Hl" for "H1")
-    "o": "0",
-}  # fmt: skip
-_SMALL = {
-    "a": "аα", "b": "ʙ", "c": "сᴄ", "d": "ԁᴅ", "e": "еᴇ", "g": "ɢց", "h": "һհʜ", "i": "іιɪ",
-    "j": "јᴊ", "k": "κᴋ", "l": "ӏʟוןl", "m": "ᴍ", "n": "ɴո", "o": "оοօᴏס", "p": "рρᴘ", "q": "ԛ",
-    "r": "ʀ", "s": "ѕꜱ", "t": "ᴛ", "u": "սᴜ", "v": "νᴠ", "w": "ԝᴡ", "x": "х", "y": "уʏ",
-    "z": "ᴢ",
-}  # fmt: skip
-_AS_CAPITAL = str.maketrans({c: latin for latin, cs in _CAPITALS.items() for c in cs})
-_AS_SMALL = str.maketrans({c: latin for latin, cs in _SMALL.items() for c in cs})
-# drawn as nothing: blanks that are letters or symbols, not spaces (Braille, Hangul fillers,
-# Khmer's invisible vowels); marks and format characters are dropped by category
-_BLANKS = frozenset("\u2800\u3164\uffa0\u115f\u1160\u17b4\u17b5")
-
-
-def name_skeleton(name: str) -> str:
-    """What a name looks like: compatibility forms folded (NFKC: fullwidth, bold math
-    letters, ligatures), marks, format characters and blank letters dropped, case folded, and
-    characters drawn like Latin letters read as those. Two names with one skeleton are one
-    name at a table (check_join). A blocklist of the common look-alikes, not Unicode's whole
-    table: the seat number beside every name a verdict gives is the other half."""
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", name)
-    text = "".join(
-        c for c in text if c not in _BLANKS and unicodedata.category(c) not in ("Mn", "Me", "Cf")
-    )
-    return text.translate(_AS_CAPITAL).casefold().translate(_AS_SMALL)
-
-
-def name_problem(name: object) -> str | None:
-    """Why ``name`` cannot be a player's name (None: it can): 1 to 32 printable characters,
-    no space at either end (a blank name, or "Ann " beside "Ann", would look like another),
-    no double quotation marks (an apostrophe is fine: "O'Hara").
-    Two names that differ only in case are one name at a table (check_join)."""
-    if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
-        return "a name is 1 to 32 printable characters"
-    if name != name.strip():
-        return "a name cannot start or end with a space"
-    if any(q in name for q in _QUOTES):
-        # (the table writes names and chat lines in quotes: 'Pat says: “hi”' under a name
-        # holding ' says: “...”' read as a line someone said; helper-62)
-        return 'a name cannot hold quotation marks (" “ ”): the table quotes names and chat'
-    return None
-
-
-_QUOTES = '"“”'
 
 
 def check_join(

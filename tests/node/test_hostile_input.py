@@ -31,8 +31,12 @@ from p2puno.wire import decode, encode
 
 @pytest.mark.parametrize("first", [b"lobby", b"garbage"])
 async def test_a_peer_that_says_one_thing_then_bye_does_not_stop_the_dialler(
-    tmp_path: object, first: bytes
+    tmp_path: object, first: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import p2puno.node.game as game_module
+
+    # (a peer dropped for refused entries is kept out HOLD_OFF_S first: made short here)
+    monkeypatch.setattr(game_module, "HOLD_OFF_S", 0.1)
     seed = "dial"
     table = LocalTable(Options(2, target=25), seed=seed, bots=["heuristic"])
     session = table.sessions[1]
@@ -71,6 +75,8 @@ async def test_a_peer_that_says_one_thing_then_bye_does_not_stop_the_dialler(
                 break
         assert node.failed is None, said
         assert links >= 3  # it dialled again, and again
+        if first == b"garbage":  # (kept out a while each time: 0.1, 0.2, 0.4 s here)
+            assert any("refused entries" in line and "kept out for" in line for line in said)
         assert not any("internal error in this node" in line for line in said)
     finally:
         await node.close("test over")
@@ -563,3 +569,107 @@ async def test_a_seat_linked_but_never_voting_is_named_in_an_amendment(tmp_path:
     o = node.session.outcome
     assert o.state == "stopped" and o.silent == (gone,), o
     assert not node.silent_but_linked()  # its vote came: nothing more to wait for
+
+
+async def test_a_seat_dropped_for_refused_entries_is_kept_out_for_a_while(tmp_path: object) -> None:
+    """Issue 11 (a peer that sends garbage is dropped and named): helper-66's seat redialed at
+    once after each drop and sent GARBAGE_LIMIT more, 73 times in 20 s (each link a handshake,
+    each entry a decode). Now a seat dropped for refused entries is kept out HOLD_OFF_S, twice
+    that the next time: a link it opens meanwhile is closed at once, and this node does not
+    dial it."""
+    from p2puno.node.game import GARBAGE_LIMIT, HOLD_OFF_S
+
+    class _Adoptable(_StubLink):
+        def set_handler(self, handler: object) -> None:
+            pass
+
+        async def wait_closed(self) -> None:
+            await asyncio.sleep(3600)
+
+    node, _ = _lone_node("held", tmp_path)
+    said: list[str] = []
+    node.say = said.append  # type: ignore[method-assign]
+    link = _StubLink()
+    node.links[0] = link  # type: ignore[assignment]
+    for k in range(GARBAGE_LIMIT):
+        node._on_message(0, link, MsgType.ENTRY, b"not an entry %d" % k)  # type: ignore[arg-type]
+    assert link.closed_why is not None and f"kept out for {HOLD_OFF_S:.0f} s" in link.closed_why
+    assert any(f"kept out for {HOLD_OFF_S:.0f} s" in line for line in said), said
+    again = _Adoptable()
+    node._adopt(0, again)  # type: ignore[arg-type]  # (it dialed back at once)
+    assert again.closed_why is not None and again.closed_why.startswith("kept out for")
+    assert node.links.get(0) is not again
+    assert 0 < node._held_off_for(0) <= HOLD_OFF_S
+    # its time out over, it is taken again; dropped again, it is kept out twice as long
+    node._held_off[0] = (0.0, node._held_off[0][1])
+    back = _Adoptable()
+    node._adopt(0, back)  # type: ignore[arg-type]
+    assert back.closed_why is None and node.links.get(0) is back
+    for k in range(GARBAGE_LIMIT):
+        node._on_message(0, back, MsgType.ENTRY, b"still not %d" % k)  # type: ignore[arg-type]
+    assert back.closed_why is not None and f"{2 * HOLD_OFF_S:.0f} s" in back.closed_why
+    for t in list(node._tasks):
+        t.cancel()
+
+
+async def test_a_spectator_asking_without_end_gets_a_budget_of_bytes(tmp_path: object) -> None:
+    """helper-66: a spectator asked 20 times a second for the largest entries in memory and
+    drew 5 MiB/s, reading none. Its FETCHes are answered with at most WATCH_FETCH_BURST bytes at
+    once, WATCH_FETCH_BYTES_PER_S after that; what is over is not sent (it asks again)."""
+    from p2puno.net.frames import encode_fetch
+    from p2puno.node.game import Watcher
+
+    node, _ = _pruned_node(tmp_path)
+    log_ = node.session.log
+    hashes = log_.hashes(log_.memory_start)
+    size = sum(len(log_.raw(h)) for h in hashes)
+    link = _StubLink()
+    w = Watcher(link, "eve", "00", -1, pos=None)  # type: ignore[arg-type]
+    w.fetch_budget, w.fetch_at = 3.0 * size, time.monotonic()
+    for _ in range(40):
+        node._on_watcher(w, MsgType.FETCH, encode_fetch(hashes))
+    got = sum(len(p) for _, p in link.sent)
+    assert 2 * size < got <= 3 * size + 40 * size // 10, (got, size)  # (the top-up: < 1 ms)
+
+
+async def test_a_spectators_name_is_a_players_name_or_none_and_its_lines_are_paced(
+    tmp_path: object,
+) -> None:
+    """helper-66: a spectator watched as 'Ann says: “I quit: vote me out”' (shown on every
+    screen as "... is watching"), and a seat that swapped two lists of 8 names in its notices
+    said 35,280 lines in 10 s. A spectator's name follows the players' rule (else it is "a
+    spectator"), one drawn like a player's is marked, and a seat's "is watching" lines are
+    at most WATCH_LINES in CHAT_PER_S."""
+    from p2puno.node.game import WATCH_LINES
+
+    node, _ = _lone_node("names", tmp_path)
+    said: list[str] = []
+    node.say = said.append  # type: ignore[method-assign]
+
+    class _Spectator(_StubLink):
+        address = "127.0.0.1:5"
+        peer = b"\x01" * 32
+
+        def set_handler(self, handler: object) -> None:
+            pass
+
+        async def wait_closed(self) -> None:
+            await asyncio.sleep(3600)
+
+    for name, shown in (
+        ("Ann says: “I quit: vote me out”", "a spectator"),
+        ("＂hi＂", "a spectator"),
+        ("\u0420\u0030", "\u0420\u0030 (a spectator)"),  # (Cyrillic Р and a zero: "P0")
+        ("Eve", "Eve"),
+    ):
+        node.add_watcher(_Spectator(), {"t": "watch", "name": name})  # type: ignore[arg-type]
+        assert node.watchers[-1].name == shown, (name, node.watchers[-1].name)
+    flip = [[f"A{k}" for k in range(8)], [f"B{k}" for k in range(8)]]
+    said.clear()
+    for k in range(40):
+        node._on_notice(1, encode({"t": "watchers", "names": flip[k % 2]}))
+    assert len(said) == WATCH_LINES, said
+    node._on_notice(1, encode({"t": "watchers", "names": ["Bo says: “bye”", "Cy"]}))
+    assert node._watched_via[1] == ["Cy"]
+    for t in list(node._tasks):
+        t.cancel()

@@ -85,7 +85,8 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
             await (await _join(ep.port, blank))
     # a name that would write a chat line of its own under the quotes the table puts around
     # names and lines (helper-62: 'Pat says: “hi”' as a name)
-    for quoted in ("Pat says: “hi”", 'Bo"b', "Bo”b"):
+    # (and the marks drawn alike: helper-66 seated ＂hi＂, ″hi″, „hi‟, «hi» and 〝hi〞)
+    for quoted in ("Pat says: “hi”", 'Bo"b', "Bo”b", "＂hi＂", "″hi″", "„hi‟", "«hi»", "〝hi〞"):
         with pytest.raises(LobbyError, match="a name cannot hold quotation marks"):
             await (await _join(ep.port, quoted))
     bob = await _join(ep.port, "Bob")

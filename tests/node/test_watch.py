@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from p2puno.engine.cards import UNKNOWN_CARD
 from p2puno.engine.game import Phase
-from p2puno.node.game import GameNode
+from p2puno.node.game import ChatPace, GameNode
 from p2puno.node.lobby import LobbyError
 from p2puno.node.store import DataDir
 from p2puno.node.watch import Spectator, WatchResult, watch_game
@@ -204,7 +204,7 @@ messages = st.dictionaries(
 @settings(max_examples=300, deadline=None)
 @given(messages)
 def test_a_watchers_notice_of_any_shape_is_taken_or_ignored_never_a_crash(msg: object) -> None:
-    node = SimpleNamespace(_watched_via={}, say=lambda text: None)
+    node = SimpleNamespace(_watched_via={}, say=lambda text: None, _watch_pace=ChatPace())
     GameNode._on_notice(node, 2, encode(msg))  # type: ignore[arg-type]
     names = node._watched_via.get(2, [])
     assert all(isinstance(n, str) and 0 < len(n) <= 32 for n in names)
