@@ -1,6 +1,7 @@
 """Wire-level building blocks: the canonical encoding (sans-IO, no sockets here)."""
 
 from p2puno.wire.canonical import (
+    DEFAULT_MAX_CONTAINERS,
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_SIZE,
     MAX_SAFE_INT,
@@ -14,6 +15,7 @@ from p2puno.wire.canonical import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_CONTAINERS",
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_SIZE",
     "MAX_SAFE_INT",

@@ -76,6 +76,10 @@ def encoding_vectors() -> dict[str, Any]:
         _enc_valid("key order by UTF-16 code units", {"\uffff": 1, "\U0001f600": 2, "a": 3}),
         _enc_valid("escapes", '\u0000\u0008\t\n\u000c\r\u001f"\\/\u007f\u00e9\u2028'),
         _enc_valid("nested", {"b": [1, {"d": None, "c": [[]]}], "a": "x"}),
+        _enc_valid(
+            "1024 objects and arrays (the cap); brackets in strings are not counted",
+            [{"[{": '"[{\\'}] + [[] for _ in range(1022)],
+        ),
     ]
     invalid = [
         _enc_invalid("key order", b'{"b":1,"a":2}'),
@@ -96,10 +100,22 @@ def encoding_vectors() -> dict[str, Any]:
         _enc_invalid("UTF-8 BOM", b"\xef\xbb\xbf{}"),
         _enc_invalid("too deep (33 nested lists)", b"[" * 33 + b"]" * 33),
         _enc_invalid("over size cap (256 KiB)", encode("x" * (256 * 1024))),
+        _enc_invalid(
+            "over container cap (1025 objects and arrays)", b"[" + b",".join([b"{}"] * 1024) + b"]"
+        ),
+        _enc_invalid(
+            "over container cap, checked before the parse (1025 objects, a float)",
+            b"[" + b"{}," * 1024 + b"1.5]",
+        ),
     ]
     return {
         "description": "Canonical encoding (RFC 8785 JSON subset): see protocol/spec.md section 2",
-        "limits": {"max_size": 256 * 1024, "max_depth": 32, "max_int": 2**53 - 1},
+        "limits": {
+            "max_size": 256 * 1024,
+            "max_depth": 32,
+            "max_containers": 1024,
+            "max_int": 2**53 - 1,
+        },
         "valid": valid,
         "invalid": invalid,
     }
