@@ -14,7 +14,8 @@ handshake_timeout   did not finish the handshake in time (slowloris)
 oversize, empty,    sent a frame or message that breaks ``protocol/transport.md``
 bad_payload, ...
 auth_failed         sent a record that does not authenticate (tampered, replayed, reordered)
-rate_limited        sent more bytes or frames per second than its token buckets allow
+rate_limited        sent more bytes or frames per second than its token buckets allow (or, in
+                    a listener's report, its host opened new connections too fast)
 silent / stalled    sent nothing / left a frame unfinished for ``dead_after`` seconds
 too_slow            did not read what we send (send queue full, or drain timed out)
 eof / io_error      closed the connection without BYE / broke it
@@ -113,6 +114,15 @@ class Limits:
     # (a link counts as one until its first message: see serve_links) and of them, from one
     # address (host)
     max_handshakes_per_host: int = 16
+    # serve_links: new connections from one host (``host_group``), a token bucket checked at
+    # the accept, before any handshake work; over it the connection is closed at once
+    # (helper-66: one address kept a lobby at 92-102% CPU with 412 handshakes in 15 s). The
+    # burst covers a host's own 9 bots joining and dialling it at once from 127.0.0.1
+    accepts_per_s: float = 4.0
+    accepts_burst: float = 40.0
+    accept_hosts: int = 1024  # hosts whose bucket is kept (idle ones are forgotten first)
+    refusals_quiet: float = 10.0  # connections refused over that rate: said once, then at
+    # most once in this many seconds, with their count
     read_chunk: int = 64 * 1024
 
     def __post_init__(self) -> None:
@@ -125,6 +135,7 @@ class Limits:
             self.dead_after,
             self.write_timeout,
             self.close_timeout,
+            self.refusals_quiet,
         )
         if min(timers) <= 0:
             raise ValueError("every timeout and interval must be > 0")
@@ -137,12 +148,16 @@ class Limits:
             self.recv_queue_bytes,
             self.max_handshakes,
             self.max_handshakes_per_host,
+            self.accept_hosts,
             self.read_chunk,
         )
-        if min(counts) < 1 or min(self.bytes_per_s, self.frames_per_s) <= 0:
+        if min(counts) < 1 or min(self.bytes_per_s, self.frames_per_s, self.accepts_per_s) <= 0:
             raise ValueError("queue sizes, rates and counts must be positive")
-        if self.bytes_burst < self.read_chunk or self.frames_burst < 1:
-            raise ValueError("bytes_burst must hold one read_chunk, frames_burst one frame")
+        if self.bytes_burst < self.read_chunk or min(self.frames_burst, self.accepts_burst) < 1:
+            raise ValueError(
+                "bytes_burst must hold one read_chunk, frames_burst one frame, accepts_burst "
+                "one connection"
+            )
 
 
 DEFAULT_LIMITS: Final = Limits()
@@ -213,6 +228,43 @@ class _Bucket:
         return True
 
 
+class _AcceptRate:
+    """New connections per host (``host_group``) at a listener: a :class:`_Bucket` each, in a
+    dict least recently seen first. Memory is bounded: a bucket full again is the same as a
+    fresh one, so the idle ones at the front are forgotten as new connections come (amortised
+    O(1)); and past ``hosts`` buckets (a flood from many addresses) a new host is charged to
+    one shared bucket instead of a bucket of its own (so the rate stays bounded too: dropping
+    a bucket still in use would give its host a fresh burst)."""
+
+    __slots__ = ("buckets", "burst", "hosts", "overflow", "rate")
+
+    def __init__(self, rate: float, burst: float, hosts: int) -> None:
+        self.rate, self.burst, self.hosts = rate, burst, hosts
+        self.buckets: dict[str, _Bucket] = {}
+        self.overflow: _Bucket | None = None
+
+    def _idle(self, bucket: _Bucket, now: float) -> bool:
+        return bucket.tokens + (now - bucket.last) * self.rate >= self.burst
+
+    def take(self, host: str, now: float) -> bool:
+        """One connection from ``host`` now: False if it is over the rate."""
+        buckets = self.buckets
+        bucket = buckets.pop(host, None)
+        while buckets:  # (the least recently seen first: forget those full again)
+            oldest = next(iter(buckets))
+            if not self._idle(buckets[oldest], now):
+                break
+            del buckets[oldest]
+        if bucket is None and len(buckets) >= self.hosts:
+            if self.overflow is None:
+                self.overflow = _Bucket(self.rate, self.burst, now)
+            return self.overflow.take(1, now)
+        if bucket is None:
+            bucket = _Bucket(self.rate, self.burst, now)
+        buckets[host] = bucket  # (now the most recently seen)
+        return bucket.take(1, now)
+
+
 class _Conn(asyncio.BufferedProtocol):
     """The protocol of one connection, from its first byte to its last.
 
@@ -234,8 +286,9 @@ class _Conn(asyncio.BufferedProtocol):
         self._on_made = on_made
         self.transport: asyncio.Transport | None = None
         self.limit = chunk
-        self._rbuf = bytearray(chunk)
-        self._rview = memoryview(self._rbuf)
+        self._chunk = chunk
+        self._rview: memoryview | None = None  # (made at the first read: a connection closed
+        # at its accept costs no read buffer)
         self._buf = bytearray()  # during the handshake: what came and was not read yet
         self._waiter: asyncio.Future[None] | None = None
         self._eof = False
@@ -255,9 +308,12 @@ class _Conn(asyncio.BufferedProtocol):
             self._on_made(self)
 
     def get_buffer(self, sizehint: int) -> memoryview:
+        if self._rview is None:
+            self._rview = memoryview(bytearray(self._chunk))
         return self._rview
 
     def buffer_updated(self, nbytes: int) -> None:
+        assert self._rview is not None
         data = bytes(self._rview[:nbytes])
         if self._link is not None:
             self._link._data(data)
@@ -980,6 +1036,14 @@ async def serve_links(
     peer that completed handshakes and then said nothing held a descriptor and 64 KiB each,
     with no bound: a review (helper-38) held 1,100 links open and the node, out of
     descriptors, could no longer write its files and stopped.
+
+    Before any of that, each host's new connections are counted at their accept
+    (``limits.accepts_per_s``, burst ``accepts_burst``): one over the rate gets a ``busy``
+    alert and is closed there, its cost the accept alone (no task, no read, no handshake; a
+    review, helper-66, kept a lobby at 92-102% CPU with 412 handshakes in 15 s from one
+    address, each 5.8 ms of the listener's CPU). Such refusals are reported once
+    (``rate_limited``, naming the host), then at most once per ``limits.refusals_quiet``
+    seconds with their count: a flood fills neither the log nor the screen.
     """
     # Every pending connection, by host, oldest first (dicts keep insertion order): a token
     # per connection, and the transport to abort if it is evicted and its address.
@@ -1030,11 +1094,51 @@ async def serve_links(
             except Exception:
                 log.exception("on_error failed")
 
-    async def handle(conn: _Conn) -> None:
+    rates = _AcceptRate(limits.accepts_per_s, limits.accepts_burst, limits.accept_hosts)
+    # refusals over the rate not reported yet: their count, the last one's address and host;
+    # and the timer that reports them (None: the next refusal is reported at once)
+    unsaid = 0
+    last_refused = ("", "")
+    quiet: asyncio.TimerHandle | None = None
+    served: list[asyncio.Server] = []  # (the server, once made)
+
+    def over_rate_said(first: bool = False) -> None:
+        nonlocal unsaid, quiet
+        address, host = last_refused
+        if first:
+            text = (
+                f"more new connections from {host} than {limits.accepts_per_s:g} a second "
+                f"(or {limits.accepts_burst:g} at once): its connections are closed as they "
+                "come, until it slows down"
+            )
+        elif unsaid and served and served[0].is_serving():  # (closed: nobody's news)
+            text = (
+                f"{unsaid} more connection{'s' if unsaid > 1 else ''} closed as they came, in "
+                f"the last {limits.refusals_quiet:g} s, over the rate of new connections from "
+                f"one host (the last from {host})"
+            )
+        else:
+            quiet = None  # (a quiet period with none: the next one is said at once)
+            return
+        unsaid = 0
+        quiet = loop.call_later(limits.refusals_quiet, over_rate_said)
+        report(LinkError(LinkErrorCode.RATE_LIMITED, text, address=address))
+
+    def refuse_over_rate(transport: asyncio.Transport, address: str, host: str) -> None:
+        nonlocal unsaid, last_refused
+        alert = encode_alert(HandshakeErrorCode.BUSY)
+        assert alert is not None
+        transport.write(encode_frame(alert))  # (one send; an honest peer reads "busy")
+        transport.close()
+        last_refused = (address, host)
+        if quiet is None:
+            over_rate_said(first=True)
+        else:
+            unsaid += 1
+
+    async def handle(conn: _Conn, address: str, host: str) -> None:
         transport = conn.transport
         assert transport is not None
-        address = _address(transport)
-        host = host_group(address.rpartition(":")[0] or address)
         mine = len(by_host.get(host, {}))
         evicted = None
         if mine < limits.max_handshakes_per_host and pending() >= limits.max_handshakes:
@@ -1101,11 +1205,20 @@ async def serve_links(
     tasks: set[asyncio.Task[None]] = set()
 
     def made(conn: _Conn) -> None:
-        task = loop.create_task(handle(conn))
+        transport = conn.transport
+        assert transport is not None
+        address = _address(transport)
+        host = host_group(address.rpartition(":")[0] or address)
+        if not rates.take(host, loop.time()):
+            refuse_over_rate(transport, address, host)
+            return
+        task = loop.create_task(handle(conn, address, host))
         tasks.add(task)  # (held until done: the loop keeps only a weak reference)
         task.add_done_callback(tasks.discard)
 
-    return await loop.create_server(lambda: _Conn(loop, limits.read_chunk, made), host, port)
+    server = await loop.create_server(lambda: _Conn(loop, limits.read_chunk, made), host, port)
+    served.append(server)
+    return server
 
 
 async def _respond(

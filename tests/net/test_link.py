@@ -472,6 +472,69 @@ def test_a_listener_counts_an_ipv6_peer_by_its_64_network() -> None:
     assert host_group("not an address") == "not an address"
 
 
+async def test_a_host_connecting_too_often_is_closed_at_the_accept() -> None:
+    """transport.md 7 (helper-66): one address kept a lobby at 92-102% CPU with 412
+    handshakes in 15 s. New connections are counted per host at the accept: over the rate a
+    connection gets a ``busy`` alert and the close at once, before the listener reads a byte
+    (no handshake work), said once to on_error, then once per quiet period with a count; the
+    host links again once its bucket refills."""
+    limits = replace(FAST, accepts_per_s=1.0, accepts_burst=3.0, refusals_quiet=0.5)
+    srv, port, got, errors = await _listen(limits)
+    mine: list[Link] = []
+    held: list[asyncio.StreamWriter] = []
+    try:
+        for _ in range(3):  # the burst: honest links
+            mine.append(await open_link(HOST, port, ALICE, GAME, BOB.sign_pk, limits))
+        for _ in range(5):  # over it: each closed as it comes, having sent nothing
+            reader, writer = await raw(port)
+            held.append(writer)
+            async with asyncio.timeout(0.5):  # (well before the 1 s handshake timeout)
+                assert await read_frame(reader) == b"P2PU\x01\xff\x03"  # the busy alert
+                with contextlib.suppress(ConnectionResetError):
+                    assert await reader.read() == b""
+        with pytest.raises(LinkError) as e:
+            await open_link(HOST, port, CAROL, GAME, BOB.sign_pk, limits)
+        assert e.value.code == "busy"
+        async with asyncio.timeout(WAIT):
+            first = await errors.get()
+        assert first.code == "rate_limited" and f"from {HOST} than 1 a second" in first.detail
+        assert errors.empty()  # (not one per connection)
+        async with asyncio.timeout(WAIT):  # then the rest, counted, after the quiet period
+            rest = await errors.get()
+        assert rest.code == "rate_limited" and rest.detail.startswith("5 more connections")
+        await asyncio.sleep(limits.refusals_quiet + 0.1)
+        assert errors.empty()  # (a quiet period with none: nothing said)
+        # (by now, over a second after the burst: a token back)
+        mine.append(await open_link(HOST, port, CAROL, GAME, BOB.sign_pk, limits))
+    finally:
+        srv.close()
+        await srv.wait_closed()
+        for link in mine:
+            link.close("test over")
+        for writer in held:
+            writer.close()
+        while not got.empty():
+            got.get_nowait().close("test over")
+
+
+def test_the_accept_rate_keeps_few_buckets() -> None:
+    """transport.md 7: a bucket per host, but not without end: a bucket full again is
+    forgotten (it is the same as a fresh one), and past ``hosts`` of them in use a new host
+    shares one bucket (a flood from many addresses grows no memory, and its rate stays
+    bounded: dropping a bucket in use would give its host a fresh burst)."""
+    from p2puno.net.link import _AcceptRate
+
+    rate = _AcceptRate(rate=1.0, burst=2.0, hosts=4)
+    assert [rate.take("a", 0.0) for _ in range(3)] == [True, True, False]
+    assert rate.take("a", 1.0)  # (one token back)
+    for k in range(100):
+        rate.take(f"10.0.0.{k}", 1.0)
+    assert len(rate.buckets) == 4  # "a" and three others; the 96 others share one bucket
+    assert not rate.take("10.0.0.200", 1.0)  # (its burst of 2 long spent)
+    assert not rate.take("a", 1.0)  # "a" kept its own, spent
+    assert rate.take("b", 10.0) and list(rate.buckets) == ["b"]  # idle ones forgotten
+
+
 async def test_replayed_handshake_transcript(server: Server) -> None:
     # an honest connection, recorded byte for byte by someone on the path
     reader, writer, result, sent = await insider(server.port)
