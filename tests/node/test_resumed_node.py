@@ -222,6 +222,39 @@ def _holder(root: Path) -> subprocess.Popen[str]:
     return proc
 
 
+def test_a_probe_of_a_data_directory_neither_keeps_a_node_out_nor_writes_its_pid(
+    tmp_path: Path,
+) -> None:
+    """A full run of the suite saw a host's bot brought back by its resume refused its own
+    data directory, "in use by another p2puno process (pid ?)": another process was asking
+    `busy()` at that moment, and the probe took the lock (and wrote its own pid in it).
+    Now a probe writes nothing, and a node's `hold()` tries again for a moment."""
+    import threading
+
+    root = tmp_path / "data"
+    DataDir(root)
+    stop = threading.Event()
+
+    def probe() -> None:
+        d = DataDir(root)
+        while not stop.is_set():
+            d.busy()
+
+    prober = threading.Thread(target=probe)
+    prober.start()
+    try:
+        for _ in range(5):
+            proc = _holder(root)  # (each a node taking the directory while it is probed)
+            try:
+                assert DataDir(root).holder() == proc.pid  # (not the prober's pid)
+            finally:
+                proc.kill()
+                proc.wait(10)
+    finally:
+        stop.set()
+        prober.join(10)
+
+
 def test_one_node_process_at_a_time_uses_a_data_directory(tmp_path: Path) -> None:
     """Two seats of one game in one data directory share its game folder (named by the game
     id) and write over each other's log and secrets; a resume while the node still runs cuts
