@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 from typer.core import TyperCommand
@@ -306,17 +306,29 @@ def replay(
             # whoever read the lines stopped reading (`p2puno replay LOG | head`): stop too
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise typer.Exit(141) from None
+    import re
+
+    from p2puno.ui.replay import wrap_verdict
+
+    # (a verdict's line, wrapped at the terminal's width, 80 columns without one: it ran on
+    # to 190 columns, helper-65; no number is cut from its label or unit)
+    width = _width(sys.stderr)
     if not result.ok and result.incomplete:
-        typer.echo(
+        said = (
             f"NOT OVER: the {result.entries + 1} entries verify, but the log ends before the game "
-            "does (a game still going on, one its node may resume, or a copy cut short, such "
-            "as a spectator's that left early); no verdict",
-            err=True,
+            "does (a game still going on, one a player may still resume, or a copy cut short, "
+            "such as a spectator's that left early); no verdict"
         )
+        for line in wrap_verdict(said, width):
+            typer.echo(line, err=True)
         raise typer.Exit(1)
     if not result.ok:
         where = f"entry {result.bad_entry}" if result.bad_entry is not None else "the log"
-        typer.echo(f"REJECTED at {where}: {result.error}", err=True)
+        # (the step a session fault names is the log's, said so: "entry 30: step 15:" read
+        # as two counts of one thing, helper-65)
+        reason = re.sub(r"^step (\d+): ", r"step \1 of the log: ", result.error or "")
+        for line in wrap_verdict(f"REJECTED at {where}: {reason}", width):
+            typer.echo(line, err=True)
         if result.author is not None:
             # (the seat as spec 10.11 gives it, and the player's name: the table says both)
             who = _safe(result.names[result.author]) if result.author < len(result.names) else ""
@@ -335,12 +347,21 @@ def replay(
     if result.after_end:
         typer.echo(
             f"note: {result.after_end:,} of the signed entries come after the game's end: not "
-            "part of the game (a node writes nothing after the end), and not judged"
+            "part of the game (an honest seat writes nothing after the end), and not judged"
         )
     typer.echo(result.players_line())
     code = _code_beside(log)
     if code is not None:  # (helper-34: the code every screen showed was nowhere in a replay)
         typer.echo(f"table code {code} (from node.json beside the log, checked against the log)")
+
+
+def _width(stream: TextIO) -> int:
+    """The columns a line to ``stream`` may take: its terminal's less one; 79 without one (an
+    80-column terminal is the rule for what a person reads): a verdict's line (to stderr),
+    the lines after leaving the table (to stdout)."""
+    from p2puno.ui.replay import width_of
+
+    return width_of(stream) or 79
 
 
 def _code_beside(log: str) -> str | None:
@@ -533,18 +554,24 @@ def _finish_table(
             typer.echo("you left the table before the game began")
             raise typer.Exit(0)
         bots = _own_bots_only(left[0])
+        # (the words wrapped at the terminal's width and the command on a line of its own, to
+        # copy whole: at 80 columns the terminal cut "Nobody els|e" and the command's path)
         if bots:
-            typer.echo(
+            said = (
                 f"you left the table: your node stopped, and the {bots} bot"
                 f"{'' if bots == 1 else 's'} it runs with it. Nobody else is at the table: the "
-                f"game waits for `{with_command(resume_command(data.root))}`."
+                "game waits for you. Take it up again with:"
             )
-            raise typer.Exit(0)
-        typer.echo(
-            f"you left the table: your node stopped. Unless you come back{_within(left[0])} "
-            f"with `{with_command(resume_command(data.root))}`, the others vote you out and the "
-            "game ends for everyone."
-        )
+        else:
+            said = (
+                f"you left the table: your node stopped. Unless you come back{_within(left[0])}, "
+                "the others vote you out and the game ends for everyone. Come back with:"
+            )
+        from p2puno.ui.replay import wrap_verdict
+
+        for line in wrap_verdict(said, _width(sys.stdout)):
+            typer.echo(line)
+        typer.echo(f"  {with_command(resume_command(data.root))}")
         raise typer.Exit(0)
     _finish(result, quiet)  # (saved by the table already, where the end screen shows it)
 

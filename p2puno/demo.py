@@ -143,7 +143,7 @@ def run_network_demo(
         )
         left = left or result.incomplete
         differ = "" if same else " (DIFFER)"
-        print(f"  {path.relative_to(root)}: {len(lines)} entries{differ}; {verdict}")
+        _say(f"  {path.relative_to(root)}: {len(lines)} entries{differ}; {verdict}")
     # `p2puno` is on the PATH only with the project's .venv active (helper-50's first command
     # after the demo was "p2puno: command not found"): say the one that works from here
     prog = "p2puno" if shutil.which("p2puno") else _program_path()
@@ -151,18 +151,21 @@ def run_network_demo(
     if logs:
         shutil.copyfile(logs[0], log_path)
         if data_dir is None and not keep:
-            print(f"(the nodes' data directory {tmp} is removed now: its paths above go with it)")
-        print(f"the host's log is in {log_path}: check it again with  {prog} replay {log_path}")
+            _say(f"(the nodes' data directory {tmp} is removed now: its paths above go with it)")
+        # (each command on a line of its own, to copy whole: a terminal of 80 columns cut
+        # these lines, paths included, where they reached its edge)
+        print(f"the host's log is in {log_path}; check it again with:")
+        print(f"  {prog} replay {log_path}")
         if person:
-            print(f"or step through it in the table:  {prog} replay {log_path} --table")
+            print("or step through it in the table:")
+            print(f"  {prog} replay {log_path} --table")
     if keep:
         # every entry up to where each log stops was checked; the game has no result yet
         print("you left the table before the end: each log verifies up to where it stops")
         if data_dir is None:  # (helper-50: it was offered, then removed)
-            print(
-                f"the game can be taken up again:  {prog} resume --data-dir {tmp}\n"
-                f"(its data directory stays for that: remove {tmp} when you are done)"
-            )
+            print("the game can be taken up again with:")
+            print(f"  {prog} resume --data-dir {tmp}")
+            _say(f"(its data directory stays for that: remove {tmp} when you are done)")
         ok = True
     else:
         print("every node holds the same entries and every log verifies" if ok else "DEMO FAILED")
@@ -182,3 +185,14 @@ def _program_path() -> str:
         return f"{sys.executable} -m p2puno"
     rel = os.path.relpath(script)
     return rel if not rel.startswith("..") else str(script)
+
+
+def _say(text: str) -> None:
+    """A line of the demo's report, wrapped at the terminal's width where there is one (a
+    number kept with its unit: ui.replay.wrap_verdict); as it is where the output is read by
+    a program."""
+    from p2puno.ui.replay import width_of, wrap_verdict
+
+    width = width_of(sys.stdout)
+    for line in [text] if width is None else wrap_verdict(text, width):
+        print(line)

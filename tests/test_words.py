@@ -85,23 +85,26 @@ def test_a_result_is_told_by_name_not_by_seat_numbers() -> None:
     assert outcome_words(tie, names).startswith("Ann and Bob win; ")
     stop = Outcome("stopped", (0, 0, 0), silent=(1, 2), void=True, step=31)
     assert outcome_words(stop, names) == (
-        "stopped after step 31: Bob and Cy silent past the deadline; the round in play is void;"
-        " scores: Ann 0, Bob 0, Cy 0"
+        "stopped after step 31 of the log: Bob and Cy did not answer before the deadline; the "
+        "round in play is void; scores: Ann 0, Bob 0, Cy 0"
     )
     voted = Outcome("stopped", (0, 0, 0), step=4)
-    assert outcome_words(voted, names).startswith("stopped after step 4 by every seat's vote; ")
+    assert outcome_words(voted, names).startswith(
+        "stopped after step 4 of the log by every seat's vote; "
+    )
     # whom each vote waited for (helper-37: Cy stalled, then voted too, naming Bob)
     stalled = Outcome("stopped", (0, 0, 0), step=39, waited=((2,), (2,), (1,)))
     assert outcome_words(stalled, names).startswith(
-        "stopped after step 39 by every seat's vote (Ann and Bob waited for Cy; Cy waited for "
-        "Bob); "
+        "stopped after step 39 of the log by every seat's vote (Ann and Bob waited for Cy; Cy "
+        "waited for Bob); "
     )
     cheat = Outcome("cheat", (0, 0, 0), blame=Blame(1, "seat 1 sent seat 10's key", 7))
     assert outcome_words(cheat, names) == (
-        "Bob (seat 1) cheated at step 7: Bob sent seat 10's key; scores: Ann 0, Bob 0, Cy 0"
+        "Bob (seat 1) cheated at step 7 of the log: Bob sent seat 10's key; scores: Ann 0, Bob 0,"
+        " Cy 0"
     )
     nobody = Outcome("cheat", (0, 0, 0), blame=Blame(-1, "the deck does not open", 9))
-    assert outcome_words(nobody, names).startswith("a fault was found at step 9: the deck")
+    assert outcome_words(nobody, names).startswith("a fault was found at step 9 of the log: the")
     assert outcome_words(won, []) == "seat 0 wins; scores: seat 0 512, seat 1 80, seat 2 0"
 
 
@@ -128,7 +131,7 @@ def test_a_cheat_is_named_with_its_seat() -> None:
 
     names = ["Host", "H1", "Ноѕt"]
     said = session_words(SessionEvent("blame", "step 17: seat 2 is at fault: two claims", 2), names)
-    assert said == "!! cheat found: step 17: Ноѕt (seat 2) is at fault: two claims"
+    assert said == "!! cheat found: step 17 of the log: Ноѕt (seat 2) is at fault: two claims"
     said = session_words(SessionEvent("evidence", "seat 2 signed two votes", 2), names)
     assert said is not None and said.startswith(
         "!! two versions of one entry: Ноѕt (seat 2) signed"
@@ -195,3 +198,28 @@ def test_a_shuffle_is_said_in_plain_words() -> None:
     assert again == "The discard pile is shuffled again by everyone into a new draw pile of 75"
     for line in (returned, again):
         assert "joint" not in line
+
+
+def test_a_stop_says_of_the_seats_it_names_what_is_true_of_a_goodbye_and_of_a_lost_link() -> None:
+    """protocol/spec.md 10.15 (the stop protocol): a vote names the seats it waited for; it
+    records no reason. A seat whose person pressed q (a goodbye) and one whose network was lost
+    are named alike, and the record read "Bob silent past the deadline" of a seat that had said
+    goodbye (helper-65). The words now say what is true of both, and still whose vote it is
+    and whom it names; the step is said to be the log's (a person read "step 31" as a move)."""
+    from p2puno.session.session import Outcome
+    from p2puno.session.words import outcome_words
+
+    names = ["Ann", "Bob", "Cy"]
+    one = Outcome("stopped", (0, 0, 0), silent=(1,), step=31, voters=(0,))
+    assert outcome_words(one, names) == (
+        "stopped after step 31 of the log: Bob did not answer before the deadline (by Ann's "
+        "vote); scores: Ann 0, Bob 0, Cy 0"
+    )
+    two = Outcome("stopped", (5, 0, 0), silent=(2,), step=40, voters=(0, 1), winners=(0,))
+    said = outcome_words(two, names)
+    assert said.startswith(
+        "stopped after step 40 of the log: Cy did not answer before the deadline (by the votes "
+        "of Ann and Bob); Ann wins; "
+    ), said
+    for o in (one, two):
+        assert "silent" not in outcome_words(o, names)

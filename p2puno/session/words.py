@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from p2puno.session.session import Outcome, SessionEvent
 
+_STEP = re.compile(r"^step (\d+): ")  # a verdict's step, as the session writes it
 _SEAT = re.compile(r"\bseat (\d+)\b|\bP(\d+)\b")  # a seat as the session and engine write it
 
 
@@ -35,6 +36,7 @@ def session_words(ev: SessionEvent, names: Sequence[str]) -> str | None:
     if ev.kind == "dispute":
         return f"! dispute: {text}: every seat reveals its secrets, the audit will name who"
     if ev.kind == "blame":  # (the one blamed with its seat: see outcome_words)
+        text = _STEP.sub(r"step \1 of the log: ", text)  # (the log's step, said so)
         return f"!! cheat found: {_with_seat(ev, names, text)}"
     if ev.kind == "vote":
         return f"! {text}"  # ("Ann votes to stop (waiting for Bob)": said once)
@@ -71,6 +73,12 @@ def _wins(seats: Sequence[int]) -> str:
     return "win" if len(seats) > 1 else "wins"
 
 
+# what a stop says of the seats it names (spec 10.15: the seats that neither voted nor sent
+# what they owed): the vote records only that nothing came in time, whether the seat's person
+# left the table (pressed q) or its network was lost; "silent past the deadline" said more
+SILENT = "did not answer before the deadline"
+
+
 def outcome_words(o: Outcome, names: Sequence[str]) -> str:
     """The game's result in one line, players by name: what a node, a watcher and
     ``p2puno replay`` print at the end ("Ann wins; scores: Ann 512, Bob 80, Cy 0")."""
@@ -86,9 +94,12 @@ def outcome_words(o: Outcome, names: Sequence[str]) -> str:
         who = f"{_who([b.seat], names)}{seat} cheated" if b.seat >= 0 else "a fault was found"
         # (the round a loser's spoiled last reveal did not undo, and its winners: spec 10.16)
         won = f"; {_who(o.winners, names)} {_wins(o.winners)}" if o.winners else ""
-        said = f"{who} at step {b.step}: {named(b.reason, names)}{void}{won}"
+        # (the step is the log's, said so: "at step 7" read as a seventh move, helper-65)
+        said = f"{who} at step {b.step} of the log: {named(b.reason, names)}{void}{won}"
     elif o.state == "stopped":
-        who = f": {_who(o.silent, names)} silent past the deadline" if o.silent else ""
+        # (the record cannot tell a seat that said goodbye, q, from one whose link was lost:
+        # "silent" was untrue of the first; what is true of both, helper-65)
+        who = f": {_who(o.silent, names)} {SILENT}" if o.silent else ""
         if who and o.voters:  # (whose claim it is: a vote is not a proof, spec 10.15)
             whose = f"{_who(o.voters, names)}'s vote" if len(o.voters) == 1 else "the votes of "
             whose += "" if len(o.voters) == 1 else _who(o.voters, names)
@@ -111,7 +122,7 @@ def outcome_words(o: Outcome, names: Sequence[str]) -> str:
                     + ")"
                 )
         won = f"; {_who(o.winners, names)} {_wins(o.winners)}" if o.winners else ""
-        said = f"stopped after step {o.step}{who}{void}{won}"
+        said = f"stopped after step {o.step} of the log{who}{void}{won}"
     else:
         said = "not over yet" if o.state == "playing" else o.state
     return f"{said}; scores: {scores}"

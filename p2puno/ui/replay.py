@@ -20,21 +20,22 @@ import functools
 import io
 import os
 import pickle
+import re
 import sys
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 from unicodedata import east_asian_width
 
-from p2puno.engine.cards import CARD_TEXT, UNKNOWN_CARD, WILD
+from p2puno.engine.cards import CARD_COLOR, CARD_POINTS, CARD_TEXT, UNKNOWN_CARD, WILD
 from p2puno.engine.game import Claim, Game, Need, Phase
 from p2puno.engine.options import Options
 from p2puno.session.replay import ReplayResult
 from p2puno.session.replay import replay as verify_log
 from p2puno.session.session import Outcome, Session, Waiting
-from p2puno.session.words import named, outcome_words
+from p2puno.session.words import SILENT, in_a_sentence, named, outcome_words
 
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -85,6 +86,9 @@ class Frame:
     # the box of the round that ended, kept on every frame until the next deal (the engine
     # holds that round's hands and scores until then)
     round_end: list[str] | None = None
+    # the moves made up to this frame (:class:`Length`'s count: the status says "move 12 of
+    # 32", as the verdict says "32 moves"; it counted frames, helper-65)
+    moves: int = 0
 
     @property
     def engine(self) -> Game:
@@ -130,7 +134,8 @@ def load(
 ) -> Replayed:
     """Verify the log and read it into frames, in one pass (the verifying replay's observer
     session hands each step over as it processes it: :class:`_Frames`). ``progress`` gets
-    the step reached now and then (every 256 steps). Unreadable: not one step to draw."""
+    the number of the file's entries read so far, now and then (every 256 steps).
+    Unreadable: not one step to draw."""
     frames = _Frames(progress)
     verdict = verify_log(path, thorough=thorough, on_step=frames.step)
     out = frames.finish(verdict)
@@ -205,7 +210,7 @@ class _Frames:
         if moved:
             self._frame(self.ended)
         if self.progress is not None and session._done_seq % 256 == 0:
-            self.progress(session._done_seq)
+            self.progress(len(session.log))
 
     def _frame(self, round_end: list[str] | None) -> None:
         assert self.out is not None and self.session is not None
@@ -220,6 +225,7 @@ class _Frames:
                 self.verification.audits,
                 list(self.verification.disputes),
                 round_end,
+                self.out.length.moves,
             )
         )
 
@@ -389,7 +395,14 @@ class ReplayTable:
 
     # ------------------------------------------------------------------ drawing
     def view(self, width: int = 80) -> TableView:
-        from p2puno.ui.model import CardView, UiState, Verification, ViewInputs, table_view
+        from p2puno.ui.model import (
+            CardView,
+            UiState,
+            Verification,
+            ViewInputs,
+            card_sort_key,
+            table_view,
+        )
 
         f = self.r.frames[self.index]
         faces = self.r.deck_faces.get(f.deck)
@@ -402,21 +415,43 @@ class ReplayTable:
             show_all=faces is not None,
             faces=faces,
         )
-        v = table_view(_FrameSource(f), UiState(round_end=f.round_end), vi)
+        box = f.round_end
+        if box is not None:
+            # what the hands it lists are: shown to all at the round's end, and whether its
+            # deck was verified, said as the plain replay says it (helper-65: a log cut
+            # before the audit showed them here, and "hands not shown" there)
+            note = "  " + hands_note(faces is not None, self._why_unaudited())
+            at = next((i for i, ln in enumerate(box) if ln.startswith("  scores:")), len(box))
+            box = [*box[:at], note, *box[at:]]
+        v = table_view(_FrameSource(f), UiState(round_end=box), vi)
         last = self.index == len(self.r.frames) - 1
-        # (a review: "move 12/300 · step 40" was the log's own count, not a person's)
-        status = f"move {self.index + 1} of {len(self.r.frames)}"
+        status = self.moves_said()
+        g = f.engine
+        shown = [[c for c in (g.faces[x] for x in h) if c >= 0] for h in g.hands]
         if v.all_hands:
             status += " · every hand face up (this deck was checked)"
         elif faces is None and f.deck >= 2:
-            status += " · hands hidden (this deck was never checked)"
+            if any(shown) and f.round_end is not None:
+                status += " · hands shown at the round's end (deck never checked)"
+            else:
+                status += " · hands hidden (this deck was never checked)"
         hands = v.all_hands
-        if not hands and any(f.engine.hands) and f.engine.phase is not Phase.DEALER_DRAW:
-            # a deck never audited: its hands stay hidden, their sizes shown
+        if not hands and any(g.hands) and g.phase is not Phase.DEALER_DRAW:
+            # a deck never audited: its hands stay hidden, their sizes shown, but for the
+            # cards shown to all (every hand at a round's end, as the box above lists them)
             hidden = CardView(UNKNOWN_CARD, -1, "??", WILD)
             hands = [
-                (self.r.names[s] if s < len(self.r.names) else f"seat {s}", [hidden] * len(h))
-                for s, h in enumerate(f.engine.hands)
+                (
+                    self.r.names[s] if s < len(self.r.names) else f"seat {s}",
+                    [
+                        CardView(c, x, CARD_TEXT[c], CARD_COLOR[c]) if c >= 0 else hidden
+                        for x, c in sorted(
+                            ((x, g.faces[x]) for x in h),
+                            key=lambda xc: (card_sort_key(xc[1]), xc[0]),
+                        )
+                    ],
+                )
+                for s, h in enumerate(g.hands)
             ]
         end = v.end
         if last:
@@ -446,6 +481,26 @@ class ReplayTable:
             no_seat="a replay: no seat of yours",
             title=self._title(v, width),
         )
+
+    def moves_said(self) -> str:
+        """The status's count, in moves as the verdict counts them ("32 moves"): "move 12 of
+        32" on the frame of move 12, "after move 12 of 32" on those that follow it before the
+        next (an audit, a round's end, a kept card, a verdict). It counted frames: "move 189
+        of 189" under "1 round, 142 moves" (helper-65)."""
+        f, i = self.r.frames[self.index], self.index
+        total = self.r.length.moves
+        if f.moves <= 0:
+            return f"before the first move ({total} in all)"
+        before = self.r.frames[i - 1].moves if i > 0 else 0
+        return f"{'' if f.moves > before else 'after '}move {f.moves} of {total}"
+
+    def _why_unaudited(self) -> str:
+        """Why a deck of this log was never verified, in the plain replay's words."""
+        v = self.r.verdict
+        o = v.outcome if v is not None else None
+        if o is None:
+            return "the log ends before its audit"
+        return _why_not_shown(o, self.r.names, ended=True)
 
     def _title(self, v: TableView, width: int) -> str:
         """The title, fitted so that the header keeps the round and the verdict whole at this
@@ -481,7 +536,7 @@ class ReplayTable:
             # "game" alone on a line)
             return [
                 "  NOT OVER: every entry verifies, but the log ends before the game does (a game "
-                "still going on, one its node may resume, or a copy cut short, such as a "
+                "still going on, one a player may still resume, or a copy cut short, such as a "
                 "spectator's that left early); no verdict"
             ]
         where = f"entry {v.bad_entry}" if v.bad_entry is not None else "the log"
@@ -577,6 +632,32 @@ def verified_lines(result: ReplayResult, length: Length) -> list[str]:
     ]
 
 
+def progress_words(read: int, total: int) -> str:
+    """The loading line, in the file's own unit: "checking the log: 1,024 of 5,492 entries
+    (18%) ..." (it said "step 1024": the log's count, which a person never sees elsewhere
+    as such, helper-65). ``total``: the file's entries (0: not known)."""
+    if total <= 0:
+        return f"checking the log: {read:,} entries so far ..."
+    read = min(read, total)
+    return f"checking the log: {read:,} of {total:,} entries ({100 * read // total}%) ..."
+
+
+def _entries_in(path: str | os.PathLike[str]) -> int:
+    """The file's entries (one a line), 0 if it cannot be read or is no regular file (a pipe
+    read here would be drained before the replay reads it; /dev/zero never ends)."""
+    n, last = 0, b"\n"
+    if not os.path.isfile(path):
+        return 0
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                n += chunk.count(b"\n")
+                last = chunk[-1:]
+    except OSError:
+        return 0
+    return n + (last != b"\n")
+
+
 class Unreadable(Exception):
     """The log cannot be drawn at all (missing, or damaged before its first step)."""
 
@@ -597,9 +678,11 @@ async def run_replay_table(
     that cannot be drawn at all is not shown: its verdict says why (as `p2puno replay`).
     ``length``: filled with the game's length (for the verdict printed after)."""
 
-    def progress(step: int) -> None:  # (a long game takes seconds to check: say so)
+    total = _entries_in(path) if sys.stderr.isatty() else 0
+
+    def progress(read: int) -> None:  # (a long game takes seconds to check: say so)
         if sys.stderr.isatty():
-            sys.stderr.write(f"\rchecking the log: step {step} ...")
+            sys.stderr.write(f"\r{progress_words(read, total)}")
             sys.stderr.flush()
 
     try:
@@ -659,10 +742,14 @@ class RoundEnd:
     out: int  # the seat that went out; -1: nobody (a blocked round)
     points: tuple[int, ...]  # what each seat scored in it
     totals: tuple[int, ...]  # each seat's running total after it
-    # once its deck's end-of-deck audit passed: each seat's cards at the round's end (card
-    # ids, in the deck's order) and their points, from the audit's full-information engine
+    # each seat's cards at the round's end (card ids, in the deck's order; -1 a card not
+    # opened), as they were shown to all then (every hand is a public slot at a round's end,
+    # spec 10.6: each card opened by every seat's key, each key checked), and their points
     hands: tuple[tuple[int, ...], ...] | None = None
     hand_points: tuple[int, ...] = ()
+    # its deck's end-of-deck audit passed (every secret of its shuffle revealed and checked):
+    # the hands are then the audit's full-information engine's
+    audited: bool = False
 
 
 class PlainReplay:
@@ -685,8 +772,16 @@ class PlainReplay:
         self._ready: list[str] = []  # blocks due before the next line
 
     def echo(self, line: str) -> None:
+        """One line of the replay's own ("[step    12] P0 played y4"), wrapped at
+        :data:`WIDE` under its text (a cheat's line ran on to 120 columns, helper-65)."""
         self._flush()
-        self.out(line)
+        m = re.match(r"\[step +\d+\] ", line)
+        if m is None or _cells(line) <= WIDE:
+            self.out(line)
+            return
+        words = _glued(line[m.end() :]).split(" ")
+        for part in _wrapped(m.group(0), words, glue=True):
+            self.out(part)
 
     def out(self, line: str) -> None:
         if line or not self._blank:  # (one blank line between blocks, never two)
@@ -721,16 +816,26 @@ class PlainReplay:
                     before = self.rounds[-1].totals if self.rounds else (0,) * len(totals)
                     points = tuple(t - b for t, b in zip(totals, before, strict=True))
                     number = g.round_no - later
-                    self.rounds.append(RoundEnd(number, session.deck_no, e.seat, points, totals))
+                    # every hand as shown to all at the round's end (the sync before this
+                    # event opened them: the table's round-end box lists the same)
+                    seats = range(len(totals))
+                    hands = tuple(tuple(sorted(g.hand_cards(s))) for s in seats)
+                    hand_points = tuple(sum(CARD_POINTS[c] for c in h if c >= 0) for h in hands)
+                    self.rounds.append(
+                        RoundEnd(
+                            number, session.deck_no, e.seat, points, totals, hands, hand_points
+                        )
+                    )
             elif ev.kind == "audit":
                 # a deck's end-of-deck audit passed: its full-information engine has played
                 # the deck to its end, every card known and checked
                 r = next((r for r in self.rounds if r.deck == session.audited_deck), None)
-                if r is not None and r.hands is None:
+                if r is not None and not r.audited:
                     shadow = session.shadow
                     seats = range(len(r.totals))
                     r.hands = tuple(tuple(sorted(shadow.hand_cards(s))) for s in seats)
                     r.hand_points = tuple(shadow.hand_points(s) for s in seats)
+                    r.audited = True
                     self._queued.extend(["", *round_lines(r, self.names, self.scoring), ""])
 
     def finish(self, result: ReplayResult) -> None:
@@ -752,17 +857,13 @@ class PlainReplay:
         for r in self.rounds:
             # a round counts if its deck's audit passed, or if the verdict counts it as it
             # stood at its end (a stop whose silent seat had not won it)
-            counts = r.deck != void_deck and (r.hands is not None or o.scores == r.totals)
+            counts = r.deck != void_deck and (r.audited or o.scores == r.totals)
             counted[r.number] = counts
-            if r.hands is not None:
+            if r.audited:
                 continue
             why = _why_not_shown(o, names, ended=True)
             self.out("")
-            if counts:
-                self.out_lines(round_lines(r, names, self.scoring, hidden=why))
-            else:
-                self.out(f"  round {r.number}: void, not counted; nothing of it is shown:")
-                self.out(f"    {why}")
+            self.out_lines(round_lines(r, names, self.scoring, unaudited=why, void=not counts))
         # a round dealt and not played to its end: the deck in play is none of the rounds'
         # above (the engine counts a round from its announcement: round_no is its number)
         in_play = None
@@ -775,7 +876,8 @@ class PlainReplay:
                 self.out(f"  round {number}: void, not counted; nothing of it is shown:")
             else:
                 self.out(f"  round {number}: still in play where the log ends; no hand shown:")
-            self.out(f"    {_why_not_shown(o, names, ended=False)}")
+            why = _glued(_why_not_shown(o, names, ended=False))
+            self.out_lines(_wrapped("    ", why.split(" "), glue=True, indent=6))
         if not self.rounds and in_play is None:
             return
         self.out("")
@@ -792,19 +894,31 @@ def _why_not_shown(o: Outcome, names: Sequence[str], *, ended: bool) -> str:
     ``ended``: its round was played to its end (its deck's audit was next)."""
     if o.state == "cheat" and o.blame is not None:
         who = names[o.blame.seat] if 0 <= o.blame.seat < len(names) else "a seat"
-        cheat = f"{who} cheated (step {o.blame.step})"
+        # (the step is the log's, said so: helper-65)
+        cheat = f"{who} cheated (at step {o.blame.step} of the log)"
         if ended:
-            return f"its deck's audit did not pass: {cheat}"
+            return f"its audit did not pass: {cheat}"
         return f"{cheat}: the game ended before its deck was audited"
     if o.state == "stopped":
-        silent = ", ".join(names[s] for s in o.silent if s < len(names)) or "nobody"
-        when = "before its deck's audit" if ended else "in it, its deck never audited"
-        return f"the game stopped {when} (silent: {silent})"
+        silent = in_a_sentence([names[s] for s in o.silent if s < len(names)])
+        # (not "silent": the record cannot tell a seat that said goodbye from a lost link)
+        why = f"{silent} {SILENT}" if silent else "every seat voted to stop"
+        when = "before its audit" if ended else "in it, its deck never audited"
+        return f"the game stopped {when} ({why})"
     if not o.over:
         if ended:
-            return "the log ends before its deck's audit"
+            return "the log ends before its audit"
         return "the log ends in it: its deck is not audited yet"
-    return "its deck was never audited"
+    return "never audited"
+
+
+def hands_note(audited: bool, why: str) -> str:
+    """What the hands a round's end lists are, said alike by the plain replay and the
+    table's round-end box: every hand is opened to all at a round's end (spec 10.6, public
+    slots), and its deck's audit checks the whole shuffle. ``why``: why the deck was not
+    verified (:func:`_why_not_shown`)."""
+    said = "hands: as shown to all at the round's end; "
+    return said + ("its deck verified" if audited else f"its deck not verified: {why}")
 
 
 def _cells(text: str) -> int:
@@ -824,14 +938,22 @@ def _fit(text: str, width: int) -> str:
 
 
 def round_lines(
-    r: RoundEnd, names: Sequence[str], scoring: str, hidden: str | None = None
+    r: RoundEnd,
+    names: Sequence[str],
+    scoring: str,
+    unaudited: str | None = None,
+    void: bool = False,
 ) -> list[str]:
-    """A round's end: who went out, what each seat scored in it and its running total, and
-    (its deck audited) the cards each seat held at its end in the card notation and their
-    points; ``hidden``: why the hands are not shown."""
+    """A round's end: who went out, what each seat scored in it and its running total, the
+    cards each seat held at its end (as shown to all then) in the card notation and their
+    points, and whether its deck was verified (``unaudited``: why not). ``void``: the round
+    does not count (its points are left out)."""
     n = len(r.totals)
     seat_name = [names[s] if s < len(names) else f"seat {s}" for s in range(n)]
-    if r.out < 0:
+    if void:
+        went = f"{seat_name[r.out]} went out" if r.out >= 0 else "blocked, nobody went out"
+        head = f"round {r.number} over: {went}; void, not counted"
+    elif r.out < 0:
         head = f"round {r.number} over: blocked, nobody went out"
         head += "; each adds their own hand" if scoring != "standard" else "; nobody scores"
     elif scoring == "standard":
@@ -843,38 +965,85 @@ def round_lines(
     verb = "adds" if scoring != "standard" else "gives" if r.out >= 0 else "holds"
     nw = min(14, max(6, *(_cells(x) for x in seat_name)))
     lines = [f"  {head}"]
-    title = f"    {'player':<{nw}}  round  total"
+    title = f"    {'player':<{nw}}" + ("" if void else "  round  total")
     if r.hands is not None:
-        title += "  hand at the round's end (its deck verified)"
+        title += "  hand at the round's end"
     lines.append(title)
     for s in range(n):
-        row = f"    {_fit(seat_name[s], nw)}  {r.points[s]:>+5}  {r.totals[s]:>5}"
+        row = f"    {_fit(seat_name[s], nw)}"
+        if not void:
+            row += f"  {r.points[s]:>+5}  {r.totals[s]:>5}"
         if r.hands is not None:
-            cards = [CARD_TEXT[c] for c in r.hands[s]]
+            cards = [CARD_TEXT[c] if c >= 0 else "??" for c in r.hands[s]]
             if not cards:
                 cards = ["(out)"]
             else:
                 cards[-1] += f"  ({verb} {r.hand_points[s]})"
             lines.extend(_wrapped(row + "  ", cards))
         else:
-            lines.append(row)
-    if hidden is not None:
-        lines.append(f"    hands not shown: {hidden}")
+            lines.append(row.rstrip())
+    if r.hands is not None:
+        note = hands_note(r.audited, unaudited or "")
+        lines.extend(_wrapped("    ", _glued(note).split(" "), glue=True, indent=6))
+    elif unaudited is not None:
+        lines.append(f"    hands not shown: {unaudited}")
     return lines
 
 
-def _wrapped(prefix: str, words: list[str]) -> list[str]:
-    """``prefix`` and the words after it, wrapped at :data:`WIDE` under their first."""
+def _wrapped(
+    prefix: str, words: list[str], *, width: int = WIDE, glue: bool = False, indent: int = -1
+) -> list[str]:
+    """``prefix`` and the words after it, wrapped at ``width`` under their first (or at
+    ``indent`` columns); ``glue``: the words hold :data:`_GLUE` where a space may not break
+    (:func:`_glued`), a space again in the lines."""
     lines: list[str] = []
     line, first = prefix, True
+    pad = " " * (_cells(prefix) if indent < 0 else indent)
     for w in words:
-        if not first and _cells(line) + 1 + _cells(w) > WIDE:
+        if not first and _cells(line) + 1 + _cells(w) > width:
             lines.append(line)
-            line, first = " " * _cells(prefix), True
+            line, first = pad, True
         line += w if first else " " + w
         first = False
     lines.append(line)
-    return lines
+    return [ln.replace(_GLUE, " ") for ln in lines] if glue else lines
+
+
+_GLUE = "\x00"  # (a space no line may break at: between a number and its label or unit)
+
+
+def _glued(text: str) -> str:
+    """``text`` with each number bound to the word before it ("entry 30", "step 15") and,
+    when nothing ends it (no ":" or ","), to the word after it ("136 entries", "5 s"): a line
+    wrapped there never cuts a number from what it counts."""
+    words = text.split(" ")
+    out: list[str] = []
+    join_next = False
+    for w in words:
+        bare = re.fullmatch(r"\(?\d+(?:[,.]\d+)*%?([:;,.)]*)", w)
+        if out and (join_next or (bare is not None and out[-1][-1:].isalnum())):
+            out[-1] += _GLUE + w
+        else:
+            out.append(w)
+        join_next = bare is not None and not bare.group(1)
+    return " ".join(out)
+
+
+def width_of(stream: TextIO) -> int | None:
+    """The columns a line to ``stream`` may take, its terminal's less one (never fewer than
+    40); None where it is no terminal (a pipe, a file: a program reads it)."""
+    try:
+        if stream.isatty():
+            return max(40, os.get_terminal_size(stream.fileno()).columns - 1)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def wrap_verdict(text: str, width: int = WIDE) -> list[str]:
+    """A verdict's line (REJECTED, NOT OVER) wrapped at ``width`` columns, the lines after the
+    first indented by two: never a number cut from its label or unit."""
+    return _wrapped("", _glued(text).split(" "), width=width, glue=True, indent=2)
 
 
 def score_table(
@@ -925,16 +1094,17 @@ def score_table(
         if not counted.get(r.number, True):
             lines.append(row(str(r.number), who(r.out)) + "  void: not counted")
             continue
-        mark = "" if r.hands is not None else "*"
+        mark = "" if r.audited else "*"
         unaudited = unaudited or bool(mark)
         lines.append(row(f"{r.number}{mark}", who(r.out), [str(p) for p in r.points]))
     if in_play is not None:
         lines.append(row(str(in_play), "") + ("  in play" if label == "so far" else "  void"))
     lines.append(row(label, "", [str(p) for p in result]))
+    # (the hands were shown all the same: every hand is opened to all at a round's end)
     if unaudited and label == "so far":
-        lines.append("  *: its deck's audit is not in the log (no hand shown)")
+        lines.append("  *: its deck's audit is not in the log (hands as shown at its end)")
     elif unaudited:
-        lines.append("  *: its deck was never audited (no hand shown); the result counts it")
+        lines.append("  *: its deck was never audited (hands as shown at its end); it counts")
     if legend:
         lines.extend(_wrapped("  ", [f"{labels[s]} = {names[s]};" for s in range(n)]))
         lines[-1] = lines[-1].rstrip(";")

@@ -134,7 +134,9 @@ def test_a_spectator_goes_on_through_another_seat_when_its_node_dies(tmp_path: P
         # the seats left vote the host out (its deadline); the spectator sees that record
         assert w.wait(90) == 0, w.text()
         game = w.wait_for(r"^game: (.*)").group(1)
-        assert re.match(r"stopped after step \d+: \S+ silent past the deadline", game), game
+        assert re.match(
+            r"stopped after step \d+ of the log: \S+ did not answer before the deadline", game
+        ), game
         w.wait_for(r"verified as it happened: \d+ steps checked")
         for n in nodes[2:4]:
             assert n.wait(60) == 0
@@ -153,7 +155,9 @@ def test_a_spectator_is_told_when_a_seat_it_does_not_watch_through_goes(tmp_path
         bots[0].signal(signal.SIGKILL)
         w.wait_for(r"^J0 \(seat [12]\) could no longer be reached$", 10)
         assert w.wait(90) == 0, w.text()
-        w.wait_for(r"^game: stopped after step \d+: J0 silent past the deadline")
+        w.wait_for(
+            r"^game: stopped after step \d+ of the log: J0 did not answer before the deadline"
+        )
         assert "is back" not in w.text()
     finally:
         for n in nodes:

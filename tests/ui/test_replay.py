@@ -77,27 +77,31 @@ def move_no(text: str) -> int:
     return int(m.group(1))
 
 
+FIRST = "before the first move ("  # (the status of the frames before any move)
+
+
 async def test_stepping_through_a_game_forward_back_by_round_and_to_the_verdict(
     logs: dict[str, Path],
 ) -> None:
     async with shown(logs["fair"]) as (screen, pipe, table):
-        text = await wait_for(screen, "move 1 of ")
+        text = await wait_for(screen, FIRST)
         assert "drew" in text and "for dealer" in text
         await press(pipe, RIGHT, RIGHT, RIGHT, RIGHT, RIGHT)
-        text = await wait_for(screen, "move 6 of ")
+        text = await wait_for(screen, lambda s: table.index == 5 and "move" in s)
         assert "every hand face up" in text  # the first round's deck was audited
         hands = [ln for ln in screen.lines if re.match(r" P[01] +\d+: ", ln)]
         assert len(hands) == 2 and all(re.search(r"[rygb]\d|W", h) for h in hands), hands
         await press(pipe, LEFT)
-        await wait_for(screen, "move 5 of ")
+        await wait_for(screen, lambda s: table.index == 4 and "move" in s)
         await press(pipe, DOWN)  # the next round starts
         text = await wait_for(screen, "round 2")
         at = move_no(text)
         assert at > 6 and "Start card" in text and "ROUND 1 OVER" not in text
-        await press(pipe, UP)  # back to the start of round 2's previous round
-        text = await wait_for(screen, lambda s: "move" in s and move_no(s) < at)
+        await press(pipe, UP)  # back to the start of round 2's previous round: its deal
+        text = await wait_for(screen, FIRST)
         await press(pipe, "g", "2", ENTER)
         await wait_for(screen, f"move {at} of ")
+        assert table.r.frames[table.index].moves == at
         await press(pipe, "g", "9", ENTER)
         await wait_for(screen, "no round 9: rounds 1 to 2")
         await press(pipe, "?")
@@ -116,7 +120,7 @@ async def test_stepping_through_a_game_forward_back_by_round_and_to_the_verdict(
         assert said.index("VERIFIED offline") < said.index("ROUND 2 OVER")  # (not under it)
         assert "step" not in text.split("\n")[-4], text  # (the status line: no log's count)
         await press(pipe, HOME)
-        await wait_for(screen, "move 1 of ")
+        await wait_for(screen, FIRST)
         await press(pipe, "q")
         await asyncio.sleep(0.1)
         assert not table.app.is_running
@@ -131,7 +135,7 @@ async def test_a_round_end_shows_every_hand_and_its_points(logs: dict[str, Path]
     ]
     assert len(ends) == 2
     async with shown(logs["fair"]) as (screen, pipe, table):
-        await wait_for(screen, "move 1 of ")
+        await wait_for(screen, FIRST)
         table.index = ends[0] - 1
         await press(pipe, RIGHT)
         text = await wait_for(screen, "ROUND 1 OVER")
@@ -176,7 +180,7 @@ async def test_a_cheat_ends_on_the_named_cheater_the_reason_and_the_void_round(
     logs: dict[str, Path],
 ) -> None:
     async with shown(logs["cheat"]) as (screen, pipe, _):
-        await wait_for(screen, "move 1 of ")
+        await wait_for(screen, FIRST)
         await press(pipe, END)
         text = await wait_for(screen, 'GAME ENDED: "P1" cheated')
         assert "reason: illegal action" in text and "does not match the top card" in text
@@ -195,7 +199,10 @@ async def test_a_cheat_ends_on_the_named_cheater_the_reason_and_the_void_round(
     from p2puno.cli import app
 
     out = CliRunner().invoke(app, ["replay", "--verify", str(logs["cheat"])])
-    assert out.exit_code == 1 and out.output.splitlines()[1] == "at fault: seat 1 (P1)", out.output
+    said = out.output.splitlines()
+    assert out.exit_code == 1 and said[-1] == "at fault: seat 1 (P1)", out.output
+    # (wrapped at 80 columns, the first line as spec 10.11 gives it: helper-65)
+    assert said[0].startswith("REJECTED at entry ") and all(len(ln) <= 79 for ln in said)
 
 
 def test_the_command_in_a_terminal(logs: dict[str, Path]) -> None:
@@ -224,7 +231,7 @@ def test_the_command_in_a_terminal(logs: dict[str, Path]) -> None:
                 if not chunk:
                     break
                 out += chunk
-            if sent == 0 and b"move 1 of " in out:
+            if sent == 0 and FIRST.encode() in out:
                 os.write(fd, END.encode())
                 sent = 1
             elif sent == 1 and b"VERIFIED offline" in out:
@@ -304,10 +311,11 @@ def plain_replay(path: Path) -> tuple[list[str], ReplayResult]:
     return out, result
 
 
-def stopped_after_a_round(directory: Path) -> Path:
+def stopped_after_a_round(directory: Path, winner_silent: bool = False) -> Path:
     """A log of three seats whose game stopped once round 1 was played to its end, before its
     deck's audit (the network gone just as its end-of-deck reveal was proposed), the seat
-    named silent not the one who went out: the round counts, unaudited (spec 10.15)."""
+    named silent not the one who went out: the round counts, unaudited (spec 10.15); or
+    (``winner_silent``) the one who went out: the round is void."""
     reveals = [0]
 
     def cut(sender: int, raw: bytes) -> bytes | None:
@@ -318,7 +326,7 @@ def stopped_after_a_round(directory: Path) -> Path:
     t = LocalTable(Options(3, target=200), seed="stop", tamper=cut, directory=str(directory))
     t.run()
     winner = t.sessions[0].engine.out
-    silent = next(s for s in range(3) if s != winner)
+    silent = winner if winner_silent else next(s for s in range(3) if s != winner)
     a, b = (t.sessions[s] for s in range(3) if s != silent)
     for h in b.log.hashes():
         a.receive(b.log.raw(h))
@@ -330,7 +338,7 @@ def stopped_after_a_round(directory: Path) -> Path:
             other.receive(raw)
         voter.outbox.clear()
     o = a.outcome
-    assert o.state == "stopped" and not o.void and a.audited_deck == 1, o
+    assert o.state == "stopped" and o.void == winner_silent and a.audited_deck == 1, o
     return directory / f"node{a.seat}.log"
 
 
@@ -385,14 +393,16 @@ def test_the_plain_replay_gives_each_rounds_end_every_audited_hand_and_a_table(
 def test_the_plain_replay_shows_nothing_of_a_deck_never_audited_and_says_why(
     logs: dict[str, Path], tmp_path: Path
 ) -> None:
-    """A void round (a cheat in it), a round whose game stopped before its deck's audit and
-    one a log ends in: no hand of them is shown, and the replay says why. A round played to
-    its end that the verdict counts, unaudited, keeps its points, marked."""
+    """A void round (a cheat in it) and one a log ends in: no hand of them is shown, and the
+    replay says why. A round played to its end whose deck was never audited shows the hands
+    as they were shown to all at its end (spec 10.6: every hand is a public slot then), and
+    says its deck was not verified and why (helper-65: the table's box showed them, the plain
+    replay said "hands not shown"); the verdict counts it, marked, or it is void."""
     out, result = plain_replay(logs["cheat"])
     assert not result.ok and result.blame is not None
     text = "\n".join(out)
     assert "  round 1: void, not counted; nothing of it is shown:" in out
-    assert f"    P1 cheated (step {result.blame.step}): the game ended before its deck" in text
+    assert f"    P1 cheated (at step {result.blame.step} of the log): the game ended" in text
     assert "hand at the round's end" not in text and "(gives" not in text
     assert re.search(r"^ +1 +void$", text, re.MULTILINE) and re.search(
         r"^ +total +0 +0$", text, re.M
@@ -406,28 +416,54 @@ def test_the_plain_replay_shows_nothing_of_a_deck_never_audited_and_says_why(
     assert "  round 1: still in play where the log ends; no hand shown:" in out
     assert "    the log ends in it: its deck is not audited yet" in out
     assert out[-1].split()[:2] == ["so", "far"]
-    # cut where round 1 has ended and its deck's audit is next: its points, no hands, and
-    # no round 2 (the engine counts it already; nothing of it was dealt)
+    # cut where round 1 has ended and its deck's audit is next: its points and hands as
+    # shown at its end, its deck not verified, and no round 2 (the engine counts it already;
+    # nothing of it was dealt)
     reveals = [i for i, ln in enumerate(lines) if decode(ln.rstrip(b"\n")).get("kind") == "reveal"]
     cut.write_bytes(b"".join(lines[: reveals[1]]))
     out, result = plain_replay(cut)
     assert result.incomplete
-    assert "    hands not shown: the log ends before its deck's audit" in out
+    text = "\n".join(out)
+    assert (
+        "    hands: as shown to all at the round's end; its deck not verified: the log\n"
+        "      ends before its audit"
+    ) in text, text
+    assert re.search(r"^    P1 +\+0 +0  .*  \(gives \d+\)$", text, re.M), text
     assert not any("round 2" in ln for ln in out if not ln.startswith("[step")), out
     assert out[-3].split()[:2] == ["1*", "P0"] and out[-2].split()[:2] == ["so", "far"]
+    assert out[-1] == "  *: its deck's audit is not in the log (hands as shown at its end)"
 
     (tmp_path / "stop").mkdir()
     out, result = plain_replay(stopped_after_a_round(tmp_path / "stop"))
     assert result.ok and result.outcome is not None and result.outcome.state == "stopped"
-    text = "\n".join(out)
-    assert "hand at the round's end" not in text and "(gives" not in text
+    text = "\n".join(out).replace("\n      ", " ")  # (the note wraps under itself)
+    assert "hand at the round's end" in text and "(gives" in text
     assert re.search(r"^  round 1 over: P\d went out and scores \d+$", text, re.MULTILINE)
-    assert "    hands not shown: the game stopped before its deck's audit (silent: P" in text
+    (silent,) = result.outcome.silent
+    assert (
+        "    hands: as shown to all at the round's end; its deck not verified: the game "
+        f"stopped before its audit (P{silent} did not answer before the deadline)"
+    ) in text, text
     star = next(ln for ln in out if ln.lstrip().startswith("1*"))
     total = out[out.index(star) + 1].split()
     assert total[0] == "total" and [int(x) for x in total[1:]] == list(result.outcome.scores)
     assert [int(x) for x in star.split()[2:]] == list(result.outcome.scores)
-    assert "  *: its deck was never audited (no hand shown); the result counts it" in out
+    assert "  *: its deck was never audited (hands as shown at its end); it counts" in out
+
+
+def test_a_void_round_played_to_its_end_shows_its_hands_as_shown_to_all(tmp_path: Path) -> None:
+    """protocol/spec.md 10.15 ("What it gives": a round whose winner is silent at its reveal
+    is void) and 10.6 (its hands were opened to all at its end): the one who went out named
+    silent before its deck's audit; the round's hands are listed as the table's box lists
+    them, its points left out, void (helper-65)."""
+    (tmp_path / "void").mkdir()
+    out, result = plain_replay(stopped_after_a_round(tmp_path / "void", winner_silent=True))
+    assert result.ok and result.outcome is not None and result.outcome.void
+    text = "\n".join(out)
+    assert re.search(r"^  round 1 over: P\d went out; void, not counted$", text, re.M), text
+    said = text.replace("\n      ", " ")  # (the note wraps under itself)
+    assert "(gives" in text and "its deck not verified: the game stopped" in said, text
+    assert re.search(r"^ +1 +P\d +void: not counted$", text, re.M), text
 
 
 def test_the_score_table_fits_80_columns_for_ten_seats_with_a_legend() -> None:
@@ -518,3 +554,115 @@ def test_the_tables_header_and_end_box_at_80_columns(logs: dict[str, Path], tmp_
                 assert all(len(ln.split()) > 1 for ln in box if ln), box
         if path == cut:
             assert any("NOT OVER: every entry verifies" in ln for ln in box), box
+
+
+# ---------------------------------------------------------------------- helper-65
+def cut_before_the_audit(fair: Path, tmp_path: Path) -> Path:
+    """The fair log cut where round 1 has ended (its hands shown to all) and its deck's
+    audit is next."""
+    lines = fair.read_bytes().splitlines(keepends=True)
+    reveals = [i for i, ln in enumerate(lines) if decode(ln.rstrip(b"\n")).get("kind") == "reveal"]
+    cut = tmp_path / "cut.log"
+    cut.write_bytes(b"".join(lines[: reveals[1]]))
+    return cut
+
+
+def test_a_rounds_hands_are_said_alike_by_the_table_and_the_plain_replay(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """protocol/spec.md 10.6 (every hand is a public slot at a round's end) and 10.10 (the
+    audit). A log cut before a deck's audit: the table's round-end box showed that round's
+    hands while the plain replay said "hands not shown" (helper-65). Both now list the hands
+    as shown to all at the round's end, and say alike whether its deck was verified; the
+    table's own hands under the box show those cards too, not "??"."""
+    for path, audited in (
+        (logs["fair"], True),
+        (cut_before_the_audit(logs["fair"], tmp_path), False),
+    ):
+        out, _ = plain_replay(path)
+        text = "\n".join(out).replace("\n      ", " ").replace("\n" + " " * 26, " ")
+        note = re.findall(r"^    (hands: .*)$", text, re.M)[0]
+        text = text[: text.index(note)]  # (round 1's block)
+        plain_hands = {
+            m[1]: sorted(m[2].split())
+            for m in re.finditer(r"^    (P\d) +\+\d+ +\d+  (.*)  \(gives \d+\)$", text, re.M)
+        }
+        r = load(path)
+        i = next(i for i, f in enumerate(r.frames) if f.round_end is not None)
+        with create_pipe_input() as pipe:
+            table = ReplayTable(r, path=str(path), input=pipe, output=DummyOutput())
+            table.index = i
+            screen = " ".join(" ".join(ln.strip(" │") for ln in plain(table.lines(80, 24))).split())
+            below = {name: sorted(c.text for c in cards) for name, cards in table.view().all_hands}
+        assert note in screen, (note, screen)
+        assert ("its deck verified" in note) == audited, note
+        if not audited:
+            assert note.endswith("its deck not verified: the log ends before its audit"), note
+            assert "hands shown at the round's end (deck never checked)" in screen, screen
+        box_hands = {
+            m[1]: sorted(m[2].split())
+            for ln in r.frames[i].round_end or []
+            if (m := re.match(r"  (P\d) +gives +\d+  (.*)", ln))
+        }
+        assert plain_hands and plain_hands == box_hands, (plain_hands, box_hands)
+        assert all(below[name] == cards for name, cards in box_hands.items()), below
+
+
+def test_the_tables_counter_counts_moves_as_the_verdict_does(logs: dict[str, Path]) -> None:
+    """helper-65: the end said "1 round, 142 moves" above "move 189 of 189": the counter
+    counted the frames. It counts moves now (the verdict's, docs/replay.md): "move N of M" on
+    the frame of move N, "after move N of M" on the frames that follow it before the next."""
+    r = load(logs["fair"])
+    with create_pipe_input() as pipe:
+        table = ReplayTable(r, input=pipe, output=DummyOutput())
+        said = []
+        for i in range(len(r.frames)):
+            table.index = i
+            said.append(table.view().status.split(" · ")[0])
+        verdict = " ".join(table.verdict_lines())
+    total = r.length.moves
+    assert f"{total} moves;" in verdict and said[0] == f"before the first move ({total} in all)"
+    numbered = [int(m[1]) for s in said if (m := re.fullmatch(rf"move (\d+) of {total}", s))]
+    assert numbered == list(range(1, total + 1)), said
+    assert all(re.fullmatch(rf"(after )?move \d+ of {total}|before .*", s) for s in said), said
+    assert said[-1] in (f"move {total} of {total}", f"after move {total} of {total}")
+
+
+def test_loading_says_its_progress_in_the_files_entries(logs: dict[str, Path]) -> None:
+    """helper-65: "checking the log: step 256 ..." (the log's step, a verifier's count). The
+    loading line says the entries read of the file's, and the share."""
+    from p2puno.ui.replay import progress_words
+
+    read: list[int] = []
+    load(logs["fair"], progress=read.append)
+    lines = len(logs["fair"].read_bytes().splitlines())
+    assert read and all(0 < n <= lines for n in read) and read == sorted(read)
+    assert progress_words(1024, 5492) == "checking the log: 1,024 of 5,492 entries (18%) ..."
+    assert progress_words(9000, 5492).startswith("checking the log: 5,492 of 5,492 entries (100%)")
+    assert "step" not in progress_words(3, 0) + progress_words(3, 10)
+
+
+def test_a_verdicts_long_line_wraps_at_80_columns_never_cutting_a_number_from_its_unit(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """helper-65: REJECTED and NOT OVER ran on to 120 and 190 columns. Wrapped at 80 (the
+    terminal's width when there is one), the first line as spec 10.11 gives it; a number
+    stays with its label or unit on one line ("entry 30", "136 entries")."""
+    from typer.testing import CliRunner
+
+    from p2puno.cli import app
+    from p2puno.ui.replay import wrap_verdict
+
+    out = CliRunner().invoke(app, ["replay", str(cut_before_the_audit(logs["fair"], tmp_path))])
+    said = out.output.splitlines()
+    at = next(i for i, ln in enumerate(said) if ln.startswith("NOT OVER: the "))
+    assert re.match(r"NOT OVER: the \d+ entries verify", said[at]), said[at]
+    assert out.exit_code == 1 and all(len(ln) <= 79 for ln in said), said
+    assert " ".join(" ".join(said[at:]).split()).endswith("; no verdict")
+    assert "node" not in " ".join(said[at:])  # (a person's words: helper-65)
+    text = "REJECTED at entry 30: " + "word " * 9 + "12 entries, step 15: 45 s left"
+    for width in (40, 60, 79):
+        lines = wrap_verdict(text, width)
+        assert lines[0].startswith("REJECTED at entry 30:") and all(len(x) <= width for x in lines)
+        assert all(not re.search(r"\d$", x) and not re.match(r" *[a-z]+[:,]", x) for x in lines)
+        assert " ".join(" ".join(lines).split()) == text
