@@ -571,7 +571,7 @@ def _finish_table(
 
         for line in wrap_verdict(said, _width(sys.stdout)):
             typer.echo(line)
-        typer.echo(f"  {with_command(resume_command(data.root))}")
+        typer.echo(f"    {with_command(resume_command(data.root))}")  # (past the wrap's 2)
         raise typer.Exit(0)
     _finish(result, quiet)  # (saved by the table already, where the end screen shows it)
 

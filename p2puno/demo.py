@@ -155,16 +155,16 @@ def run_network_demo(
         # (each command on a line of its own, to copy whole: a terminal of 80 columns cut
         # these lines, paths included, where they reached its edge)
         print(f"the host's log is in {log_path}; check it again with:")
-        print(f"  {prog} replay {log_path}")
+        print(f"    {prog} replay {log_path}")
         if person:
             print("or step through it in the table:")
-            print(f"  {prog} replay {log_path} --table")
+            print(f"    {prog} replay {log_path} --table")
     if keep:
         # every entry up to where each log stops was checked; the game has no result yet
         print("you left the table before the end: each log verifies up to where it stops")
         if data_dir is None:  # (helper-50: it was offered, then removed)
             print("the game can be taken up again with:")
-            print(f"  {prog} resume --data-dir {tmp}")
+            print(f"    {prog} resume --data-dir {tmp}")
             _say(f"(its data directory stays for that: remove {tmp} when you are done)")
         ok = True
     else:
