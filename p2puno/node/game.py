@@ -48,6 +48,7 @@ from p2puno.engine.actions import Action
 from p2puno.log import Identity, Log, Role, entry_hash
 from p2puno.net import Limits, Link, LinkError, MsgType, TransportError, open_link
 from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch, encode_sync
+from p2puno.net.link import host_group
 from p2puno.node.names import name_problem, name_skeleton
 from p2puno.node.players import Autopilot, Player
 from p2puno.node.store import GameFiles
@@ -104,6 +105,7 @@ GAME_OVER_BYE = "the game is over"
 # half-open link read "J0 (seat 1) left the table" on the other side
 LEAVING_BYES = ("this seat is leaving the table", "this node is stopping")
 MAX_WATCHERS = 8  # spectators one node serves
+NOTICE_MAX_BYTES = 16 * 1024  # a notice's cap (a chat line, 8 names: well under 2 KB)
 WATCH_LINES = 8  # "X is watching" lines said, from one address or seat, in any CHAT_PER_S
 # the table's chat (a LOBBY notice, spec: protocol/transport.md "Notices"): a line of at most
 # CHAT_MAX characters, at most CHAT_BURST from one seat in any CHAT_PER_S seconds (more are
@@ -594,7 +596,11 @@ class GameNode:
             # not a seat: a spectator, if it says so first
             try:
                 m = await asyncio.wait_for(link.recv(), 10.0)
-                msg = decode(m.payload) if m.type == MsgType.LOBBY else None
+                msg = (
+                    decode(m.payload, max_size=NOTICE_MAX_BYTES)
+                    if m.type == MsgType.LOBBY
+                    else None
+                )  # (a stranger's first message: a watch or a join, a few hundred bytes)
             except (LinkError, EncodingError, TimeoutError):
                 msg = None
             if not isinstance(msg, dict) or msg.get("t") not in ("watch", "join"):
@@ -650,7 +656,8 @@ class GameNode:
             return
         self.watchers.append(w)
         link.set_handler(lambda m: self._on_watcher(w, m.type, m.payload))
-        if self._watch_pace.take(host_of(link), time.monotonic(), WATCH_LINES) == "ok":
+        where = host_group(host_of(link))  # (an IPv6 /64 as one: helper-69)
+        if self._watch_pace.take(where, time.monotonic(), WATCH_LINES) == "ok":
             # (a spectator coming and going under new keys said 482 lines in 10 s: helper-66)
             w.said = True
             self.say(f"{name} is watching (key {w.key})")
@@ -973,7 +980,7 @@ class GameNode:
         """A seat says who watches through it (shown at the table, nothing more), or says
         something at the table (:meth:`chat`)."""
         try:
-            msg = decode(payload)
+            msg = decode(payload, max_size=NOTICE_MAX_BYTES)
         except EncodingError:
             return
         if isinstance(msg, dict) and msg.get("t") == "chat":
@@ -987,6 +994,10 @@ class GameNode:
             # at most WATCH_LINES in CHAT_PER_S a seat: one that swapped two lists of 8 said
             # 35,280 lines in 10 s, helper-66; the table's list still shows them all)
             ok = [n for n in names if isinstance(n, str) and name_problem(n) is None]
+            # (one drawn like a player's marked, as this node marks its own: helper-69's
+            # seat relayed a spectator called "Bob")
+            players = {name_skeleton(p.name) for p in self.session.log.players}
+            ok = [n[:18] + " (a spectator)" if name_skeleton(n) in players else n for n in ok]
             before = self._watched_via.get(seat, [])
             self._watched_via[seat] = ok
             now = time.monotonic()

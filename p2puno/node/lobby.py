@@ -141,6 +141,9 @@ def table_digest(table: dict[str, Any]) -> str:
         return ""
 
 
+LOBBY_MAX_BYTES = 64 * 1024  # a lobby message's cap (protocol/lobby.md section 2)
+
+
 def send(link: Link, msg: dict[str, JSONValue]) -> None:
     link.send(MsgType.LOBBY, encode(msg))
 
@@ -150,7 +153,9 @@ async def receive(link: Link) -> dict[str, Any]:
     if m.type != MsgType.LOBBY:
         raise LobbyError(f"expected a lobby message, got type {m.type}")
     try:
-        obj = decode(m.payload)
+        # (a lobby's messages are small: a 10-seat start with its genesis is about 10 KB; a
+        # stranger's 256 KiB to decode cost up to 0.1 s of the host's CPU each, helper-69)
+        obj = decode(m.payload, max_size=LOBBY_MAX_BYTES)
     except EncodingError as e:
         raise LobbyError(f"a lobby message is not canonical JSON: {e}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):

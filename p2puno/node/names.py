@@ -59,12 +59,26 @@ def name_problem(name: object) -> str | None:
 
 
 def _has_double_quote(name: str) -> bool:
-    """Whether ``name`` holds a character drawn as a double quotation mark: one by Unicode's
-    name, or a double prime, in the name as typed or in its compatibility form (NFKC: a
-    fullwidth ＂ is "); single marks and apostrophes are letters of names ("O'Hara", "O’Hara").
-    helper-66 seated ＂hi＂, ″hi″, „hi‟, «hi» and 〝hi〞 past a list of three."""
-    for c in name + unicodedata.normalize("NFKC", name):
+    """Whether ``name`` holds something drawn as a double quotation mark: a character Unicode
+    names a double quotation mark, a double (or triple) prime, a double apostrophe or acute,
+    a gershayim or a ditto mark, or two single marks side by side, in the name as typed or in
+    its compatibility form (NFKC: a fullwidth ＂ is "). One single mark or apostrophe is a
+    letter of names ("O'Hara", "O’Hara"). helper-66 seated ＂hi＂, ″hi″, „hi‟, «hi» and 〝hi〞
+    past a list of three; helper-69 ״hi״, 〃, ˝, ˮ, ‴ and ''hi'' past the next."""
+    single = False  # (the character before was a single mark)
+    for c in name + " " + unicodedata.normalize("NFKC", name):
         what = unicodedata.name(c, "")
-        if ("QUOTATION MARK" in what and "SINGLE" not in what) or "DOUBLE PRIME" in what:
+        if any(w in what for w in _DOUBLES) or ("QUOTATION MARK" in what and "SINGLE" not in what):
             return True
+        mark = "APOSTROPHE" in what or "QUOTATION MARK" in what or what in _SINGLES
+        if mark and single:
+            return True
+        single = mark
     return False
+
+
+_DOUBLES = ("DOUBLE PRIME", "TRIPLE PRIME", "QUADRUPLE PRIME", "DOUBLE APOSTROPHE",
+            "DOUBLE ACUTE", "GERSHAYIM", "DITTO MARK")  # fmt: skip
+_SINGLES = frozenset(
+    {"GRAVE ACCENT", "ACUTE ACCENT", "PRIME", "REVERSED PRIME", "MODIFIER LETTER PRIME"}
+)

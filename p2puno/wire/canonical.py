@@ -279,7 +279,9 @@ def decode(
         raise EncodingError(Code.UTF8, f"invalid UTF-8 at byte {e.start}") from None
     if not _containers_within(text, max_containers):
         raise EncodingError(Code.CONTAINERS, f"more than {max_containers} objects and arrays")
-    fast = _decode_fast(text, max_depth, data.isascii())
+    # (the fast path takes what the C scanner takes, which reads ASCII digits only; the
+    # pure-Python one, where there is no C one, took `1` and U+0661 for 11: helper-69)
+    fast = _decode_fast(text, max_depth, data.isascii()) if _C_SCANNER else _NOT_SURE
     if type(fast) is _Misspelt:
         result: JSONValue = fast.value  # (its keys in order, its integers fine, not too deep)
     elif fast is not _NOT_SURE:
@@ -322,6 +324,7 @@ def decode(
 
 
 _NOT_SURE: Final = object()
+_C_SCANNER: Final = json.scanner.c_make_scanner is not None  # type: ignore[attr-defined]
 
 
 class _Misspelt:

@@ -671,5 +671,8 @@ async def test_a_spectators_name_is_a_players_name_or_none_and_its_lines_are_pac
     assert len(said) == WATCH_LINES, said
     node._on_notice(1, encode({"t": "watchers", "names": ["Bo says: “bye”", "Cy"]}))
     assert node._watched_via[1] == ["Cy"]
+    # (a seat's spectator drawn like a player is marked as this node's own are: helper-69)
+    node._on_notice(1, encode({"t": "watchers", "names": ["\u0420\u0030", "p1"]}))
+    assert node._watched_via[1] == ["\u0420\u0030 (a spectator)", "p1 (a spectator)"]
     for t in list(node._tasks):
         t.cancel()

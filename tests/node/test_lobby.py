@@ -30,6 +30,7 @@ from p2puno.node.lobby import (
     table_digest,
     table_words,
 )
+from p2puno.node.names import name_problem
 from p2puno.node.run import _seated
 from p2puno.session import Timing
 from p2puno.wire import encode
@@ -86,9 +87,12 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
     # a name that would write a chat line of its own under the quotes the table puts around
     # names and lines (helper-62: 'Pat says: “hi”' as a name)
     # (and the marks drawn alike: helper-66 seated ＂hi＂, ″hi″, „hi‟, «hi» and 〝hi〞)
-    for quoted in ("Pat says: “hi”", 'Bo"b', "Bo”b", "＂hi＂", "″hi″", "„hi‟", "«hi»", "〝hi〞"):
+    # (and, helper-69, ״hi״, 〃, ˝, ˮ, ‴ and two single marks side by side)
+    for quoted in ("Pat says: “hi”", 'Bo"b', "Bo”b", "＂hi＂", "″hi″", "„hi‟", "«hi»", "〝hi〞",
+                   "״hi״", "B〃b", "B˝b", "ˮhi", "B‴b", "''hi''"):  # fmt: skip
         with pytest.raises(LobbyError, match="a name cannot hold quotation marks"):
             await (await _join(ep.port, quoted))
+    assert name_problem("O'Hara") is None and name_problem("O’Hara") is None
     bob = await _join(ep.port, "Bob")
     while len(lobby.seats) < 3:
         await asyncio.sleep(0.02)
@@ -1180,3 +1184,27 @@ async def test_the_lobby_has_a_chat_the_host_passes_on_paced_and_cleaned() -> No
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.gather(*tasks)
         ep.close()
+
+
+async def test_a_lobby_message_over_its_cap_is_refused_before_it_is_parsed() -> None:
+    """protocol/lobby.md section 2: a lobby message is at most 64 KiB (helper-69: a stranger's
+    256 KiB message cost a host up to 0.1 s of CPU to decode, and anyone on the LAN may send
+    one); refused as not canonical (its size), a LobbyError, never a crash."""
+    from types import SimpleNamespace
+
+    from p2puno.node.lobby import LOBBY_MAX_BYTES, receive
+
+    class _Once:
+        def __init__(self, payload: bytes) -> None:
+            self.payload = payload
+
+        async def recv(self) -> object:
+            return SimpleNamespace(type=MsgType.LOBBY, payload=self.payload)
+
+    def message(size: int) -> bytes:
+        head = b'{"t":"chat","text":"'
+        return head + b"a" * (size - len(head) - 2) + b'"}'
+
+    assert (await receive(_Once(message(LOBBY_MAX_BYTES))))["t"] == "chat"  # type: ignore[arg-type]
+    with pytest.raises(LobbyError, match=r"not canonical JSON: .*over the cap"):
+        await receive(_Once(message(LOBBY_MAX_BYTES + 1)))  # type: ignore[arg-type]

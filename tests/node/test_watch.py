@@ -209,7 +209,13 @@ messages = st.dictionaries(
 @settings(max_examples=300, deadline=None)
 @given(messages)
 def test_a_watchers_notice_of_any_shape_is_taken_or_ignored_never_a_crash(msg: object) -> None:
-    node = SimpleNamespace(_watched_via={}, say=lambda text: None, _watch_pace=ChatPace())
+    log = SimpleNamespace(players=[SimpleNamespace(name="Ann")])
+    node = SimpleNamespace(
+        _watched_via={},
+        say=lambda text: None,
+        _watch_pace=ChatPace(),
+        session=SimpleNamespace(log=log),
+    )
     GameNode._on_notice(node, 2, encode(msg))  # type: ignore[arg-type]
     names = node._watched_via.get(2, [])
     assert all(isinstance(n, str) and 0 < len(n) <= 32 for n in names)

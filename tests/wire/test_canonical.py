@@ -666,3 +666,16 @@ def test_the_fast_path_takes_every_canonical_text_property(value: JSONValue) -> 
     canonical = importlib.import_module("p2puno.wire.canonical")
     text = encode(value).decode()
     assert canonical._decode_fast(text, DEFAULT_MAX_DEPTH, text.isascii()) == value
+
+
+def test_without_the_c_scanner_the_exact_path_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    """helper-69: the fast path returns what the C scanner parsed without re-encoding it,
+    right only because that scanner reads ASCII digits alone; json's pure-Python scanner
+    (PyPy, a build without _json) took `1` and U+0661 ARABIC-INDIC DIGIT ONE for 11. Without
+    the C scanner every input takes the exact path (spec 2: exactly the canonical bytes)."""
+    from p2puno.wire import canonical
+
+    monkeypatch.setattr(canonical, "_C_SCANNER", False)
+    with pytest.raises(EncodingError):
+        decode("[1\u0661]".encode())
+    assert decode(b'{"a":[1,-2,"\\u0000x"],"b":null}') == {"a": [1, -2, "\x00x"], "b": None}
