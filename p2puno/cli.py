@@ -452,6 +452,14 @@ def _table_name(value: str | None) -> str | None:
         check_table_name(value)
     except AdError as e:
         raise typer.BadParameter(f"{value!r}: {e}") from None
+    from p2puno.node.names import has_double_quote
+
+    if has_double_quote(value):  # (as a player's name: the table's lines quote it, helper-70
+        # read 'table "My "best" table" open on ...')
+        raise typer.BadParameter(
+            f"{value!r}: a table name cannot hold quotation marks (\" “ ”): the table's lines "
+            "quote it"
+        )
     return value
 
 
@@ -496,11 +504,34 @@ def _finish(result: object, quiet: bool = False) -> None:
     assert isinstance(result, Result)
     o = result.outcome
     if not quiet:
-        typer.echo(f"game over: {outcome_words(o, result.names)}")
-        typer.echo(f"table code {result.code}; log: {result.log_path}")
-        typer.echo(f"check it offline with:  {replay_command(result.log_path)}")
+        _line(f"game over: {outcome_words(o, result.names)}")
+        _line(f"table code {result.code}; log: {result.log_path}")
+        _say_command("check it offline with:", replay_command(result.log_path))
     if o.state == "cheat":
         raise typer.Exit(3)
+
+
+def _line(text: str) -> None:
+    """A line for a person: wrapped at the terminal's width (a number kept with its unit),
+    as it is where a program reads it (a pipe: tests and scripts read whole lines)."""
+    from p2puno.ui.replay import width_of, wrap_verdict
+
+    width = width_of(sys.stdout)
+    for line in [text] if width is None else wrap_verdict(text, width):
+        typer.echo(line)
+
+
+def _say_command(intro: str, cmd: str) -> None:
+    """A command for a person to copy: at a terminal on a line of its own, indented past a
+    wrapped line's two (helper-70 read "replay /tmp/an-h70/cl" / "one/p2puno-demo.log");
+    else after ``intro`` on one line."""
+    from p2puno.ui.replay import width_of
+
+    if width_of(sys.stdout) is None:
+        typer.echo(f"{intro}  {cmd}")
+    else:
+        _line(intro)
+        typer.echo(f"    {cmd}")
 
 
 def _terminal() -> bool:
@@ -1098,16 +1129,16 @@ def _finish_watch(result: object, quiet: bool) -> None:
     assert isinstance(result, WatchResult)
     o = result.outcome
     if not quiet:
-        typer.echo(f"game: {outcome_words(o, result.names)}")
+        _line(f"game: {outcome_words(o, result.names)}")
         decks = "deck" if result.audits == 1 else "decks"
         checked = f"{result.checked} steps checked, {result.audits} {decks} audited"
         if result.error is not None:
-            typer.echo(f"stopped watching: {result.error} ({checked})")
+            _line(f"stopped watching: {result.error} ({checked})")
         else:
-            typer.echo(f"verified as it happened: {checked}; table code {result.code}")
+            _line(f"verified as it happened: {checked}; table code {result.code}")
         if result.log_path is not None:
-            typer.echo(f"its copy of the log: {result.log_path}")
-            typer.echo(f"check it offline with:  {replay_command(result.log_path)}")
+            _line(f"its copy of the log: {result.log_path}")
+            _say_command("check it offline with:", replay_command(result.log_path))
     if o.state == "cheat":
         raise typer.Exit(3)
     if result.error is not None:

@@ -20,6 +20,9 @@ def test_version() -> None:
         (["--name", "x" * 33], "a name is 1 to 32 printable characters"),
         (["--name", "Ann "], "a name cannot start or end with a space"),
         (["--table", ""], "table name must be 1..40 bytes"),
+        # (a name and a table's with quotation marks: the lines quote them, helper-62, -70)
+        (["--name", "Pat says: “hi”"], "a name cannot hold quotation marks"),
+        (["--table", 'My "best" table'], "a table name cannot hold quotation marks"),
         (["--port", "99999"], "65535"),
         (["--think", "-1"], "seconds from 0 to 60"),
         (["--interface", "1.2.3"], "'1.2.3' is not an IP address"),

@@ -241,7 +241,7 @@ def owed_words(kind: str, owed: str) -> str:
 # there is none of (helper-63, in round 1)
 STOP_GIVES = "the round in play does not count, and the scores stay as at the last verified round"
 STOP_GIVES_FIRST = (
-    "the round in play does not count, and the scores stay at 0 (no round was verified yet)"
+    "the round in play does not count, and the scores stay at 0, no round being verified yet"
 )
 
 

@@ -51,14 +51,14 @@ def name_problem(name: object) -> str | None:
         return "a name is 1 to 32 printable characters"
     if name != name.strip():
         return "a name cannot start or end with a space"
-    if _has_double_quote(name):
+    if has_double_quote(name):
         # (the table writes names and chat lines in quotes: 'Pat says: “hi”' under a name
         # holding ' says: “...”' read as a line someone said; helper-62)
         return 'a name cannot hold quotation marks (" “ ”): the table quotes names and chat'
     return None
 
 
-def _has_double_quote(name: str) -> bool:
+def has_double_quote(name: str) -> bool:
     """Whether ``name`` holds something drawn as a double quotation mark: a character Unicode
     names a double quotation mark, a double (or triple) prime, a double apostrophe or acute,
     a gershayim or a ditto mark, or two single marks side by side, in the name as typed or in

@@ -256,8 +256,13 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         )
     bottom.extend(_all_hands(view, width) if view.all_hands else _hand(view, width))
     # (four lines of choices at most; leaving the table may take a fifth: what stops with it)
-    for c in view.choice_lines[: 5 if view.mode == "quit" else 4]:
-        bottom.append([("class:choice", " " + c)])
+    if view.mode == "quit":  # (wrapped, not cut: the resume command, past 77 columns, lost
+        # its path's end with no sign of it, helper-70; 7 lines at most)
+        parts = [p for c in view.choice_lines[:5] for p in wrap(c, width - 1, indent="    ")]
+        bottom.extend([("class:choice", " " + p)] for p in parts[:7])
+    else:
+        for c in view.choice_lines[:4]:
+            bottom.append([("class:choice", " " + c)])
     if view.mode == "type":
         bottom.append([("class:input", " : " + view.typed + "▏")])
     if view.mode == "say":  # (the end of a long line stays in view as it is typed)

@@ -84,7 +84,7 @@ async def test_a_cheat_ends_the_game_on_the_screen_with_the_cheater_and_the_reas
         text = await wait_for(screen, 'GAME ENDED: "P1" cheated')
         assert "reason: illegal action" in text and "does not match the top card" in text
         # (in round 1: no round was verified, the scores stay at 0; helper-64's brief)
-        assert "the round in play does not count, and the scores stay at 0 (no round" in text
+        assert "the round in play does not count, and the scores stay at 0, no round" in text
         assert "void" not in text and "last audited" not in text
         assert "✗ cheat found" in text and "the audit named the cheater" in text
 
@@ -236,6 +236,24 @@ def test_a_host_leaving_a_table_of_its_own_bots_is_told_the_game_waits() -> None
     mixed = screen(["", "", "on host"])
     assert "the game ends for everyone" in mixed
     assert "The 1 bot this machine runs stops too (back with your resume)." in mixed
+
+
+def test_a_long_resume_command_in_the_leave_question_is_wrapped_never_cut() -> None:
+    """helper-70: at 80 columns the leave question cut a resume command past 77 columns with
+    no sign of it (".../p2puno-demo-khcctil" for "...khcctilh"), and copying it named no
+    directory. The question's lines wrap (at a space, the rest indented), every part shown."""
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import render
+
+    table = SessionTable(Options(3), seed="leave")
+    hint = "/tmp/an-h70/clone/.venv/bin/p2puno resume --data-dir /tmp/p2puno-demo-khcctilh"
+    names = ["Ann", "Bob", "Cy"]
+    view = table_view(
+        table.sessions[0], UiState(mode="quit"), ViewInputs(names, 0, resume_hint=hint)
+    )
+    lines = ["".join(t for _, t in line) for line in render(view, 80, 24)]
+    assert any(line.strip() == "/tmp/p2puno-demo-khcctilh" for line in lines), lines
+    assert any(line.rstrip().endswith("p2puno resume --data-dir") for line in lines), lines
 
 
 def test_the_lobby_draws_its_questions_and_its_end() -> None:
@@ -1584,14 +1602,14 @@ def test_a_stop_in_the_first_round_says_the_scores_stay_at_0() -> None:
     g = Game(Options(3))
     g.round_no = 1
     src = _stub_source(g, audited_deck=1)
-    none = "the round in play does not count, and the scores stay at 0 (no round was verified yet)"
+    none = "the round in play does not count, and the scores stay at 0, no round being verified yet"
     with create_pipe_input() as pipe:
         ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
         ui.attach(src, 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
         ui.state.mode = "quit"
         asked = " ".join(ui.view().choice_lines)
         assert (
-            "the round in play does not count, and the scores stay at 0 (no round was" in (asked)
+            "the round in play does not count, and the scores stay at 0, no round being" in (asked)
             and "last verified" not in asked
         ), asked
         ui.state.mode = "play"

@@ -456,7 +456,7 @@ async def test_help_quit_confirmation_and_resize() -> None:
         await press(t.pipe, "q")  # ... and q asked its question unseen, a y away from leaving
         asked = await wait_for(t.screen, "Leave the table?", timeout=3)
         # (wrapped, not cut at 60; in round 1 the scores stay at 0, helper-64's brief)
-        assert "stay at 0 (no round was verified yet)." in " ".join(asked.split())
+        assert "stay at 0, no round being verified yet." in " ".join(asked.split())
         await press(t.pipe, "n")
         await wait_for(t.screen, lambda s: "Leave the table?" not in s)
         t.screen.resize(100, 30)
