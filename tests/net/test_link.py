@@ -338,6 +338,22 @@ async def test_slowloris_during_the_handshake(server: Server) -> None:
     await server.still_accepts()
 
 
+async def _close_all(srv: asyncio.Server, links: list[Link]) -> None:
+    srv.close()
+    await srv.wait_closed()
+    for link in links:
+        link.close("test over")
+
+
+async def _carol_is_busy(port: int, limits: Limits, errors: asyncio.Queue[LinkError]) -> LinkError:
+    """Carol's link is refused `busy`; what the listener reported of it (or of the refusals)."""
+    with pytest.raises(LinkError) as e:
+        await open_link(HOST, port, CAROL, GAME, BOB.sign_pk, limits)
+    assert e.value.code == "busy"
+    async with asyncio.timeout(WAIT):
+        return await errors.get()
+
+
 async def test_too_many_handshakes_at_once(server: Server) -> None:
     held = [await raw(server.port) for _ in range(FAST.max_handshakes)]
     for _, w in held:
@@ -377,11 +393,7 @@ async def test_links_that_say_nothing_count_until_their_first_message() -> None:
     try:
         for _ in range(2):
             mine.append(await open_link(HOST, port, ALICE, GAME, BOB.sign_pk, limits))
-        with pytest.raises(LinkError) as e:
-            await open_link(HOST, port, CAROL, GAME, BOB.sign_pk, limits)
-        assert e.value.code == "busy"
-        async with asyncio.timeout(WAIT):
-            err = await errors.get()
+        err = await _carol_is_busy(port, limits, errors)
         assert err.code == "busy" and f"2 from {HOST}" in err.detail
         mine[0].send(MsgType.SYNC, encode_sync(1))  # one speaks: its place is free
         async with asyncio.timeout(WAIT):
@@ -389,10 +401,7 @@ async def test_links_that_say_nothing_count_until_their_first_message() -> None:
             await first.heard.wait()
         mine.append(await open_link(HOST, port, CAROL, GAME, BOB.sign_pk, limits))
     finally:
-        srv.close()
-        await srv.wait_closed()
-        for link in mine:
-            link.close("test over")
+        await _close_all(srv, mine)
         while not got.empty():
             got.get_nowait().close("test over")
 
@@ -492,11 +501,7 @@ async def test_a_host_connecting_too_often_is_closed_at_the_accept() -> None:
                 assert await read_frame(reader) == b"P2PU\x01\xff\x03"  # the busy alert
                 with contextlib.suppress(ConnectionResetError):
                     assert await reader.read() == b""
-        with pytest.raises(LinkError) as e:
-            await open_link(HOST, port, CAROL, GAME, BOB.sign_pk, limits)
-        assert e.value.code == "busy"
-        async with asyncio.timeout(WAIT):
-            first = await errors.get()
+        first = await _carol_is_busy(port, limits, errors)
         assert first.code == "rate_limited" and f"from {HOST} than 1 a second" in first.detail
         assert errors.empty()  # (not one per connection)
         async with asyncio.timeout(WAIT):  # then the rest, counted, after the quiet period
@@ -507,10 +512,7 @@ async def test_a_host_connecting_too_often_is_closed_at_the_accept() -> None:
         # (by now, over a second after the burst: a token back)
         mine.append(await open_link(HOST, port, CAROL, GAME, BOB.sign_pk, limits))
     finally:
-        srv.close()
-        await srv.wait_closed()
-        for link in mine:
-            link.close("test over")
+        await _close_all(srv, mine)
         for writer in held:
             writer.close()
         while not got.empty():

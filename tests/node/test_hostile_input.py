@@ -103,6 +103,16 @@ class _StubLink:
         self.closed_why = reason
 
 
+class _QuietLink(_StubLink):
+    """A stub link a node can adopt: it takes a handler and never closes by itself."""
+
+    def set_handler(self, handler: object) -> None:
+        pass
+
+    async def wait_closed(self) -> None:
+        await asyncio.sleep(3600)
+
+
 def _lone_node(seed: str, tmp_path: object) -> tuple[GameNode, LocalTable]:
     """Seat 1 of a two-seat table as a node with no link yet (messages are handed to it)."""
     table = LocalTable(Options(2, target=25), seed=seed)
@@ -425,16 +435,9 @@ async def test_a_seat_reached_is_one_the_node_did_not_come_back_with(tmp_path: o
     machine, not taken on a peer's word: a "back" notice from a seat that stalled kept a
     resumed node from voting, so none is taken any more."""
 
-    class _Quiet(_StubLink):
-        def set_handler(self, handler: object) -> None:
-            pass
-
-        async def wait_closed(self) -> None:
-            await asyncio.sleep(3600)
-
     node, _ = _lone_node("back", tmp_path)
     node.resumed_at = (node.session.processed, time.monotonic())
-    node._adopt(0, _Quiet())  # type: ignore[arg-type]
+    node._adopt(0, _QuietLink())  # type: ignore[arg-type]
     node._on_notice(0, encode({"t": "back"}))  # (a peer's word: nothing)
     assert node._reached()
     node.came_back_with = {0}  # (its host brought it back with seat 0)
@@ -579,13 +582,6 @@ async def test_a_seat_dropped_for_refused_entries_is_kept_out_for_a_while(tmp_pa
     dial it."""
     from p2puno.node.game import GARBAGE_LIMIT, HOLD_OFF_S
 
-    class _Adoptable(_StubLink):
-        def set_handler(self, handler: object) -> None:
-            pass
-
-        async def wait_closed(self) -> None:
-            await asyncio.sleep(3600)
-
     node, _ = _lone_node("held", tmp_path)
     said: list[str] = []
     node.say = said.append  # type: ignore[method-assign]
@@ -595,14 +591,14 @@ async def test_a_seat_dropped_for_refused_entries_is_kept_out_for_a_while(tmp_pa
         node._on_message(0, link, MsgType.ENTRY, b"not an entry %d" % k)  # type: ignore[arg-type]
     assert link.closed_why is not None and f"kept out for {HOLD_OFF_S:.0f} s" in link.closed_why
     assert any(f"kept out for {HOLD_OFF_S:.0f} s" in line for line in said), said
-    again = _Adoptable()
+    again = _QuietLink()
     node._adopt(0, again)  # type: ignore[arg-type]  # (it dialed back at once)
     assert again.closed_why is not None and again.closed_why.startswith("kept out for")
     assert node.links.get(0) is not again
     assert 0 < node._held_off_for(0) <= HOLD_OFF_S
     # its time out over, it is taken again; dropped again, it is kept out twice as long
     node._held_off[0] = (0.0, node._held_off[0][1])
-    back = _Adoptable()
+    back = _QuietLink()
     node._adopt(0, back)  # type: ignore[arg-type]
     assert back.closed_why is None and node.links.get(0) is back
     for k in range(GARBAGE_LIMIT):
@@ -646,15 +642,9 @@ async def test_a_spectators_name_is_a_players_name_or_none_and_its_lines_are_pac
     said: list[str] = []
     node.say = said.append  # type: ignore[method-assign]
 
-    class _Spectator(_StubLink):
+    class _Spectator(_QuietLink):
         address = "127.0.0.1:5"
         peer = b"\x01" * 32
-
-        def set_handler(self, handler: object) -> None:
-            pass
-
-        async def wait_closed(self) -> None:
-            await asyncio.sleep(3600)
 
     for name, shown in (
         ("Ann says: “I quit: vote me out”", "a spectator"),

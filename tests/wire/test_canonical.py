@@ -108,15 +108,19 @@ def test_decode_depth_counts_nesting_not_brackets() -> None:
     assert decode(encode(tricky)) == tricky
 
 
-@given(
-    st.recursive(
-        st.integers(0, 9) | st.text('[]{}\\"ab', max_size=4),
+def _bracketed(chars: str, key_chars: str, leaves: int) -> st.SearchStrategy[JSONValue]:
+    """Values of small integers and strings of ``chars`` (brackets and quotes among them: text
+    that looks like structure), in lists and objects keyed by strings of ``key_chars``."""
+    return st.recursive(
+        st.integers(0, 9) | st.text(chars, max_size=4),
         lambda c: (
-            st.lists(c, max_size=3) | st.dictionaries(st.text("ab[", max_size=2), c, max_size=3)
+            st.lists(c, max_size=3) | st.dictionaries(st.text(key_chars, max_size=2), c, max_size=3)
         ),
-        max_leaves=60,
+        max_leaves=leaves,
     )
-)
+
+
+@given(_bracketed('[]{}\\"ab', "ab[", 60))
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 def test_decode_depth_agrees_with_a_walk(value: JSONValue) -> None:
     def depth(v: JSONValue) -> int:
@@ -279,15 +283,7 @@ def test_the_container_cap_is_checked_before_the_parse(tail: bytes) -> None:
     assert e.value.code is not Code.CONTAINERS
 
 
-@given(
-    st.recursive(
-        st.integers(0, 9) | st.text('[]{}\\"a\u00e9\U0001f600', max_size=4),
-        lambda c: (
-            st.lists(c, max_size=3) | st.dictionaries(st.text('ab[{"\\', max_size=2), c, max_size=3)
-        ),
-        max_leaves=40,
-    )
-)
+@given(_bracketed('[]{}\\"a\u00e9\U0001f600', 'ab[{"\\', 40))
 @settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 def test_the_container_count_agrees_with_a_walk(value: JSONValue) -> None:
     data = encode(value)
