@@ -462,6 +462,13 @@ async def test_a_seat_that_said_it_was_leaving_is_waited_for_a_step_not_a_turn(
     await asyncio.sleep(0)
 
 
+async def _stop_tasks(node: GameNode) -> None:
+    """The tasks a test's node started (its links' watchers, its dialers), cancelled."""
+    for task in list(node._tasks):
+        task.cancel()
+    await asyncio.sleep(0)
+
+
 async def test_a_seat_that_says_goodbye_twice_is_let_go_and_gains_no_time(
     tmp_path: Path,
 ) -> None:
@@ -509,9 +516,7 @@ async def test_a_seat_that_says_goodbye_twice_is_let_go_and_gains_no_time(
         left_at.append(node._lost_at[0])
     assert left_at[0] == left_at[1]  # (the second goodbye gains it no time)
     assert sum("left the table" in line for line in said) == 1
-    for task in list(node._tasks):
-        task.cancel()
-    await asyncio.sleep(0)
+    await _stop_tasks(node)
 
 
 async def test_a_seat_that_left_and_plays_on_through_others_is_waited_for_as_before(
@@ -541,9 +546,7 @@ async def test_a_seat_that_left_and_plays_on_through_others_is_waited_for_as_bef
     back = node.session.log.entry(node.session.log.hashes()[-1])
     assert 0 not in node.left, "seat 0's later entries came, and it is still 'left'"
     assert back.seq > 0 and "is back (its moves come through others)" in said[-1]
-    for task in list(node._tasks):
-        task.cancel()
-    await asyncio.sleep(0)
+    await _stop_tasks(node)
 
 
 async def test_a_seat_that_drops_its_link_again_and_again_cannot_stall_the_vote(
