@@ -435,6 +435,17 @@ class Log:
             return list(self._all_votes.get(author, ()))
         return [h for _, hs in sorted(self._all_votes.items()) for h in hs]
 
+    def ends(self) -> list[bytes]:
+        """The entries every other entry held is a parent of, by way of others: the latest
+        step's proposal and responses, and every vote (a proposal names the previous one
+        and all of its step's responses, a vote a proposal). A peer takes an entry only once
+        it holds its parents, so a peer that holds these holds the whole chain."""
+        head = self.head
+        ends = [] if head < self._base else [self._proposals[head - self._base]]
+        if ends:
+            ends += [h for _, h in sorted(self._responses[head - self._base].items())]
+        return ends + self.vote_hashes()
+
     def freeze(self) -> None:
         """Take no more entries into the chain (the game has a verdict). A frozen log still
         recognizes what it holds and still keeps equivocation evidence, so a node can go on

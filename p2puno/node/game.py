@@ -83,6 +83,9 @@ BEHIND_TRIES = 6  # SYNCs for entries seen far ahead that bring no step, before 
 # honest backlog is a few steps' entries; a peer announcing hashes that do not exist must not
 # grow the node's memory, nor its timer's work), each given up after WANTED_FOR seconds.
 MAX_WANTED = 2048
+# hashes remembered per peer as held by it (its HAVEs, the entries it sent): the end's linger
+# reads the latest step's and the votes' (Log.ends), which a peer announced last
+HOLDS_KEEP = 512
 WANTED_FOR = 30.0
 DISK_READS_PER_S = 16  # FETCHed entries read back from the log file, per peer and second
 # room left in a link's send queue after a SYNC is served, for the live game's messages
@@ -432,6 +435,8 @@ class GameNode:
         self._have: list[bytes] = []  # hashes to announce at the next flush
         self._asked: dict[bytes, float] = {}  # hash -> when we last asked for it
         self._wanted: dict[bytes, tuple[float, int]] = {}  # announced to us, not yet held
+        self._holds: dict[int, dict[bytes, None]] = {}  # seat -> latest hashes it holds
+        self._over_at: set[int] = set()  # seats whose node said its game is over (a BYE)
         self._held: list[tuple[float, bytes]] = []  # window entries waiting for their time
         # ... and their hashes: until it leaves, such an entry is not announced (HAVE), nor
         # given to a FETCH, a SYNC or a spectator (spec 10.9: it leaves W after the window
@@ -538,7 +543,9 @@ class GameNode:
             late = end + (float(self.timing.step_s) if linger else 0.0)
             while True:  # keep relaying and answering a while
                 now = time.monotonic()
-                if now >= late or (now >= end and not self.silent_but_linked()):
+                if now >= late or (
+                    (now >= end or self.everyone_holds_all()) and not self.silent_but_linked()
+                ):
                     break
                 await asyncio.sleep(0.05)
                 self._pump()
@@ -547,6 +554,34 @@ class GameNode:
             over = self.session.outcome.over
             await self.close(GAME_OVER_BYE if over else LEAVING_BYES[0])
         return self.session.outcome
+
+    def everyone_holds_all(self) -> bool:
+        """Every other seat is linked and has shown that it holds every entry this node
+        holds (announced it, sent it or signed it): lingering longer would pass on nothing,
+        so the node stops at once instead of ``linger_s`` later (every game's end took 2 s
+        more than it needed). A seat whose node said its game is over needs nothing more; a
+        seat not linked, or a spectator here, is lingered for."""
+        if self.watchers:
+            return False
+        log_ = self.session.log
+        ends = log_.ends()
+        for seat in range(len(self.keys)):
+            if seat == self.me or seat in self._over_at:
+                continue
+            if seat not in self.links:
+                return False
+            holds = self._holds.get(seat, {})
+            if any(h not in holds and log_.entry(h).author != seat for h in ends):
+                return False
+        return True
+
+    def _peer_holds(self, seat: int, hashes: Iterable[bytes]) -> None:
+        """Remember that ``seat`` holds these entries (the latest HOLDS_KEEP of them)."""
+        holds = self._holds.setdefault(seat, {})
+        for h in hashes:
+            holds[h] = None
+        while len(holds) > HOLDS_KEEP:
+            del holds[next(iter(holds))]
 
     def silent_but_linked(self) -> bool:
         """The game was stopped naming a seat silent that this node is still linked to: a
@@ -859,6 +894,8 @@ class GameNode:
         e = link.error
         current = self.links.get(seat) is link  # (not one this node replaced)
         again = False  # a BYE of a seat that had left already: its first leaving counts
+        if e is not None and current and e.code == "bye" and GAME_OVER_BYE in e.detail:
+            self._over_at.add(seat)
         if e is not None and current and not self._closing and not self.done.is_set():
             if e.code == "bye" and GAME_OVER_BYE in e.detail:
                 pass  # its game ended there first: this node gets there from what it relayed
@@ -921,7 +958,9 @@ class GameNode:
             self._on_entry(seat, link, payload)
         elif mtype == MsgType.HAVE:
             now = time.monotonic()
-            for h in decode_fetch(payload):
+            have = decode_fetch(payload)
+            self._peer_holds(seat, have)
+            for h in have:
                 if len(self._wanted) >= MAX_WANTED:
                     break  # (what is lost comes directly, or by a SYNC once a step stalls)
                 if not self.session.log.knows(h) and h not in self._wanted:
@@ -1057,6 +1096,7 @@ class GameNode:
 
     def _on_entry(self, seat: int, link: Link, raw: bytes) -> None:
         h = entry_hash(raw)
+        self._peer_holds(seat, (h,))
         if self.session.log.knows(h):  # a copy: dropped before any decoding
             self.stats.duplicates += 1
             return

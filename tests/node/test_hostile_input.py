@@ -666,3 +666,31 @@ async def test_a_spectators_name_is_a_players_name_or_none_and_its_lines_are_pac
     assert node._watched_via[1] == ["\u0420\u0030 (a spectator)", "p1 (a spectator)"]
     for t in list(node._tasks):
         t.cancel()
+
+
+async def test_a_node_stops_lingering_once_every_seat_holds_what_it_holds(tmp_path: object) -> None:
+    """After the game's end a node lingers to pass on what others may lack (protocol/lobby.md
+    section 5); it stops at once when every other seat has shown it holds the latest step and
+    the votes (a HAVE, or an entry it sent), or said its own game is over, and lingers while a
+    seat is not linked or has not shown it: every game's end waited 2 s for nothing."""
+    from p2puno.net.frames import encode_fetch
+
+    node, table = _lone_node("linger", tmp_path)
+    table.run()
+    assert node.session.outcome.over
+    ends = node.session.log.ends()
+    assert ends and node.session.log.proposal(node.session.log.head) is not None
+    assert not node.everyone_holds_all()  # seat 0 not linked
+    link = _QuietLink()
+    node.links[0] = link  # type: ignore[assignment]
+    others = [h for h in ends if node.session.log.entry(h).author != 0]
+    assert others  # (a response of seat 1 to seat 0's last proposal, or the reverse)
+    assert not node.everyone_holds_all()  # linked, nothing shown yet
+    node._on_message(0, link, MsgType.HAVE, encode_fetch([b"\x01" * 32]))  # type: ignore[arg-type]
+    assert not node.everyone_holds_all()  # another entry shown, not these
+    node._on_message(0, link, MsgType.HAVE, encode_fetch(others))  # type: ignore[arg-type]
+    assert node.everyone_holds_all()
+    del node.links[0]
+    assert not node.everyone_holds_all()  # its link gone: lingered for, as before
+    node._over_at.add(0)  # (its node said its game is over)
+    assert node.everyone_holds_all()
