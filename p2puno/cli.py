@@ -513,25 +513,20 @@ def _finish(result: object, quiet: bool = False) -> None:
 
 def _line(text: str) -> None:
     """A line for a person: wrapped at the terminal's width (a number kept with its unit),
-    as it is where a program reads it (a pipe: tests and scripts read whole lines)."""
-    from p2puno.ui.replay import width_of, wrap_verdict
+    as it is where a program reads it (a pipe: tests and scripts read whole lines); the demo's
+    report says its lines so too (ui.lines)."""
+    from p2puno.ui.lines import say_line
 
-    width = width_of(sys.stdout)
-    for line in [text] if width is None else wrap_verdict(text, width):
-        typer.echo(line)
+    say_line(text, typer.echo)
 
 
 def _say_command(intro: str, cmd: str) -> None:
     """A command for a person to copy: at a terminal on a line of its own, indented past a
     wrapped line's two (helper-70 read "replay /tmp/an-h70/cl" / "one/p2puno-demo.log");
-    else after ``intro`` on one line."""
-    from p2puno.ui.replay import width_of
+    else after ``intro`` on one line (ui.lines, as the demo gives its commands)."""
+    from p2puno.ui.lines import say_command
 
-    if width_of(sys.stdout) is None:
-        typer.echo(f"{intro}  {cmd}")
-    else:
-        _line(intro)
-        typer.echo(f"    {cmd}")
+    say_command(intro, cmd, typer.echo)
 
 
 def _terminal() -> bool:
@@ -549,18 +544,44 @@ def _games_left(data: object) -> set[str]:
     return {str(m.get("game")) for m in unfinished_games(data)}
 
 
-def _own_bots_only(meta: dict[str, object]) -> int:
+def _own_bots(meta: dict[str, Any]) -> list[str]:
+    """The names of the bot seats this node runs (a host's `--bots`: its child processes,
+    which stop with it and come back with its resume), from the game's node.json; none at a
+    seat that is not the host's."""
+    view = meta.get("view")
+    seats = view.get("seats") if isinstance(view, dict) else None
+    if meta.get("seat") != 0 or not isinstance(seats, list):
+        return []
+    return [
+        str(s.get("name"))
+        for s in seats[1:]
+        if isinstance(s, dict) and (s.get("kind"), s.get("runner")) == ("bot", "host")
+    ]
+
+
+def _own_bots_only(meta: dict[str, Any]) -> int:
     """How many bots this node runs, if every other seat of the game is one of them (its
     bots stop with it: nobody is left to vote it out), else 0. From the game's node.json."""
     view = meta.get("view")
     seats = view.get("seats") if isinstance(view, dict) else None
-    if meta.get("seat") != 0 or not isinstance(seats, list) or len(seats) < 2:
+    if not isinstance(seats, list) or len(seats) < 2:
         return 0
-    others = seats[1:]
-    ok = all(
-        isinstance(s, dict) and (s.get("kind"), s.get("runner")) == ("bot", "host") for s in others
-    )
-    return len(others) if ok else 0
+    bots = _own_bots(meta)
+    return len(bots) if len(bots) == len(seats) - 1 else 0
+
+
+def _bots_words(meta: dict[str, Any]) -> str:
+    """What became of the bots this node runs (its child processes) once it stopped: ", and
+    with it the bot it runs, "Bot-1"" (the host's lines after leaving named no bot: the
+    reviewer of helper-72's brief); "" where it runs none."""
+    from p2puno.node.game import terminal_safe
+    from p2puno.session.words import in_a_sentence
+
+    bots = [f'"{terminal_safe(b)}"' for b in _own_bots(meta)]
+    if not bots:
+        return ""
+    them = "the bot it runs" if len(bots) == 1 else f"the {len(bots)} bots it runs"
+    return f", and with it {them}, {in_a_sentence(bots)}"
 
 
 def _finish_table(
@@ -584,19 +605,19 @@ def _finish_table(
         if not left:  # (left in the lobby: no game to come back to)
             typer.echo("you left the table before the game began")
             raise typer.Exit(0)
-        bots = _own_bots_only(left[0])
         # (the words wrapped at the terminal's width and the command on a line of its own, to
         # copy whole: at 80 columns the terminal cut "Nobody els|e" and the command's path)
-        if bots:
+        stopped = f"you left the table: your node stopped{_bots_words(left[0])}."
+        if _own_bots_only(left[0]):
             said = (
-                f"you left the table: your node stopped, and the {bots} bot"
-                f"{'' if bots == 1 else 's'} it runs with it. Nobody else is at the table: the "
-                "game waits for you. Take it up again with:"
+                f"{stopped} Nobody else is at the table: the game waits for you. Take it up "
+                "again with:"
             )
         else:
+            back = " (your bots come back with you)" if _own_bots(left[0]) else ""
             said = (
-                f"you left the table: your node stopped. Unless you come back{_within(left[0])}, "
-                "the others vote you out and the game ends for everyone. Come back with:"
+                f"{stopped} Unless you come back{_within(left[0])}{back}, the others vote you "
+                "out and the game ends for everyone. Come back with:"
             )
         from p2puno.ui.replay import wrap_verdict
 
@@ -679,6 +700,9 @@ def _run_node(
             games = unfinished_games(data)
             if games:
                 back = resume_command(data.root)
+                bots = _bots_words(games[0])
+                if bots:  # (its bots stopped too: said by name, helper-72's brief)
+                    typer.echo(f"your node stopped{bots}", err=True)
                 typer.echo(
                     "the others vote it out once the table's deadline passes, and the game "
                     f"ends for everyone, unless you come back{_within(games[0])}: `{back}`",
@@ -941,34 +965,52 @@ def lobby(
         )
         raise typer.Exit(2) from None
     if not tables:
-        if spectate:  # (a table is listed until its game starts)
-            typer.echo(
-                "no open table found on the LAN; a game that has started is watched by "
-                "address: p2puno watch HOST:PORT (any seat's)"
-            )
-        else:
-            typer.echo("no table found on the LAN (join by address: p2puno join HOST:PORT)")
+        # (a game in play stays listed, for spectators, while its host's node runs it: one
+        # whose host left, or was resumed, is watched by any seat's address)
+        typer.echo(
+            "no table found on the LAN ("
+            + ("watch" if spectate else "join")
+            + " by address: p2puno "
+            + ("watch HOST:PORT, any seat's" if spectate else "join HOST:PORT")
+            + ")"
+        )
         raise typer.Exit(1)
     for k, ad in enumerate(tables, 1):
         house = ",".join(ad.house) or "no house rules"
         where = f"{ad.addresses[0]}:{ad.port}" if ad.addresses else f"?:{ad.port}"
         # two short lines a table (one ran past 100 columns): what it is, then how it plays
-        typer.echo(f"{k}. {ad.name}  {ad.seats_taken}/{ad.seats_total} seats  at {where}")
+        # (a game in play: its players, and that it is to watch, not to join)
+        seats = (
+            f"in play, {ad.seats_taken} players: to watch"
+            if ad.in_play
+            else f"{ad.seats_taken}/{ad.seats_total} seats"
+        )
+        typer.echo(f"{k}. {ad.name}  {seats}  at {where}")
         typer.echo(f"   {house}, {ad.scoring} to {ad.target} · host key {ad.host_fingerprint}")
     choose = f"choose a number from 1 to {len(tables)}, or a table's name or host key"
     if pick:
         chosen = pick_table(tables, pick)
         if chosen is None or not chosen.addresses:
             raise typer.BadParameter(choose)
+        if chosen.in_play and not spectate:
+            raise typer.BadParameter(_in_play_words(chosen))
     else:
         if not sys.stdin.isatty():
             raise typer.Exit(0)
+        if not spectate and all(ad.in_play for ad in tables):
+            typer.echo(
+                "every game listed has started: watch one with  p2puno lobby --watch",
+            )
+            raise typer.Exit(1)
         verb = "watch" if spectate else "join"
         for _ in range(20):  # a typo asks again (Ctrl-C leaves)
             typed = str(typer.prompt(f"{verb} which table")).strip()
             chosen = pick_table(tables, typed)
             if chosen is not None and chosen.addresses:
-                break
+                if not chosen.in_play or spectate:
+                    break
+                typer.echo(_in_play_words(chosen))
+                continue
             typer.echo(f'no table "{typed}" listed: {choose}')
         else:
             raise typer.Exit(2)
@@ -979,6 +1021,15 @@ def lobby(
         return
     # (the host there must be the one listed: its key's fingerprint, its lobby id)
     _join(address, name, bot, "self", bind, data_dir, quiet, False, advert=ad, ask=not pick)
+
+
+def _in_play_words(ad: TableAd) -> str:
+    """Why a table listed as in play is not joined, and how it is watched (named by its host
+    key's start: a name may need quoting, and two tables may share one)."""
+    return (
+        f'the game at "{ad.name}" has started: nobody joins it now; watch it with  '
+        f"p2puno lobby --watch --join {ad.host_fingerprint[:8]}"
+    )
 
 
 def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
@@ -1045,7 +1096,12 @@ def resume(
     if bot is None and _terminal() and person:
         from p2puno.ui.launch import resume_table
 
-        _finish_table(_run_node(resume_table(data, game), data=data), quiet, data, set(), game)
+        shown = _run_node(resume_table(data, game), data=data)
+        try:
+            _finish_table(shown, quiet, data, set(), game)
+        finally:  # (after a cheat's exit code too; not when the table was left again)
+            if shown is not None:
+                temporary_note(data, shown, quiet)
         return
     player = None
     if bot is not None:
@@ -1063,7 +1119,35 @@ def resume(
         data=data,
         quiet=quiet,
     )
-    _finish(result, quiet)
+    try:
+        _finish(result, quiet)
+    finally:
+        temporary_note(data, result, quiet)
+
+
+def temporary_note(data: object, result: object, quiet: bool) -> None:
+    """After a resumed game's end in a demo's temporary data directory (demo.TEMPORARY_MARK):
+    where it is, that nothing needs it now, and how to remove it (helper-72's brief: a resumed
+    demo left it without a word). It is not removed here: a person named it on the command
+    line; its bots' logs are in it, which the demo checked and a resume does not; and where the
+    log could not be copied out (--save-log) the log named above is in it."""
+    import shlex
+    from pathlib import Path
+
+    from p2puno.demo import TEMPORARY_MARK
+    from p2puno.node.run import Result
+    from p2puno.node.store import DataDir
+
+    assert isinstance(data, DataDir) and isinstance(result, Result)
+    root = data.root.absolute()
+    if quiet or not (root / TEMPORARY_MARK).is_file() or not result.outcome.over:
+        return
+    inside = root in Path(result.log_path).absolute().parents
+    keep = " (copy the log above out of it first: it is in it)" if inside else ""
+    _line(f"this game's data directory {root} is the demo's, and temporary: nothing needs it now")
+    _say_command(
+        f"remove it when you are done with its files{keep}:", f"rm -r {shlex.quote(str(root))}"
+    )
 
 
 @app.command(cls=_PlainCommand, name="watch", short_help="Watch a game without a seat.")

@@ -18,6 +18,16 @@ from p2puno.engine.options import Options
 from p2puno.sim.narrate import Narrator
 from p2puno.sim.runner import Table
 
+# the file that marks a demo's temporary data directory: `p2puno resume` in it, once its game
+# is over, says where the directory is and that it can be removed (it never removes it: see
+# cli.temporary_note); a person who lists the directory reads what it is
+TEMPORARY_MARK = "p2puno-demo.txt"
+TEMPORARY_WORDS = (
+    "This is the temporary data directory of a `p2puno demo` (every seat's log and secrets).\n"
+    "The demo removes it at its end, unless you left the table before the game's end: then\n"
+    "it stays for `p2puno resume --data-dir` this directory. Remove it when you are done.\n"
+)
+
 
 def _policies(players: int) -> list[str]:
     """The demo's bots by seat: heuristic and random in turn (the trustless demo's
@@ -80,6 +90,8 @@ def run_network_demo(
 
     tmp = tempfile.mkdtemp(prefix="p2puno-demo-") if data_dir is None else data_dir
     root = Path(tmp)
+    if data_dir is None:  # (a resume that finishes its game says the directory can go)
+        (root / TEMPORARY_MARK).write_text(TEMPORARY_WORDS, "utf-8")
     house = ",".join(options.house)
     cmd = [
         sys.executable, "-m", "p2puno", "host", "--bind", "127.0.0.1", "--no-discovery",
@@ -154,17 +166,16 @@ def run_network_demo(
             _say(f"(the nodes' data directory {tmp} is removed now: its paths above go with it)")
         # (each command on a line of its own, to copy whole: a terminal of 80 columns cut
         # these lines, paths included, where they reached its edge)
-        print(f"the host's log is in {log_path}; check it again with:")
-        print(f"    {prog} replay {log_path}")
+        _command(
+            f"the host's log is in {log_path}; check it again with:", f"{prog} replay {log_path}"
+        )
         if person:
-            print("or step through it in the table:")
-            print(f"    {prog} replay {log_path} --table")
+            _command("or step through it in the table:", f"{prog} replay {log_path} --table")
     if keep:
         # every entry up to where each log stops was checked; the game has no result yet
         print("you left the table before the end: each log verifies up to where it stops")
         if data_dir is None:  # (helper-50: it was offered, then removed)
-            print("the game can be taken up again with:")
-            print(f"    {prog} resume --data-dir {tmp}")
+            _command("the game can be taken up again with:", f"{prog} resume --data-dir {tmp}")
             _say(f"(its data directory stays for that: remove {tmp} when you are done)")
         ok = True
     else:
@@ -172,6 +183,14 @@ def run_network_demo(
     if data_dir is None and not keep:
         shutil.rmtree(tmp, ignore_errors=True)
     return ok
+
+
+def _command(intro: str, cmd: str) -> None:
+    """A command to copy, indented on a line of its own as the command line gives one
+    (ui.lines.say_command), with or without a terminal (the demo's report is read whole)."""
+    from p2puno.ui.lines import say_command
+
+    say_command(intro, cmd, own_line=True)
 
 
 def _program_path() -> str:
@@ -188,11 +207,7 @@ def _program_path() -> str:
 
 
 def _say(text: str) -> None:
-    """A line of the demo's report, wrapped at the terminal's width where there is one (a
-    number kept with its unit: ui.replay.wrap_verdict); as it is where the output is read by
-    a program."""
-    from p2puno.ui.replay import width_of, wrap_verdict
+    """A line of the demo's report, as the command line's lines are (ui.lines)."""
+    from p2puno.ui.lines import say_line
 
-    width = width_of(sys.stdout)
-    for line in [text] if width is None else wrap_verdict(text, width):
-        print(line)
+    say_line(text)

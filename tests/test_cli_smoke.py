@@ -360,3 +360,150 @@ def test_a_player_who_leaves_is_told_how_long_the_others_wait() -> None:
 
     assert _within({"view": {"options": {"timing": {"step_s": 20}}}}) == " within 20 s"
     assert _within({}) == _within({"view": {"options": "?"}}) == " in time"
+
+
+def _ad(name: str, *, in_play: bool, fp: str) -> object:
+    from p2puno.net.discovery import TableAd
+
+    return TableAd(
+        name=name, lobby_id=bytes(32), host_fingerprint=fp, seats_total=4 if not in_play else 3,
+        seats_taken=1 if not in_play else 3, house=(), target=500, scoring="standard",
+        port=4000, code="abcd", addresses=("127.0.0.1",), in_play=in_play,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def listed(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """`p2puno lobby` hears the tables put in this list (no network)."""
+    import p2puno.net.discovery as discovery
+
+    tables: list[object] = []
+
+    class Heard:
+        async def __aenter__(self) -> "Heard":
+            return self
+
+        async def __aexit__(self, *exc: object) -> None:
+            return None
+
+        @property
+        def tables(self) -> dict[str, object]:
+            return {str(k): ad for k, ad in enumerate(tables)}
+
+    monkeypatch.setattr(discovery, "watch", lambda *a, **k: Heard())
+    return tables
+
+
+def test_a_game_in_play_is_listed_to_watch_and_not_joined(listed: list[object]) -> None:
+    """docs/discovery.md, "In play": a started game stays listed, marked in play, for
+    spectators (`lobby --watch`); a joiner who picks it is told it has started and how to
+    watch it instead (a reviewer's late `lobby --watch` found no game at all)."""
+    listed += [
+        _ad("Open", in_play=False, fp="aaaa" * 4),
+        _ad("Busy", in_play=True, fp="bbbb" * 4),
+    ]
+    base = ["lobby", "--wait", "0.5", "--interface", "127.0.0.1"]
+    result = CliRunner().invoke(app, [*base, "--join", "Busy"])
+    out = " ".join(result.output.replace("│", " ").split())
+    assert "2. Open 1/4 seats at 127.0.0.1:4000" in out
+    assert "1. Busy in play, 3 players: to watch at 127.0.0.1:4000" in out
+    assert result.exit_code == 2
+    assert 'the game at "Busy" has started: nobody joins it now; watch it with' in out
+    assert "p2puno lobby --watch --join bbbbbbbb" in out
+
+
+def test_the_lines_after_leaving_name_the_bots_the_host_runs() -> None:
+    """The host's lines once it left the table say what became of its bot seats, by name:
+    its child processes, which stop with it and come back with its resume (protocol/lobby.md
+    6, "A host's bots live and die with their host"; a reviewer read no word of them)."""
+    from p2puno.cli import _bots_words, _own_bots, _own_bots_only
+
+    def seat(name: str, kind: str, runner: str) -> dict[str, str]:
+        return {"name": name, "kind": kind, "runner": runner}
+
+    ann = seat("Ann", "person", "self")
+    meta = {"seat": 0, "view": {"seats": [ann, seat("Bot-1", "bot", "host"), ann]}}
+    assert _own_bots(meta) == ["Bot-1"] and _own_bots_only(meta) == 0
+    assert _bots_words(meta) == ', and with it the bot it runs, "Bot-1"'
+    two = {
+        "seat": 0,
+        "view": {"seats": [ann, seat("Bot-1", "bot", "host"), seat("Bot-2", "bot", "host")]},
+    }
+    assert _own_bots_only(two) == 2
+    assert _bots_words(two) == ', and with it the 2 bots it runs, "Bot-1" and "Bot-2"'
+    # a bot of its own machine's at another seat's, or a joiner's own: none of the host's
+    assert _bots_words({"seat": 1, "view": two["view"]}) == ""
+    assert _bots_words({"seat": 0, "view": {"seats": [ann, seat("B", "bot", "self")]}}) == ""
+
+
+def test_the_demo_and_the_command_line_say_their_lines_with_one_helper(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One wrap for the lines a person reads outside the table (p2puno/ui/lines.py): the
+    demo's report and the command line's lines wrap alike at a terminal, and both indent a
+    command to copy by COMMAND_INDENT on a line of its own (docs/ui.md's 80 columns)."""
+    import p2puno.ui.lines as lines
+    from p2puno import cli, demo
+
+    text = "the nodes' data directory /tmp/p2puno-demo-abcdefgh is removed now: " * 3
+    monkeypatch.setattr(lines, "width_of", lambda stream: 60)
+    demo._say(text)
+    by_demo = capsys.readouterr().out
+    cli._line(text)
+    by_cli = capsys.readouterr().out
+    assert by_demo == by_cli and len(by_cli.splitlines()) > 1
+    assert all(len(line) <= 60 for line in by_cli.splitlines())
+    demo._command("check it again with:", "p2puno replay x.log")
+    cli._say_command("check it again with:", "p2puno replay x.log")
+    both = capsys.readouterr().out.splitlines()
+    assert both == ["check it again with:", f"{lines.COMMAND_INDENT}p2puno replay x.log"] * 2
+    monkeypatch.setattr(lines, "width_of", lambda stream: None)  # (a pipe: whole lines)
+    demo._say(text)
+    cli._line(text)
+    assert capsys.readouterr().out == f"{text}\n" * 2
+    demo._command("check it again with:", "p2puno replay x.log")  # (the demo's: own line)
+    cli._say_command("check it again with:", "p2puno replay x.log")
+    assert capsys.readouterr().out.splitlines() == [
+        "check it again with:",
+        f"{lines.COMMAND_INDENT}p2puno replay x.log",
+        "check it again with:  p2puno replay x.log",
+    ]
+
+
+def test_a_resumed_demo_that_ends_says_where_its_temporary_directory_is(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """protocol/lobby.md 6, "A demo's data directory": a demo left before its end keeps its
+    temporary directory for `p2puno resume`; once that resume ends the game, it says where
+    the directory is and that it can be removed (it does not remove it). A reviewer read no
+    word of it after a resumed demo finished."""
+    from pathlib import Path
+
+    from p2puno.cli import temporary_note
+    from p2puno.demo import TEMPORARY_MARK
+    from p2puno.node.run import Result
+    from p2puno.node.store import DataDir
+    from p2puno.session.session import Outcome
+
+    root = Path(str(tmp_path)) / "p2puno-demo-x"
+    data = DataDir(root)
+    saved = Path(str(tmp_path)) / "p2puno-demo.log"
+    over = Result(Outcome("finished", (0, 30), (1,)), saved, "AAAA-BBBB", 0)
+    temporary_note(data, over, False)
+    assert capsys.readouterr().out == ""  # (not a demo's directory: nothing said)
+    (root / TEMPORARY_MARK).write_text("a demo's")
+    temporary_note(data, over, False)
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        f"this game's data directory {root.absolute()} is the demo's, and temporary: nothing "
+        "needs it now",
+        f"remove it when you are done with its files:  rm -r {root.absolute()}",
+    ]
+    inside = Result(Outcome("finished", (0, 30), (1,)), root / "games" / "g" / "log", "A", 0)
+    temporary_note(data, inside, False)
+    assert "(copy the log above out of it first: it is in it)" in capsys.readouterr().out
+    playing = Result(Outcome("playing", (0, 0)), saved, "A", 0)
+    temporary_note(data, playing, False)
+    temporary_note(data, over, True)  # (--quiet)
+    assert capsys.readouterr().out == ""
+    assert root.is_dir()  # (never removed here)

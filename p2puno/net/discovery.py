@@ -53,6 +53,7 @@ __all__ = [
     "browse",
     "encode_txt",
     "fingerprint",
+    "lan_addresses",
     "parse_txt",
     "watch",
 ]
@@ -120,6 +121,9 @@ class TableAd:
     code: str
     addresses: tuple[str, ...] = ()
     version: int = PROTOCOL_VERSION
+    # its game has started: listed for spectators (`p2puno lobby --watch`), joined by nobody
+    # (TXT ``play=1``; absent while the table is open: docs/discovery.md, "In play")
+    in_play: bool = False
 
     def __post_init__(self) -> None:
         check_table_name(self.name)
@@ -148,10 +152,12 @@ class TableAd:
         for address in self.addresses:
             _check_address(address)
         _check_int("version", self.version, 1, 999)
+        if type(self.in_play) is not bool:
+            raise AdError("in play must be true or false")
 
     @property
     def seats_free(self) -> int:
-        return self.seats_total - self.seats_taken
+        return 0 if self.in_play else self.seats_total - self.seats_taken
 
 
 def _check_int(what: str, value: object, low: int, high: int) -> None:
@@ -206,6 +212,8 @@ def encode_txt(ad: TableAd) -> dict[str, str]:
         "scoring": ad.scoring,
         "code": ad.code,
     }
+    if ad.in_play:  # (only then: an open table's record is as it always was)
+        txt["play"] = "1"
     size = sum(1 + len(k) + 1 + len(v.encode()) for k, v in txt.items())
     assert size <= MAX_TXT_BYTES, size  # the field limits above keep it near 250 bytes
     return txt
@@ -275,6 +283,9 @@ def ad_from_record(text: bytes | None, port: int | None, addresses: Sequence[str
     if not _INT.fullmatch(target):
         raise AdError("bad field 'target'")
     house = tuple(pairs["house"].split(",")) if pairs["house"] else ()
+    play = pairs.get("play")
+    if play not in (None, "1"):
+        raise AdError("bad field 'play' (1, or absent)")
     if port is None:
         raise AdError("no port (SRV record)")
     if not addresses:
@@ -295,6 +306,7 @@ def ad_from_record(text: bytes | None, port: int | None, addresses: Sequence[str
             code=pairs["code"],
             addresses=tuple(addresses),
             version=PROTOCOL_VERSION,
+            in_play=play == "1",
         )
     except AdError as exc:
         raise AdError(f"bad field: {exc}") from None
@@ -325,8 +337,9 @@ def _is_loopback_only(chosen: list[str] | None) -> bool:
     return chosen is not None and all(ipaddress.ip_address(a).is_loopback for a in chosen)
 
 
-def _lan_addresses() -> list[str]:
-    """This machine's IPv4 addresses except loopback: what a host on every interface advertises."""
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses except loopback: what a host on every interface advertises
+    (and the address a node listening on every interface names for spectators)."""
     found: list[str] = []
     for adapter in ifaddr.get_adapters():
         for ip in adapter.ips:
@@ -422,7 +435,7 @@ class Advertiser:
             raise RuntimeError("already advertising; stop() first")
         chosen = _chosen_addresses(interfaces)
         if not ad.addresses:
-            addresses = _lan_addresses() if chosen is None else chosen[:MAX_ADDRESSES]
+            addresses = lan_addresses() if chosen is None else chosen[:MAX_ADDRESSES]
             if not addresses:
                 raise ValueError("no address to advertise: no interface has an IPv4 address")
             ad = replace(ad, addresses=tuple(addresses))

@@ -256,6 +256,9 @@ async def _run_game(
         on_game(node)
     code = str(meta.get("code", ""))
     say(f"game {game_id.hex()[:16]}: table code {code}; you are seat {me}")
+    # (a spectator who comes once the game runs needs a seat's address: no screen gave one,
+    # and the listing's is the host's alone; docs/discovery.md, "In play")
+    say(f"others can watch the game with  p2puno watch {watch_address(endpoint)}")
     try:
         outcome = await node.run()
     except asyncio.CancelledError:
@@ -288,6 +291,18 @@ async def _run_game(
         if why is not None:
             say(why)
     return result
+
+
+def watch_address(endpoint: Endpoint) -> str:
+    """HOST:PORT of this node for `p2puno watch`: the address it listens on, or where that is
+    every interface, this machine's first LAN address (no packet sent; "<this machine's
+    address>" where it has none)."""
+    from p2puno.net.discovery import lan_addresses
+
+    host = endpoint.bind or ""
+    if host in ("", "0.0.0.0", "::"):
+        host = next(iter(lan_addresses()), "<this machine's address>")
+    return f"[{host}]:{endpoint.port}" if is_ip(host) and ":" in host else f"{host}:{endpoint.port}"
 
 
 def _games(data: DataDir) -> list[dict[str, Any]]:
@@ -710,7 +725,7 @@ async def host_game(
     ended = False
     advertiser: Advertiser | None = None
     follow: asyncio.Future[None] | None = None
-    stopping: asyncio.Future[None] | None = None
+    in_play: asyncio.Future[None] | None = None
     if discovery:
         if interfaces is None and bind and bind not in ("0.0.0.0", "::") and is_ip(bind):
             interfaces = [bind]  # (listening on one address: advertised there only, not at
@@ -725,9 +740,10 @@ async def host_game(
         await lobby.code()  # (every seat's code secret, or the game does not start)
         if follow is not None:
             follow.cancel()
-        if advertiser is not None:  # (withdrawn meanwhile: the game's links come at once)
-            stopping = asyncio.ensure_future(_withdraw(advertiser))
-            advertiser = None
+        if advertiser is not None:  # (meanwhile: the game's links come at once)
+            # listed as in play until the game ends here, for a spectator who comes late
+            # (`p2puno lobby --watch`: it watches through this node); joined by nobody
+            in_play = asyncio.ensure_future(_in_play(advertiser, len(setup.addresses)))
         result = await play(
             setup,
             identity,
@@ -747,10 +763,10 @@ async def host_game(
     finally:
         if follow is not None:
             follow.cancel()
+        if in_play is not None:
+            await in_play
         if advertiser is not None:
             await _withdraw(advertiser)
-        if stopping is not None:
-            await stopping
         seated = [  # (the host's own bots are stopped, not told)
             s.link
             for s in lobby.seats
@@ -798,6 +814,24 @@ async def _withdraw(advertiser: Advertiser) -> None:
         await asyncio.wait_for(advertiser.stop(), 3.0)
     except Exception as e:
         logging.getLogger("p2puno.lobby").warning("the table's advert was not withdrawn: %s", e)
+
+
+async def _in_play(advertiser: Advertiser, players: int) -> None:
+    """The table's advert once its game has started: in play, every seat taken (a build that
+    knows no ``play`` key lists it full), in at most 3 s; a failure is the log's business
+    only (docs/discovery.md, "In play"). Nothing else of the game is added to it."""
+    ad = advertiser.ad
+    if ad is None:
+        return
+    try:
+        await asyncio.wait_for(
+            advertiser.update(
+                dataclasses.replace(ad, in_play=True, seats_total=players, seats_taken=players)
+            ),
+            3.0,
+        )
+    except Exception as e:
+        logging.getLogger("p2puno.lobby").warning("the table's advert was not updated: %s", e)
 
 
 async def _seated(lobby: HostLobby, start: asyncio.Event | None) -> None:

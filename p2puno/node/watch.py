@@ -250,7 +250,12 @@ class Spectator:
         away, left = got
         names = [p.name for p in s.log.players]
         for seat in sorted(left - self.left):
-            self.say(f"{names[seat]} (seat {seat}) left the table")
+            # (how long, as the seat's own lines say it: the table waits step_s for a seat
+            # that said it was leaving, protocol/lobby.md 5; "before the deadline" said no number)
+            self.say(
+                f"{names[seat]} (seat {seat}) left the table: the others vote the seat out "
+                f"unless it is back within {s.timing.step_s} s"
+            )
         for seat in sorted(away - self.away - left):
             self.say(f"{names[seat]} (seat {seat}) could no longer be reached")
         for seat in sorted((self.away | self.left) - away - left):

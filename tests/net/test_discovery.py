@@ -93,6 +93,23 @@ def test_no_house_rules_round_trip() -> None:
     assert ad_from_record(raw_txt(encode_txt(ad)), ad.port, ["127.0.0.1"]) == ad
 
 
+def test_a_game_in_play_round_trips_and_says_nothing_more() -> None:
+    """docs/discovery.md, "In play": a started game's ad adds ``play=1`` and nothing else
+    (its players, game id and table code stay off the network); an open table's record is as
+    it always was, with no ``play`` key; any other value of it is refused."""
+    open_ad = make_ad(addresses=("127.0.0.1",))
+    playing = replace(open_ad, in_play=True, seats_total=3, seats_taken=3)
+    assert "play" not in encode_txt(open_ad)
+    assert encode_txt(playing) == {**encode_txt(open_ad), "seats": "3/3", "play": "1"}
+    back = ad_from_record(raw_txt(encode_txt(playing)), playing.port, ["127.0.0.1"])
+    assert back == playing and back.in_play and back.seats_free == 0
+    for bad in ("0", "true", "", "11"):
+        with pytest.raises(AdError, match="bad field 'play'"):
+            ad_from_record(raw_txt(_with(play=bad)), 1, ["127.0.0.1"])
+    with pytest.raises(AdError, match="in play must be true or false"):
+        make_ad(in_play=1)
+
+
 def test_largest_ad_fits_the_txt_budget() -> None:
     ad = make_ad(
         name="é" * 20,  # 40 bytes of UTF-8
@@ -102,6 +119,7 @@ def test_largest_ad_fits_the_txt_budget() -> None:
         seats_total=10,
         seats_taken=10,
         addresses=("127.0.0.1",),
+        in_play=True,
     )
     text = raw_txt(encode_txt(ad))
     assert len(text) <= 300 < MAX_TXT_BYTES

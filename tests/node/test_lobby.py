@@ -699,28 +699,45 @@ async def test_at_an_older_host_the_person_is_asked_when_its_start_comes() -> No
     ep.close()
 
 
-async def test_the_host_writes_the_genesis_before_it_withdraws_its_advert() -> None:
-    """Withdrawing the advert takes a moment (goodbye packets): the genesis is written first,
-    so no seat can come or go between the last confirmation and the genesis (a review found a
-    seat that left in that moment written into a genesis nobody had confirmed)."""
+async def test_the_host_writes_the_genesis_before_its_advert_says_in_play() -> None:
+    """Changing the advert takes a moment (announcements): the genesis is written first, so
+    no seat can come or go between the last confirmation and the genesis (a review found a
+    seat that left in that moment written into a genesis nobody had confirmed). The advert
+    then says the game is in play, every seat taken, while the host's node plays it, for a
+    spectator who comes late (docs/discovery.md, "In play": a reviewer's `lobby --watch` found
+    no game once it had started); it is withdrawn when the node stops."""
     import p2puno.node.run as run
+    from p2puno.net.discovery import TableAd
     from p2puno.node.players import BotPlayer
     from p2puno.node.run import host_game
     from p2puno.node.store import DataDir
 
-    started_at_stop: list[bool] = []
+    seen: list[tuple[str, bool, object]] = []  # (what, lobby started, in play and seats)
     lobbies: list[HostLobby] = []
 
     class SlowAdvert:
-        ad = None
+        ad: TableAd | None = None
+
+        async def update(self, ad: TableAd) -> None:
+            seen.append(("update", lobbies[0].started, (ad.in_play, ad.seats_taken)))
+            await asyncio.sleep(0.3)
+            self.ad = ad
 
         async def stop(self) -> None:
-            started_at_stop.append(lobbies[0].started)
+            seen.append(("stop", lobbies[0].started, None))
             await asyncio.sleep(0.3)
 
-    async def advertise(lobby: HostLobby, *args: object) -> SlowAdvert:
+    async def advertise(lobby: HostLobby, port: int, *args: object) -> SlowAdvert:
         lobbies.append(lobby)
-        return SlowAdvert()
+        adv = SlowAdvert()
+        adv.ad = TableAd(
+            name="t", lobby_id=lobby.lobby_id, host_fingerprint="0" * 16, seats_total=2,
+            seats_taken=1, house=(), target=10, scoring="standard", port=port, code="c",
+        )  # fmt: skip
+        return adv
+
+    def in_play() -> bool:
+        return any(what == "update" and state == (True, 2) for what, _, state in seen)
 
     import tempfile
     from pathlib import Path
@@ -743,11 +760,15 @@ async def test_the_host_writes_the_genesis_before_it_withdraws_its_advert() -> N
             ann_says = _Person()
             ann = await _join_person(port, "Ann", ann_says)
             ann_says.answers.put_nowait(True)
-            await _until(lambda: bool(started_at_stop), 10)
-            assert started_at_stop == [True]
+            await _until(in_play, 10)
+            assert seen[-1] == ("update", True, (True, 2))  # (after the genesis)
+            assert all(what == "update" for what, _, _ in seen)  # (not withdrawn at the start)
             await asyncio.wait_for(ann, 10)
+            await asyncio.sleep(0.3)
+            assert not host.done() and seen[-1][0] == "update"  # (the game runs: listed)
             host.cancel()
             await asyncio.gather(host, return_exceptions=True)
+            assert seen[-1] == ("stop", True, None)  # (withdrawn as the node stops)
     finally:
         run._advertise = saved
 

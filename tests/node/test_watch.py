@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 import signal
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ from p2puno.node.game import ChatPace, GameNode
 from p2puno.node.lobby import LobbyError
 from p2puno.node.store import DataDir
 from p2puno.node.watch import Spectator, WatchResult, watch_game
-from p2puno.session.session import SessionEvent
+from p2puno.session.session import SessionEvent, Timing
 from p2puno.session.words import outcome_words
 from p2puno.wire import encode
 from tests.node.procs import FAST, LOOPBACK, Node, host, logs, same_entries, verified
@@ -166,10 +167,16 @@ def test_a_spectator_is_told_when_a_seat_it_does_not_watch_through_goes(tmp_path
 
 def test_a_table_found_by_discovery_is_watched_from_the_lobby(tmp_path: Path) -> None:
     """`p2puno lobby --watch` (discovery on the loopback interface only) waits in the lobby
-    as a spectator and follows the game once the seats are taken."""
+    as a spectator and follows the game once the seats are taken; one who comes once the game
+    is under way finds it listed as in play and follows it too, and the host's lines named
+    the address to watch it by (docs/discovery.md, "In play": a reviewer's late `lobby
+    --watch` found no game, and no screen named a seat's HOST:PORT)."""
+    # (a name of its own: a table in play stays listed, and another run of this test at the
+    # same time would list a second "Seen", which --join refuses to choose between)
+    table = f"Seen-{secrets.token_hex(3)}"
     h = Node(
         ["host", "--bind", LOOPBACK, "--interface", LOOPBACK, "--seats", "2", "--bot",
-         "heuristic", "--target", "20", "--table", "Seen", *FAST],
+         "heuristic", "--target", "20", "--table", table, *FAST],
         tmp_path / "host",
         "host",
     )  # fmt: skip
@@ -177,22 +184,50 @@ def test_a_table_found_by_discovery_is_watched_from_the_lobby(tmp_path: Path) ->
     try:
         port = h.port()
         w = Node(
-            ["lobby", "--interface", LOOPBACK, "--wait", "3", "--join", "Seen", "--watch",
+            ["lobby", "--interface", LOOPBACK, "--wait", "3", "--join", table, "--watch",
              "--name", "Eve"],
             tmp_path / "w",
             "w",
         )  # fmt: skip
         nodes.append(w)
         # (by name: another test's table on the loopback may be listed first, helper-68)
-        w.wait_for(r"\d\. Seen  1/2 seats", 30)
+        w.wait_for(rf"\d\. {table}  1/2 seats", 30)
         time.sleep(1.0)
         nodes.extend(_bots(tmp_path, port, 1))
+        h.wait_for(rf"others can watch the game with  p2puno watch 127\.0\.0\.1:{port}$", 30)
+        # one who comes once the game is under way: the table is listed as in play, and a
+        # spectator by its address follows it to its end (in this process: the game is a few
+        # seconds long, a `lobby` process's start and its wait could outlast it)
+        late = asyncio.run(_late_spectator(table, tmp_path / "late"))
+        assert late.error is None and late.outcome.over, late
+        assert late.log_path is not None and verified(late.log_path).ok
         assert w.wait(120) == 0, w.text()
         w.wait_for(r"verified as it happened")
         h.wait_for(r"Eve is watching")
+        h.wait_for(r"Fay is watching")
     finally:
         for n in nodes:
             n.kill()
+
+
+async def _late_spectator(table: str, data: Path) -> WatchResult:
+    """Browse the loopback until ``table`` is listed as in play (at most 10 s), then watch it
+    by the listed address as "Fay"."""
+    from p2puno.net.discovery import LOOPBACK as LOOPBACK_ONLY
+    from p2puno.net.discovery import watch
+
+    async with asyncio.timeout(10), watch(LOOPBACK_ONLY) as watcher:
+        while True:
+            found = [ad for ad in watcher.tables.values() if ad.name == table and ad.in_play]
+            if found:
+                break
+            await asyncio.sleep(0.05)
+    ad = found[0]
+    assert ad.seats_taken == ad.seats_total == 2 and ad.seats_free == 0
+    return await asyncio.wait_for(
+        watch_game(ad.addresses[0], ad.port, name="Fay", say=lambda _: None, data=DataDir(data)),
+        120,
+    )
 
 
 # ---------------------------------------------------------------------- hostile input
@@ -245,21 +280,27 @@ seat_lists = json_values | st.lists(st.integers(-2, 5), max_size=4)
 def test_a_seats_report_of_any_shape_is_taken_or_ignored_never_a_crash(msg: object) -> None:
     players = [SimpleNamespace(name=n) for n in ("Ann", "Bob", "Cy")]
     spectator = Spectator(name="Eve")
-    spectator.session = SimpleNamespace(n=3, log=SimpleNamespace(players=players))  # type: ignore[assignment]
+    spectator.session = SimpleNamespace(  # type: ignore[assignment]
+        n=3, log=SimpleNamespace(players=players), timing=Timing(step_s=7)
+    )
     spectator._on_seats(msg if isinstance(msg, bytes) else encode(msg))  # type: ignore[arg-type]
     assert spectator.away <= {0, 1, 2} and spectator.left <= {0, 1, 2}
 
 
 def test_a_seats_report_is_said_once_per_change() -> None:
+    """protocol/lobby.md 4a (`seats`) and 5: each change said once; a seat that left is said
+    with how long the others wait for it (step_s: "before the deadline" said no number)."""
     players = [SimpleNamespace(name=n) for n in ("Ann", "Bob", "Cy")]
     said: list[str] = []
     spectator = Spectator(name="Eve", say=said.append)
-    spectator.session = SimpleNamespace(n=3, log=SimpleNamespace(players=players))  # type: ignore[assignment]
+    spectator.session = SimpleNamespace(  # type: ignore[assignment]
+        n=3, log=SimpleNamespace(players=players), timing=Timing(step_s=7)
+    )
     for away, left in (([1], []), ([1], []), ([], [2]), ([], [])):
         spectator._on_seats(encode({"t": "seats", "away": away, "left": left}))  # type: ignore[arg-type]
     assert said == [
         "Bob (seat 1) could no longer be reached",
-        "Cy (seat 2) left the table",
+        "Cy (seat 2) left the table: the others vote the seat out unless it is back within 7 s",
         "Bob (seat 1) is back",
         "Cy (seat 2) is back",
     ]
