@@ -379,6 +379,8 @@ class Watcher:
     fetch_budget: float = WATCH_FETCH_BURST  # bytes its FETCHes may still be answered with
     fetch_at: float = 0.0  # when that budget was last topped up
     said: bool = False  # its coming was said (then its going is too)
+    # the last wait report it was sent: (step, kind, when this node votes, monotonic)
+    wait: tuple[int, str, float] | None = None
 
 
 @dataclass
@@ -742,7 +744,14 @@ class GameNode:
         order it joined the log, paced by the link's queue), then each new entry at once."""
         log_ = self.session.log
         seats = (sorted(self.away() - self.left.keys()), sorted(self.left))
+        wait = self._wait_report()
         for w in list(self.watchers):
+            if wait is not None and (
+                w.wait is None or w.wait[:2] != wait[0][:2] or abs(w.wait[2] - wait[0][2]) > 0.5
+            ):
+                w.wait = wait[0]
+                with contextlib.suppress(LinkError):
+                    w.link.send(MsgType.LOBBY, encode(wait[1]))
             if w.seats != seats:  # (what this node sees of the other seats' nodes)
                 w.seats = seats
                 away: list[JSONValue] = list(seats[0])
@@ -768,6 +777,28 @@ class GameNode:
                     w.link.send(MsgType.ENTRY, log_.raw(h))
             except (LinkError, KeyError) as e:
                 w.link.close(f"cannot keep up: {e}")
+
+    def _wait_report(self) -> tuple[tuple[int, str, float], JSONValue] | None:
+        """What a spectator through this node is told of the wait in progress, so that its
+        screen counts what the players' screens count (it counted from when it first saw the
+        wait: 57 s left where a player's read 46, helper-70): the step, the kind, the seconds
+        until this node votes, the seconds waited and whether a person may be deciding
+        (:meth:`wait_left`). Said again when the vote's time moves (a seat left, a link
+        lost); never trusted beyond the count it shows."""
+        got = self.wait_left()
+        if got is None:
+            return None
+        left, waited, deciding = got
+        step, kind = self.session.waiting().step, self.session.waiting().kind
+        report: JSONValue = {
+            "t": "wait",
+            "step": step,
+            "kind": kind,
+            "left_ms": round(max(0.0, left) * 1000),
+            "waited_ms": round(max(0.0, waited) * 1000),
+            "deciding": deciding,
+        }
+        return (step, kind, time.monotonic() + left), report
 
     def _stream_backlog(self, w: Watcher) -> None:
         assert w.pos is not None
@@ -908,9 +939,10 @@ class GameNode:
                 if not again:
                     self.left[seat] = self.session.processed
                     self.say(
-                        f"{self._name(seat)} (seat {seat}) left the table: it may come back "
-                        "before the deadline (a player with `p2puno resume`, a host's bot "
-                        "with its host)"
+                        f"{self._name(seat)} (seat {seat}) left the table: unless it is back "
+                        f"within {self.timing.step_s} s of when the game waits for it (a "
+                        "player with `p2puno resume`, a host's bot with its host), the others "
+                        "vote it out"
                     )
             else:  # (in words: "eof: peer 60ab... at ..." read as noise, and "lost the link
                 # to Bot-1 (seat 1): its connection closed (eof)" as jargon, helper-55; the

@@ -26,7 +26,7 @@ from typing import Any
 from p2puno.log import Identity, Log, LogError, entry_hash
 from p2puno.net import Link, LinkError, MsgType, open_link
 from p2puno.net.frames import MAX_FETCH, encode_fetch, encode_sync
-from p2puno.node.game import NODE_LIMITS, PRUNE_KEEP, Address
+from p2puno.node.game import LINK_GRACE_S, NODE_LIMITS, PRUNE_KEEP, Address
 from p2puno.node.lobby import LobbyError, check_secrets, receive, send, table_code, unreachable
 from p2puno.node.store import DataDir, GameFiles
 from p2puno.session import Session, SessionError
@@ -85,6 +85,9 @@ class Spectator:
         # (left or unreachable), and said it was leaving; the table marks them in the wait
         self.away: frozenset[int] = frozenset()
         self.left: frozenset[int] = frozenset()
+        # the wait that node reported (step, kind, seconds left, seconds waited, whether a
+        # person may be deciding, when it came): its count, not one of this spectator's own
+        self._wait: tuple[int, str, float, float, bool, float] | None = None
         self.refused = 0
         self.audits = 0
         self._progress = time.monotonic()
@@ -202,12 +205,14 @@ class Spectator:
 
     def _attach(self, link: Link) -> None:
         self.link = link
+        self._wait = None  # (another node's count: its own reports follow)
         self._progress = time.monotonic()
         link.set_handler(lambda m: self._on_message(m.type, m.payload))
 
     def _on_message(self, mtype: int, payload: bytes) -> None:
         if mtype == MsgType.LOBBY and self.session is not None:
-            self._on_seats(payload)
+            if not self._on_wait(payload):
+                self._on_seats(payload)
             return
         if mtype != MsgType.ENTRY or self.session is None:
             return
@@ -226,6 +231,47 @@ class Spectator:
             if self.files is not None:
                 s.prune_memory(PRUNE_KEEP)
         self._wake.set()
+
+    def _on_wait(self, payload: bytes) -> bool:
+        """The node's count for the wait in progress (``{"t": "wait", ...}``: GameNode.
+        _wait_report); True if it was one (a malformed one is dropped). Only shown: nothing is
+        decided on it, and a count past the table's longest deadline is not taken."""
+        try:
+            msg = decode(payload)
+        except EncodingError:
+            return False
+        if not isinstance(msg, dict) or msg.get("t") != "wait":
+            return False
+        step, kind, left, waited = (msg.get(k) for k in ("step", "kind", "left_ms", "waited_ms"))
+        deciding = msg.get("deciding")
+        t = self.timing
+        most = 1000 * (t.turn_s + 2 * t.step_s + t.window_ms / 1000 + LINK_GRACE_S)
+        if (
+            type(step) is int
+            and step >= 0
+            and type(kind) is str
+            and len(kind) <= 16
+            and type(left) is int
+            and type(waited) is int
+            and 0 <= left <= most
+            and 0 <= waited <= 10 * most
+            and type(deciding) is bool
+        ):
+            self._wait = (step, kind, left / 1000, waited / 1000, deciding, time.monotonic())
+        return True
+
+    def wait_left(self) -> tuple[float, float, bool] | None:
+        """As :meth:`GameNode.wait_left`, from the reports of the node watched through: the
+        seconds left before it votes, the seconds waited, whether a person may be deciding;
+        None when it reported none for the wait this spectator's session is in."""
+        if self._wait is None or self.session is None:
+            return None
+        w = self.session.waiting()
+        step, kind, left, waited, deciding, at = self._wait
+        if not w.seats or (w.step, w.kind) != (step, kind):
+            return None
+        since = time.monotonic() - at
+        return left - since, waited + since, deciding
 
     def _on_seats(self, payload: bytes) -> None:
         """The node's view of the other seats, said when it changes (who left the table, who

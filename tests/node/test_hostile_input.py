@@ -22,7 +22,7 @@ from p2puno.engine import Options
 from p2puno.log import Identity, entry_hash
 from p2puno.net import Limits, Link, MsgType
 from p2puno.net.link import serve_links
-from p2puno.node.game import NODE_LIMITS, Address, GameNode
+from p2puno.node.game import NODE_LIMITS, Address, GameNode, Watcher
 from p2puno.node.players import BotPlayer
 from p2puno.node.store import GameFiles
 from p2puno.session.harness import LocalTable
@@ -113,15 +113,18 @@ class _QuietLink(_StubLink):
         await asyncio.sleep(3600)
 
 
-def _lone_node(seed: str, tmp_path: object) -> tuple[GameNode, LocalTable]:
-    """Seat 1 of a two-seat table as a node with no link yet (messages are handed to it)."""
+def _lone_node(seed: str, tmp_path: object, seat: int = 1) -> tuple[GameNode, LocalTable]:
+    """Seat 1 (or ``seat``) of a two-seat table as a node with no link yet (messages are
+    handed to it)."""
     table = LocalTable(Options(2, target=25), seed=seed)
-    session = table.sessions[1]
+    session = table.sessions[seat]
     assert session.identity is not None
+    addresses: list[Address | None] = [Address("127.0.0.1", 9), Address("127.0.0.1", 9)]
+    addresses[seat] = None
     node = GameNode(
         session,
         session.identity,
-        [Address("127.0.0.1", 9), None],
+        addresses,
         GameFiles(tmp_path / "node"),  # type: ignore[operator]
         BotPlayer("heuristic", "t"),
     )
@@ -405,6 +408,8 @@ async def test_the_players_are_told_when_a_seat_leaves_and_when_it_is_back(
     node.links[0] = first  # type: ignore[assignment]
     await node._watch(0, first)  # type: ignore[arg-type]
     assert said[-1].startswith(f"{name} (seat 0) left the table")
+    # (how long it has, in numbers: protocol/lobby.md section 5, a leaver's step_s)
+    assert f"unless it is back within {node.timing.step_s} s of when the game" in said[-1]
     twin = _Closing("bye")  # (a second link of the same node, its BYE too: said once,
     node.links[0] = twin  # type: ignore[assignment]  # helper-36 read it twice)
     await node._watch(0, twin)  # type: ignore[arg-type]
@@ -694,3 +699,37 @@ async def test_a_node_stops_lingering_once_every_seat_holds_what_it_holds(tmp_pa
     assert not node.everyone_holds_all()  # its link gone: lingered for, as before
     node._over_at.add(0)  # (its node said its game is over)
     assert node.everyone_holds_all()
+
+
+async def test_a_spectator_counts_the_wait_as_the_node_it_watches_through(tmp_path: object) -> None:
+    """A spectator's screen counted a wait from when it first saw it (57 s left where the
+    player's read 46 s, helper-70; docs/ui.md, "Watching"): the node it watches through now
+    reports its own count (the seconds until it votes, spec 10.15), again when it moves, and
+    the spectator counts from that; a report of any other shape is dropped, never a crash."""
+    from p2puno.node.watch import Spectator
+
+    node, _ = _lone_node("wait", tmp_path, seat=0)  # (it waits for seat 1's genesis reply)
+    node._deadlines(time.monotonic() - 3.0)  # (the wait began 3 s ago)
+    assert node.wait_left() is not None
+    link = _StubLink()
+    node.watchers.append(Watcher(link, "eve", "00", -1, pos=None))  # type: ignore[arg-type]
+    node._feed_watchers()
+    node._feed_watchers()  # (said once while the count does not move)
+    reports = [decode(p) for t, p in link.sent if t == MsgType.LOBBY]
+    waits = [r for r in reports if isinstance(r, dict) and r["t"] == "wait"]
+    assert len(waits) == 1, reports
+    spectator = Spectator()
+    spectator.session = node.session  # (the same waits as an observer's session)
+    assert spectator.wait_left() is None  # (no report: the screen's own clock)
+    spectator._on_message(MsgType.LOBBY, encode(waits[0]))
+    mine, theirs = spectator.wait_left(), node.wait_left()
+    assert mine is not None and theirs is not None
+    assert abs(mine[0] - theirs[0]) < 0.5 and mine[1] > 2.5 and mine[2] == theirs[2]
+    for bad in ({**waits[0], "left_ms": -1}, {**waits[0], "left_ms": 10**9}, {"t": "wait"}):
+        spectator._wait = None
+        spectator._on_message(MsgType.LOBBY, encode(bad))
+        assert spectator.wait_left() is None, bad
+    spectator._on_message(MsgType.LOBBY, encode({**waits[0], "step": waits[0]["step"] + 1}))
+    assert spectator.wait_left() is None  # (another step's count is not this wait's)
+    for t in list(node._tasks):
+        t.cancel()

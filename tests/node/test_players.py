@@ -295,7 +295,8 @@ async def test_a_link_dropped_for_a_fault_is_not_a_seat_leaving() -> None:
         node = SimpleNamespace(
             links={1: link}, _closing=False, done=asyncio.Event(), left={},
             say=said.append, _name=lambda seat: "J0", _lost_at={}, _watched_via={},
-            session=SimpleNamespace(processed=7),
+            session=SimpleNamespace(processed=7), timing=SimpleNamespace(step_s=20),
+            _over_at=set(),
         )  # fmt: skip
         await GameNode._watch(node, 1, link)  # type: ignore[arg-type]
         assert node.left == ({1: 7} if reason == LEAVING_BYES[0] else {}), reason
