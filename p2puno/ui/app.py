@@ -209,6 +209,10 @@ class TableUI:
         self.prompt_since = 0.0
         self._future: asyncio.Future[Action | None] | None = None
         self.autopilot = False
+        # a resumed turn its bot played at once (see ask): the node is told the person is back
+        # once its bot's move is taken (it turns its bot on as the move is made)
+        self._give_back = False
+        self._ended = False  # the game's end has been taken (its words cleared once)
         self.log_path = ""
         self.save_log: str | None = None  # --save-log: where the log is copied at the end
         self.result: Result | WatchResult | None = None
@@ -388,6 +392,14 @@ class TableUI:
             (i for i, ev in enumerate(events) if ev.event is not None and ev.event.kind in _MOVES),
             default=-1,
         )
+        if self._give_back and self.node is not None:
+            # (the bot's move for the resumed turn is the first game event after it: the node
+            # turned its bot on just before making it; until then, telling it changes nothing)
+            self.node.person_is_back()
+            self._give_back = not any(ev.event is not None for ev in events)
+            back = not self._give_back
+        else:
+            back = False
         drawn = drawn_slots(g, [ev.event for ev in events])
         passed_over: tuple[int, str] | None = None  # a round's end passed over (no box)
         for i, ev in enumerate(events):
@@ -440,6 +452,14 @@ class TableUI:
             # person sees (helper-64's brief)
             n, how = passed_over
             self._log(f"caught up: round {g.round_no} in play; round {n}'s end: {how}")
+        if back:  # (in the moves, under the bot's move and the node's "your node's bot plays
+            # for you", which read as if it went on; the message line is the next turn's soon)
+            self._log("you are back: your node's bot played only the turn that ran out")
+        if src.outcome.over and not self._ended:
+            # the game's end box says what happened: a word said before it is of the game in
+            # play ("not your turn: wait for it" stayed over "GAME OVER", helper-71's brief)
+            self._ended = True
+            self.state.message = ""
         self._name_draws(g)
         self.invalidate()
 
@@ -476,13 +496,31 @@ class TableUI:
             st.mode = "play"
         st.pending = ()
         st.message = ""
+        # a turn a resumed node came back into after the table's deadline for it had passed
+        # (GameNode.due_since, resumed_turn_limit): its bot plays it at once, with no time for
+        # the person, who has just typed `p2puno resume` and is at the keys
+        node = self.node
+        no_chance = (
+            prompt.kind == "turn"
+            and node is not None
+            and node.due_since is not None
+            and node.turn_limit < 1.0
+        )
         self._aim(prompt)
         self._only_keep(prompt)
         self.invalidate()
         try:
             return await fut
         except asyncio.CancelledError:
-            if prompt.kind == "turn":
+            if no_chance:  # (not the bot's from here on: the seat is theirs from the next
+                # decision, with its whole clock; helper-71's brief saw the bot go on playing
+                # on a 5 s count until a key was pressed, and expected a fresh clock)
+                self._give_back = True
+                st.message = (
+                    "your turn ran out while you were away, so your node's bot played it; the "
+                    "next one is yours"
+                )
+            elif prompt.kind == "turn":
                 self.autopilot = True
                 st.message = "time's up: your node's bot played this turn (any key: you play again)"
             else:
@@ -644,10 +682,19 @@ class TableUI:
         if st.mode == "help":
             if self.source is None and self._help_pages > 1 and k in (" ", "right", "left"):
                 # the lobby's help, paged (helper-64's brief: cut at 24 rows): Space or →
-                # the next page, ← the one before; any other key goes back
-                st.help_page += -1 if k == "left" else 1
-                return
+                # the next page, ← the one before; any other key goes back, and so do these
+                # past the first or the last page (the keys line names them only where
+                # they turn one: helper-71's brief read "next page" on the last)
+                page = st.help_page + (-1 if k == "left" else 1)
+                if 0 <= page < self._help_pages:
+                    st.help_page = page
+                    return
             st.mode, st.help_page = "play", 0
+            if k == "enter" and self.source is None:
+                # the question shown with the help ("press Enter within 41 s to play at
+                # it") is answered by Enter there too: it only went back, and a second Enter
+                # confirmed (helper-71's brief); every other key goes back only
+                self._confirm_table()
             return
         if (
             k == "m"
@@ -727,10 +774,7 @@ class TableUI:
             st.mode = "quit"
             return
         if self.source is None:
-            if k == "enter" and self._confirm is not None and not self._confirm.done():
-                self._confirm.set_result(True)
-                self.confirmed = True
-                self.lobby_message = ""
+            if k == "enter" and self._confirm_table():
                 return
             if k == "x" and self.is_host and self.lobby is not None:
                 st.mode = "unseat"
@@ -775,6 +819,15 @@ class TableUI:
             return
         st.round_end = None
         self._decide_key(k)
+
+    def _confirm_table(self) -> bool:
+        """Enter in the lobby: play at the final table asked about, if one is (True)."""
+        if self._confirm is None or self._confirm.done():
+            return False
+        self._confirm.set_result(True)
+        self.confirmed = True
+        self.lobby_message = ""
+        return True
 
     async def _add_bot(self, add: Callable[[], Awaitable[str]]) -> None:
         try:
@@ -848,11 +901,9 @@ class TableUI:
                 self.answer(a)
             elif p.kind == "turn" and len(g.hands[self.me]) == 2:
                 st.uno = not st.uno
-                st.message = (
-                    "UNO! will be called with the card you play (u again: not called)"
-                    if st.uno
-                    else "UNO not called (u calls it with the card you play)"
-                )
+                # (the choice line above says it: "UNO! will be called ..." was read twice,
+                # there and here, helper-71's brief)
+                st.message = ""
             else:
                 st.message = "UNO is called with your next-to-last card"
             return
@@ -1049,6 +1100,11 @@ class TableUI:
         wait_left = None
         src = self.source
         node_wait = self.node.wait_left() if self.node is not None and p is None else None
+        if node_wait is None and self.watching is not None and p is None:
+            # a spectator: the count of the node it watches through, as its players see it
+            # (its own clock began when it first saw the wait: helper-70 read 57 s where the
+            # player's screen said 46 s); without a report yet, its own below
+            node_wait = self.watching.wait_left()
         if node_wait is not None:
             # the node's own deadline (one clock for the vote and the screen); while a person
             # may be deciding, their own time (the last step_s are their node's, to play for
@@ -1188,9 +1244,18 @@ class TableUI:
                 # a decision's key closes the box and acts at once; Esc only closes it (it
                 # read "Esc: close round 1's end · then t take", and helper-63 pressed Esc
                 # first, a part of a 2.5 s claim window gone, and Esc twice let it pass)
-                then = view.help_line.replace("Enter play · ", "").replace("Enter play it · ", "")
-                then = then.replace(" · Esc let it pass", "")
+                # only the decision's own keys close it: Enter and Space close the box alone,
+                # and ←/→, :, m and ? do not close it (the footer was cut at 80 columns with
+                # them in it, helper-71's brief)
+                keep = [
+                    part
+                    for part in view.help_line.split(" · ")
+                    if not part.startswith(("Enter", "←/→", ":", "m say", "? help", "Esc"))
+                ]
+                then = " · ".join(keep)
                 help_line = f"{then} (closes the box too) · Esc: close {which} only"
+                if not keep:  # (a verdict's key is Enter: the box is closed first)
+                    help_line = f"Enter, Space or Esc: close {which} · ? help"
                 # (its clock, on the box's border, which costs no row: helper-54 read a box
                 # while their turn ran out under it)
                 what = "your turn" if self.prompt.kind == "turn" else "your claim"

@@ -78,7 +78,7 @@ class UiState:
     round_end: list[str] | None = None  # the last round's end, until dismissed
     round_end_no: int = 0  # the round that box is of (0: not known)
     seat_choice: str = ""  # catch: which seat ("catch" mode)
-    help_page: int = 0  # the lobby's help: the page shown (counted round)
+    help_page: int = 0  # the lobby's help: the page shown (from 0)
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,7 @@ class TableView:
     all_hands: list[tuple[str, list[CardView]]] = field(default_factory=list)  # replay
     no_seat: str = "no hand: watching"  # what the hand's place says with no seat of one's own
     box_note: str = ""  # a word on the end box's top border (a decision's clock under it)
+    status_shorter: tuple[str, ...] = ()  # the status in fewer words (render: the first that fits)
 
 
 @dataclass
@@ -506,7 +507,7 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
                 for x in in_hand
             ]
             all_hands.append((names[s] if s < len(names) else f"seat {s}", views))
-    status, kind, deadline, progress = _status(src, vi, prompt, names, me)
+    status, kind, deadline, progress, shorter = _status(src, vi, prompt, names, me)
     choice_lines, help_line = _choices(
         g, prompt, ui, names, me, vi, outcome.over, _played_out(src), verified_dealt(src)
     )
@@ -518,8 +519,12 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
     if outcome.over:
         # the game's end, and under it the last round's (every hand left, its points)
         last_round = [ln for ln in ui.round_end or [] if not ln.startswith("  scores:")]
-        if outcome.state != "finished":
-            last_round = []  # a void or stopped game: its last round did not end
+        if outcome.state != "finished" and not (last_round and _played_out(src)):
+            # a stopped game (or a cheat's): the round in play as this screen knows it, the
+            # cards in each hand (helper-71's brief: the box dropped the last round's hands,
+            # and at 80 columns the seat list is not in view then); a round played to its end
+            # before the stop keeps its own end, every hand, if its box is still up
+            last_round = hands_known_lines(g, names, me)
         end = _end(src, vi, names, me) + (["", *last_round] if last_round else [])
     # the round in play, whatever box is up (helper-54 read "round 1 over" through round 2's
     # first turn: the box of the round before stays until a key closes it, and it names its
@@ -536,6 +541,7 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         direction=direction,
         pending=pending,
         status=status,
+        status_shorter=shorter,
         status_kind=kind,
         hand=hand,
         help_line=help_line,
@@ -568,11 +574,11 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 def _status(
     src: Source, vi: ViewInputs, prompt: Prompt | None, names: Sequence[str], me: int | None
-) -> tuple[str, str, float | None, str]:
+) -> tuple[str, str, float | None, str, tuple[str, ...]]:
     g = src.engine
     outcome = src.outcome
     if outcome.over:
-        return "the game is over", "over", None, ""
+        return "the game is over", "over", None, "", ()
     progress = ""
     shuffles = getattr(src, "shuffles", None)
     if shuffles:
@@ -589,7 +595,7 @@ def _status(
     if outcome.state == "stopping":
         # (the seats still to vote are waited for a step_s: the count would say nothing)
         ending = "a player did not answer in time: the game is ending for everyone"
-        return ending, "wait", None, stop_words(src)
+        return ending, "wait", None, stop_words(src), ()
     if prompt is not None:
         left = vi.prompt_left
         what = {
@@ -608,11 +614,11 @@ def _status(
                 what += " (your bot plays it when this ends: any key takes it back)"
         elif vi.autopilot:
             what += " (your node's bot played your last turn: any key takes the seat back)"
-        return what, "you", left, progress
+        return what, "you", left, progress, ()
     w = src.waiting()
     spin = SPINNER[vi.spinner % len(SPINNER)]
     if w.seats:
-        by_what: dict[str, list[str]] = {}
+        by_what: dict[str, list[int]] = {}
         for s in w.seats:
             owed = w.owed.get(s, "")
             word = owed_words(w.kind, owed)  # (the node's lines say it the same way)
@@ -621,24 +627,21 @@ def _status(
                 if g.phase is Phase.PENALTY and g.top >= 0:  # (helper-30: "the Draw card")
                     card = "Wild Draw Four" if CARD_RANK[g.top] == WILD_DRAW_FOUR else "Draw Two"
                     word = f"to answer the {card} played on them"
-            name = f'"{names[s]}"' if 0 <= s < len(names) else f"seat {s}"
-            if is_bot(vi, s):  # (the roster's word: helper-64's brief read a bot's 60 s)
-                name = "the bot " + name
-            if s in vi.left:
-                name += " (left the table)"
-            elif s in vi.away:
-                name += " (not connected)"
-            by_what.setdefault(word, []).append(name)
+            by_what.setdefault(word, []).append(s)
         claims = _claims(src, names) if w.kind == "window" else ""
-        if claims:
-            who = in_a_sentence([n for ns in by_what.values() for n in ns])
-            text = f"claim window ({claims}): waiting for {who}"
-        else:
+        texts = []  # the wait in words, then shorter (render takes the first that fits)
+        for short in range(3):
+            if claims:
+                who = _who_waited(w.seats, vi, names, short)
+                texts.append(f"claim window ({claims}): waiting for {who}")
+                continue
             text = "waiting for " + "; ".join(
-                f"{in_a_sentence(ns)} {word}" for word, ns in by_what.items()
+                f"{_who_waited(ss, vi, names, short)} {word}" for word, ss in by_what.items()
             )
             if bots_deciding(w, vi):  # (its count shows once it is slow: BOT_QUIET_S)
                 text += ": it is thinking"
+            texts.append(text)
+        text = texts[0]
         gone = [s for s in w.seats if s in vi.away or s in vi.left]
         if gone and w.kind != "stop":  # (what a seat gone for good does: said before it does)
             they = "they are" if len(gone) > 1 else f'"{names[gone[0]]}" is'
@@ -650,17 +653,53 @@ def _status(
             else:
                 gives = stop_words(src)
                 progress = f"unless {they} back in time, the game ends for everyone: {gives}"
-        return f"{spin} {text}", "wait", vi.wait_left, progress
+        shorter = tuple(f"{spin} {t}" for t in dict.fromkeys(texts[1:]) if t != text)
+        return f"{spin} {text}", "wait", vi.wait_left, progress, shorter
     if w.kind == "window" and _claims(src, names):
-        return f"{spin} claim window: {_claims(src, names)}", "wait", None, progress
+        return f"{spin} claim window: {_claims(src, names)}", "wait", None, progress, ()
     if g.phase is Phase.GAME_OVER:
-        return f"{spin} the last deck is being audited", "wait", None, progress
+        return f"{spin} the last deck is being audited", "wait", None, progress, ()
     if me is None:
-        return f"{spin} following the table", "wait", None, progress
-    return f"{spin} your node is working (keys, checks)", "wait", None, progress
+        return f"{spin} following the table", "wait", None, progress, ()
+    return f"{spin} your node is working (keys, checks)", "wait", None, progress, ()
 
 
 BOT_QUIET_S = 5.0  # a bot's decision shows no count for this long (a machine answers at once)
+
+
+def _who_waited(seats: Sequence[int], vi: ViewInputs, names: Sequence[str], short: int) -> str:
+    """The seats waited for, in words. ``short`` 0: each named, the bots together ('"Ann" and
+    the bots "Bot-1" and "Bot-2"': a bot's wait is no person's minute, helper-64's brief);
+    1: the names alone; 2: a count of those with nothing to add ("3 bots"). A seat not
+    connected, or that left, is named with that at every length: it is what matters then.
+    A wait on three bots wrapped to two lines at 80 columns (helper-71's brief)."""
+
+    def name(s: int) -> str:
+        return f'"{names[s]}"' if 0 <= s < len(names) else f"seat {s}"
+
+    def gone(s: int) -> str:
+        if s in vi.left:
+            return " (left the table)"
+        return " (not connected)" if s in vi.away else ""
+
+    marked = [s for s in seats if gone(s)]
+    people = [s for s in seats if not gone(s) and not is_bot(vi, s)]
+    bots = [s for s in seats if not gone(s) and is_bot(vi, s)]
+    parts = [
+        ("the bot " if not short and is_bot(vi, s) else "") + name(s) + gone(s) for s in marked
+    ]
+    if short == 2 and len(people) > 1:
+        parts.append(f"{len(people)} players")
+    else:
+        parts += [name(s) for s in people]
+    if short == 2 and len(bots) > 1:
+        parts.append(f"{len(bots)} bots")
+    elif short == 0 and bots:
+        some = in_a_sentence([name(s) for s in bots])
+        parts.append(("the bots " if len(bots) > 1 else "the bot ") + some)
+    else:
+        parts += [name(s) for s in bots]
+    return in_a_sentence(parts)
 
 
 def is_bot(vi: ViewInputs, seat: int) -> bool:
@@ -944,6 +983,9 @@ def _verification(outcome: Outcome, v: Verification) -> str:
     return "verifying every move"
 
 
+REPLAY_LEAD = "  replay it:  "  # the end box's replay line (the box keeps its command whole)
+
+
 def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> list[str]:
     o = src.outcome
     g = src.engine
@@ -1008,8 +1050,25 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
     lines.append(f"  verification: {verdict}")
     if vi.log_path:
         lines.append(f"  log: {vi.log_path}")
-        lines.append(f"  replay it:  {vi.command} replay {shlex.quote(vi.log_path)} --table")
+        lines.append(f"{REPLAY_LEAD}{vi.command} replay {shlex.quote(vi.log_path)} --table")
     return lines
+
+
+def hands_known_lines(game: Game, names: Sequence[str], me: int | None) -> list[str]:
+    """The round in play when the game ended unfinished, as this screen knew it: the cards in
+    each hand (its own are in the hand row under the box: the others' were never opened), on
+    as few lines as the box allows; [] with no round dealt."""
+    if game.round_no < 1 or not any(game.hands) or game.phase is Phase.DEALER_DRAW:
+        return []
+    counts = []
+    for s, hand in enumerate(game.hands):
+        name = names[s] if s < len(names) else f"seat {s}"
+        # (a name and its count held together by the box's wrap: "P1" ended a line, "7" began
+        # the next; a no-break space, drawn as a space)
+        counts.append(
+            f"you\u00a0{len(hand)} (your hand, below)" if s == me else f"{name}\u00a0{len(hand)}"
+        )
+    return [f"ROUND {game.round_no} WHEN THE GAME ENDED — cards in hand: " + ", ".join(counts)]
 
 
 def round_end_lines(
@@ -1053,6 +1112,7 @@ def color_of_face(text: str) -> int:
 
 __all__ = [
     "COLORS",
+    "REPLAY_LEAD",
     "CardView",
     "SeatRow",
     "Source",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from unicodedata import east_asian_width
 
 from p2puno.node.game import CHAT_MAX
-from p2puno.ui.model import CardView, TableView
+from p2puno.ui.model import REPLAY_LEAD, CardView, TableView
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -107,6 +107,28 @@ def fit_line(line: Line, width: int, fill: str = "") -> Line:
 _UNIT = re.compile(r"(\d|\bm?s) (?=(?:s|ms|left|cards?|points?|pts)\b)")
 
 
+# what a keys line gives up first when it does not fit (a footer cut at 80 columns under a
+# round's end box, helper-71's brief): the colors' names (their letters stay), the round's
+# number in the box's own key, then keys the person has other ways to learn (: type, m say:
+# the help lists them)
+_KEYS_SHORTER: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"r red · y yellow · g green · b blue"), "r / y / g / b: the color"),
+    (re.compile(r"Esc: close round \d+'s end only"), "Esc: close the box only"),
+    (re.compile(r" · : type\b"), ""),
+    (re.compile(r" · m say\b"), ""),
+    (re.compile(r"←/→ (choose|look at your hand) · "), ""),
+]
+
+
+def keys_fit(text: str, width: int) -> str:
+    """A keys line in ``width`` cells: shortened as _KEYS_SHORTER says, then cut with "…"."""
+    for pattern, short in _KEYS_SHORTER:
+        if width_of(text) <= width:
+            return text
+        text = pattern.sub(short, text)
+    return text if width_of(text) <= width else cut(text, width).rstrip(" ")
+
+
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
     """Break ``text`` into lines of at most ``width`` cells (at spaces when it can, never
     between a number and its unit)."""
@@ -131,11 +153,16 @@ def card_style(c: CardView) -> str:
     return f"class:card.{letter}"
 
 
-def status_text(view: TableView) -> str:
-    """The status line and its countdown: on the table, the help page and a small screen."""
-    if view.deadline is None:
-        return view.status
-    return f"{view.status} · {max(0.0, view.deadline):.0f} s left"
+def status_text(view: TableView, width: int = 0) -> str:
+    """The status line and its countdown: on the table, the help page and a small screen;
+    given a ``width``, in the fewest words that fit it (``view.status_shorter``: a wait on
+    three bots wrapped to two lines at 80 columns, helper-71's brief), else in full."""
+    count = "" if view.deadline is None else f" · {max(0.0, view.deadline):.0f} s left"
+    if width > 0 and width_of(view.status + count) > width:
+        for short in view.status_shorter:
+            if width_of(short + count) <= width:
+                return short + count
+    return view.status + count
 
 
 def render(view: TableView, width: int, height: int) -> list[Line]:
@@ -153,7 +180,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         ]
         # what is going on, and its clock, stay in view (a review: a turn ran out unseen);
         # so does the question q asks (it was asked unseen, a y away from leaving)
-        status = status_text(view)
+        status = status_text(view, max(10, width))
         msg += [[("", line)] for line in textwrap.wrap(status, max(10, width))]
         if view.mode == "quit":  # (wrapped: a review found its first line cut at 70 columns)
             msg += [
@@ -165,7 +192,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         lines = [fit_line(m, width) for m in msg[:height]]
         return lines + [[("", " " * width)] for _ in range(height - len(lines))]
     if view.mode == "help":  # (the status and its clock stay: a turn runs on meanwhile)
-        return _help(width, height, status_text(view), view.status_kind == "you")
+        return _help(width, height, status_text(view, width - 1), view.status_kind == "you")
     top: list[Line] = []
     header = f" {view.title} · {view.round_info}"
     right = f"{view.verification} "
@@ -174,21 +201,10 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         right = f"{view.watchers} watching · " + right
     room = width - width_of(right) - 2  # (two spaces at least between the two)
     if width_of(header) > room:  # the title gives way first: the status on the right stays,
-        # and so does the table code (the one thing players compare: a review found it cut)
-        name, sep, code = view.title.partition(" · code ")
-        if sep:  # the name, then the round, give way: the code stays whole
-            part, rnd = f"{sep}{code}", f" · {view.round_info}"
-            name_w = max(10, room - 1 - width_of(part) - width_of(rnd))
-            if width_of(name) > name_w:  # ("p2puno · " first: the table's name says more)
-                name = name.removeprefix("p2puno · ")
-                if width_of(name) > name_w:  # (then "(resumed)": it read "Annabel1's table
-                    # (res…" at a 4-seat table, helper-64's brief)
-                    name = name.removesuffix(" (resumed)")
-                name = cut(name, name_w).rstrip(" ")
-            spare = room - 1 - width_of(name) - width_of(part)
-            if width_of(rnd) > spare:
-                rnd = cut(rnd, spare).rstrip(" ") if spare >= 4 else ""
-            header = " " + name + part + rnd
+        # and so does the table code (the one thing players compare: a review found it cut),
+        # and the round and its target ("to 5…" with one watching, helper-71's brief)
+        header, right = _header_fit(view.title, view.round_info, right, width)
+        room = width - width_of(right) - 2
         if width_of(header) > room:
             header = fit(header, max(0, room - 1)).rstrip(" ") + "…"
     pad = max(2, width - width_of(header) - width_of(right))
@@ -240,7 +256,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     st_style = {"you": "class:status.you", "over": "class:ok"}.get(view.status_kind, "")
     # (two lines at most: helper-54 read a wait on two seats cut at 80 columns, its
     # countdown gone with it)
-    for part in wrap(status_text(view), width - 1, indent=" ")[:2]:
+    for part in wrap(status_text(view, width - 1), width - 1, indent=" ")[:2]:
         bottom.append([(st_style, " " + part)])
     if view.progress:  # (two lines at most: what a seat gone for good does is a sentence)
         for part in wrap(view.progress, width - 1, indent=" ")[:2]:
@@ -271,7 +287,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     if view.message:  # (two lines at most: "... nor a word (draw, ..., catc" was cut)
         for part in wrap(view.message, width - 1)[:2]:
             bottom.append([("class:alert", " " + part)])
-    bottom.append([("class:help", " " + view.help_line)])
+    bottom.append([("class:help", " " + keys_fit(view.help_line, width - 1))])
     middle_h = height - len(top) - len(bottom)
     # an end's box goes under the seats and the last moves, which stay in view above it (a
     # review: the box hid the moves that ended the game, never seen on any screen)
@@ -305,6 +321,36 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         for i, line in enumerate(bottom)
     ]
     return lines[:height]
+
+
+def _header_fit(title: str, round_info: str, right: str, width: int) -> tuple[str, str]:
+    """The header's left and right parts in ``width`` cells, shortened in this order: "p2puno
+    · ", then "(resumed)", then the table's name to 10 cells, then the right's words
+    ("verifying every move" to "verifying", "2 decks verified" to "2 verified"), then the
+    name below 10 cells, or gone. The table code, the round and its target, how many watch
+    and the verification stay whole (helper-71's brief read "round 3 · to 5…")."""
+    name, sep, code = title.partition(" · code ")
+    part, rnd = f"{sep}{code}", f" · {round_info}"
+
+    def spare(right: str) -> int:  # (the cells the name may take)
+        return width - width_of(right) - 2 - 1 - width_of(part) - width_of(rnd)
+
+    if width_of(name) > spare(right):  # ("p2puno · " first: the table's name says more)
+        name = name.removeprefix("p2puno · ")
+    if width_of(name) > spare(right):  # (then "(resumed)": it read "Annabel1's table
+        # (res…" at a 4-seat table, helper-64's brief)
+        name = name.removesuffix(" (resumed)")
+    if width_of(name) > spare(right) and spare(right) < 10:
+        short = right.replace("verifying every move", "verifying")
+        right = re.sub(r"(\d+) decks? verified", r"\1 verified", short)
+    room = spare(right)
+    if width_of(name) > room:
+        if room >= 5:
+            name = cut(name, room).rstrip(" ")
+        else:  # (a name in 4 cells says nothing: the code and the round say more)
+            name, part = "", part.removeprefix(" · ")
+            rnd = rnd if part else rnd.removeprefix(" · ")
+    return " " + name + part + rnd, right
 
 
 def _hand(view: TableView, width: int) -> list[Line]:
@@ -388,7 +434,7 @@ def _box(text: list[str], width: int, note: str = "") -> list[Line]:
         ]
     out: list[Line] = [top]
     for t in text:
-        for part in wrap(t, inner - 2, indent="    "):
+        for part in _command_lines(t, inner - 2) or wrap(t, inner - 2, indent="    "):
             out.append(
                 [
                     ("class:box", " │ "),
@@ -398,6 +444,25 @@ def _box(text: list[str], width: int, note: str = "") -> list[Line]:
             )
     out.append([("class:box", " └" + "─" * inner + "┘ ")])
     return out
+
+
+def _command_lines(text: str, width: int) -> list[str]:
+    """The end box's replay line in ``width`` cells, the command whole on one line of its own
+    (a command to copy split over two lines does not run: helper-71's brief), or, when it is
+    wider than that, where the log is and what to run with it; [] for any other line."""
+    if not text.startswith(REPLAY_LEAD) or width_of(text) <= width:
+        return []
+    cmd = text[len(REPLAY_LEAD) :]
+    head = REPLAY_LEAD.rstrip()
+    if width_of("    " + cmd) <= width:
+        return [head, "    " + cmd]
+    prog = cmd.partition(" replay ")[0]
+    return wrap(
+        f"{head} {prog} replay, then the log's path above, then --table (the whole command is "
+        "wider than this screen)",
+        width,
+        indent="    ",
+    )
 
 
 def _help(width: int, height: int, status: str = "", running: bool = False) -> list[Line]:
@@ -431,7 +496,8 @@ def _lobby_help(
     (_help_pages) unless one alone is longer than a page."""
     out: list[list[Line]] = []
     if spectator:
-        keys = ["q: stop watching (the game goes on without you) · any key: back"]
+        keys = ["q: stop watching (the game goes on without you)"]  # (the keys line says
+        # "any key: back to the lobby": it said so twice, helper-71's brief)
     else:
         keys = (
             [
@@ -472,12 +538,21 @@ def _lobby_help(
             )
         )
     if opts:
+        # (this table's house rules only: three lines on rules not in play took the row
+        # that left a second page with one line, helper-71's brief)
+        meaning = {
+            "progressive": "Progressive: a Draw Two or Wild Draw Four may be stacked on",
+            "seven-o": "Seven-O: a 7 swaps hands, a 0 passes every hand on",
+            "jump-in": "Jump-In: an identical card may be played out of turn",
+        }
+        house = opts.get("house")
+        named = [meaning.get(str(h), str(h)) for h in house] if isinstance(house, list) else []
         out.append(
             words(
                 "",
-                "House rules: none means the official rules. Progressive: a Draw Two or Wild "
-                "Draw Four may be stacked on; Seven-O: a 7 swaps hands, a 0 passes every hand "
-                "on; Jump-In: an identical card may be played out of turn.",
+                "House rules: "
+                + ("; ".join(named) if named else "none (the official rules)")
+                + ".",
             )
         )
         target = opts.get("target", 500)
@@ -505,17 +580,27 @@ def _lobby_help(
 
 def _help_pages(paragraphs: list[list[Line]], room: int) -> list[list[Line]]:
     """``paragraphs`` packed into pages of ``room`` lines at most, a paragraph never split
-    across two pages unless it is longer than a page by itself."""
-    room = max(1, room)
-    pages: list[list[Line]] = [[]]
-    for para in paragraphs:
-        if pages[-1] and len(pages[-1]) + len(para) > room:
-            pages.append([])
-        for line in para:
-            if len(pages[-1]) >= room:
+    across two pages unless it is longer than a page by itself, the pages as even as their
+    number allows."""
+
+    def pack(room: int) -> list[list[Line]]:
+        pages: list[list[Line]] = [[]]
+        for para in paragraphs:
+            if pages[-1] and len(pages[-1]) + len(para) > room:
                 pages.append([])
-            pages[-1].append(line)
-    return pages
+            for line in para:
+                if len(pages[-1]) >= room:
+                    pages.append([])
+                pages[-1].append(line)
+        return pages
+
+    # as even as the same number of pages allows (a last page of one line read as a page
+    # left over, helper-71's brief)
+    room = max(1, room)
+    pages = pack(room)
+    while room > 1 and len(pack(room - 1)) == len(pages):
+        room -= 1
+    return pack(room)
 
 
 def lobby_lines(
@@ -549,7 +634,7 @@ def lobby_lines(
     ``chat``: the lobby's chat lines as said ("Bob says: “hi”"), newest last, below the table
     as far as there is room (none where the table fills the screen); ``typed``: the
     line being typed after ``m`` (``mode`` "say"), on the keys' line. ``page``: the help's
-    page shown (``mode`` "help", counted round: the help is paged when the question and the
+    page shown (``mode`` "help", from 0: the help is paged when the question and the
     words above it leave it too few rows); ``info``, if given, gets its number of "pages"."""
     if "options" not in table:
         table = {**table, "seats": table.get("seats", [])}
@@ -603,6 +688,7 @@ def lobby_lines(
         top += words("class:status.you", f"{mine}waiting for {', '.join(waiting)} to confirm {who}")
     elif final and not closed:
         top.append([("class:status.you", " starting: the genesis is being signed ...")])
+    asked_top = list(top)  # (what the help keeps: the question and its clock, no passing word)
     # (the lobby's end says why in full; a passing word takes two lines at most)
     top += words("class:alert", message, 99 if closed else 2) if message else []
     scoring = opts.get("scoring", "standard")
@@ -707,15 +793,16 @@ def lobby_lines(
             out += [[], *rows]
     pages = 1
     if mode == "help" and not closed:  # (helper-54: the lobby's ? named four keys, no more)
-        # paged, its heading on each page, under what is asked (its clock) and the last word
-        # (helper-64's brief: cut at 24 rows, with nothing to scroll)
+        # paged, its heading on each page, what is asked (its clock) under it (helper-64's
+        # brief: cut at 24 rows, with nothing to scroll); it covers the lobby, a passing word
+        # too ("Bob joined seat 2" stood above its title, helper-71's brief)
         paged = _help_pages(
-            _lobby_help(opts, timing, host, spectator, words), height - 2 - len(top)
+            _lobby_help(opts, timing, host, spectator, words), height - 2 - len(asked_top)
         )
         pages = len(paged)
-        page %= pages
+        page = min(max(page, 0), pages - 1)
         head = " p2puno lobby — help" + (f" (page {page + 1} of {pages})" if pages > 1 else "")
-        out = [*top, [("class:header", head)], *paged[page]]
+        out = [[("class:header", head)], *asked_top, *paged[page]]
     if width < MIN_WIDTH or height < MIN_HEIGHT:
         # too small for the seats' rows (a review at 60x20 read them cut mid-word): say so, as
         # the table does, and keep what is asked or awaited (its clock) and the keys in view
@@ -735,11 +822,15 @@ def lobby_lines(
     if closed:
         keys = " q: close"
     elif mode == "help":  # (every key goes back from the help: it named s, b, x and q here
-        # as if they acted, and they only went back; Ctrl-C still asks to leave)
-        keys = " any key: back to the lobby"
-        if pages > 1:
-            keys = f" page {page + 1} of {pages} · Space / → next page · any other key: back"
-            keys += " to the lobby"
+        # as if they acted, and they only went back; Ctrl-C still asks to leave), but Enter
+        # answers the question shown with it (helper-71's brief: it only went back)
+        enter = "Enter: play at this table · " if asked else ""
+        keys = f" {enter}any {'other ' if enter else ''}key: back to the lobby"
+        if pages > 1:  # (no "next page" on the last: helper-71's brief read it there)
+            turn = "Space / → next page" if page < pages - 1 else f"← page {page}"
+            keys = f" page {page + 1} of {pages} · {turn} · {enter}any other key: back"
+            if width_of(keys + " to the lobby") <= width:
+                keys += " to the lobby"
     elif spectator:
         keys = (
             " Stop watching? y: leave · n / Esc: stay"

@@ -8,9 +8,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from types import SimpleNamespace
 
+import pytest
 from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 
 from p2puno.engine.game import Game
 from p2puno.engine.options import Options
@@ -90,14 +93,21 @@ async def test_a_cheat_ends_the_game_on_the_screen_with_the_cheater_and_the_reas
 
 
 async def test_a_finished_game_shows_the_verification_and_how_to_replay_it() -> None:
+    """The game's end box: the winner, the verification, the log and the command that
+    replays it; no word of the game in play left under it (docs/ui.md, "Passing words leave
+    by themselves")."""
     table = SessionTable(Options(2, target=60), seed="r2")
     table.run()
     s0 = table.sessions[0]
     async with at(s0, 0) as (screen, ui):
+        # (a word of the game in play goes at its end: "not your turn: wait for it" stood
+        # under "GAME OVER", helper-71's brief; docs/ui.md, "Passing words leave by themselves")
+        ui.state.message = "not your turn: wait for it"
         ui.on_events(list(s0.events))
         ui.log_path = "/data/games/abc/log"
         ui.invalidate()
         text = await wait_for(screen, "GAME OVER — the winner")
+        assert "not your turn" not in text, text
         assert 'GAME OVER — the winner: "P0"' in text or "GAME OVER — the winner: you" in text
         assert "decks verified" in text  # the header
         assert "every deck audited and verified" in text
@@ -106,7 +116,11 @@ async def test_a_finished_game_shows_the_verification_and_how_to_replay_it() -> 
         # PATH of a venv not activated; the box may wrap it at a space)
         end = ui.view().end or []
         assert f"  replay it:  {command()} replay /data/games/abc/log --table" in end, end
-        assert f"replay it:  {command()}" in text
+        # (the command whole on one line, to copy: helper-71's brief read it over two)
+        cmd = f"{command()} replay /data/games/abc/log --table"
+        assert any(line.strip(" │") == cmd for line in text.split("\n")) or (
+            f"replay it:  {cmd}" in text
+        ), text
         assert "ROUND" in text and " gives " in text  # the last round's hands and points
         # a key meant for the round's end does not close the game's end unseen
         await press(ui.app.input, ENTER)  # type: ignore[arg-type]
@@ -333,7 +347,9 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
 async def test_a_stopped_game_does_not_claim_the_deck_in_play_was_audited() -> None:
     """Spec 10.15: a stopped game's round in play is void and its deck never audited (it
     cannot be opened without the silent seat's keys; a replay shows its hands unaudited).
-    The end box said "every deck audited and verified" all the same (found re-reading it)."""
+    The end box said "every deck audited and verified" all the same (found re-reading it).
+    It also dropped the round in play altogether (helper-71's brief): it says what this
+    screen knew of it (docs/ui.md, "The round's end stays up", a game stopped unfinished)."""
     from p2puno.session.simnet import NetConfig, SimNet
 
     table = SessionTable(Options(2, target=500), seed="stopped-end")
@@ -356,6 +372,15 @@ async def test_a_stopped_game_does_not_claim_the_deck_in_play_was_audited() -> N
         assert 'GAME STOPPED: "P1" did not answer in time' in text
         assert "the round in play does not count" in text
         assert "every deck audited" not in text
+        # the round in play as this screen knew it (helper-71's brief: the box dropped the
+        # last round's hands; the seat list is out of view under it at 80 columns): the
+        # cards in each hand, this seat's own in its hand row under the box
+        g = s0.engine
+        n0, n1 = len(g.hands[0]), len(g.hands[1])
+        said = f"ROUND {g.round_no} WHEN THE GAME ENDED — cards in hand: you {n0} (your hand,"
+        box = " ".join(" ".join(line.strip(" │").split()) for line in text.split("\n"))
+        assert said in box and f"below), P1 {n1}" in box, text
+        assert f"your hand ({n0}): " in text, text
 
 
 def test_the_lobby_fits_a_full_table_of_ten_at_80_by_24() -> None:
@@ -649,8 +674,11 @@ def test_a_long_header_gives_way_on_the_left_and_keeps_the_status() -> None:
     vi.code, vi.watchers = "A4VN-YOWF", ["Eve", "table code AAAA-BBBB;" * 2]
     for width in (80, 100):
         top = "".join(t for _, t in render(table_view(src, UiState(), vi), width, 24)[0])  # type: ignore[arg-type]
-        assert top.rstrip().endswith("2 watching · verifying every move"), top
+        # (at 80 the status says "verifying": the round's target stays whole, helper-71)
+        want = "2 watching · verifying" + (" every move" if width > 80 else "")
+        assert top.rstrip().endswith(want), top
         assert len(top) == width and "  2 watching" in top and "AAAA" not in top
+        assert "draw for dealer · to 500  " in top, top
         # ("p2puno · ", then "(resumed)" give way before the name is cut: helper-64's brief)
         assert top.startswith(" Ann's") and "(res" not in top, top
         assert "code A4VN-YOWF" in top  # (a review: at 80 columns the code was cut)
@@ -1176,6 +1204,35 @@ def test_a_long_wait_keeps_its_countdown_at_80_columns() -> None:
     assert "(left the table)" in text and "s left" in text, text
 
 
+def test_a_wait_on_three_bots_stands_on_one_line_at_80_columns() -> None:
+    """helper-71's brief: a window's wait on three bots, with its count, wrapped to two lines
+    at 80 columns ('waiting for the bot "Bot-1", the bot "Bot-2" and the bot "Bot-3" to
+    confirm the last move · 4 s left'). The bots are named together, then by name only, then
+    counted, whichever first fits (docs/ui.md, "A wait says who in as few words as fit one
+    line"; "A long status wraps to a second line" is for what cannot be said shorter)."""
+    from p2puno.session.session import Waiting
+    from p2puno.ui.model import UiState, ViewInputs, table_view
+    from p2puno.ui.render import plain, render
+
+    g = Game(Options(4))
+    wait = Waiting(7, "window", (1, 2, 3), {s: "response" for s in (1, 2, 3)})
+    kinds = ["person", "bot", "bot", "bot"]
+    for names, want in [
+        (["You", "Bot-1", "Bot-2", "Bot-3"], 'waiting for "Bot-1", "Bot-2" and "Bot-3" to confirm'),
+        (["You", "Cornelia", "Dominika", "Bartholo"], "waiting for 3 bots to confirm the last"),
+    ]:
+        src = _stub_source(g, waiting=wait, claims_open=lambda: ((), False))
+        vi = ViewInputs(names, 0, kinds=kinds, wait_left=4.0)
+        view = table_view(src, UiState(), vi)  # type: ignore[arg-type]
+        lines = plain(render(view, 80, 24))
+        said = [line for line in lines if "waiting for" in line]
+        assert len(said) == 1 and want in said[0] and said[0].rstrip().endswith("· 4 s left")
+        assert not lines[lines.index(said[0]) + 1].startswith("  "), lines  # (no second line)
+        # (wider: every name, the bots together, as before)
+        wide = [line for line in plain(render(view, 120, 24)) if "waiting for" in line]
+        assert f'waiting for the bots "{names[1]}", "{names[2]}" and "{names[3]}"' in wide[0]
+
+
 def test_a_catch_up_in_several_batches_leaves_no_earlier_rounds_box_up() -> None:
     """helper-57: a spectator who came right after round 5 ended saw "round 4 over" and the
     box "ROUND 4 OVER" over the moves of round 6. Its catch-up came in several batches: one
@@ -1301,6 +1358,120 @@ def test_the_help_and_the_round_end_box_say_the_persons_clock_runs_on() -> None:
         assert "your clock runs on while this help is up" in helped[-1]
 
 
+def test_the_footer_under_a_round_end_box_stands_whole_at_80_columns() -> None:
+    """helper-71's brief: with a round's end box up over the person's turn, the footer (its
+    keys line) was cut at 80 columns. It names the decision's own keys, which close the box
+    too, and Esc, which closes it only (docs/ui.md, "The round's end stays up"); Enter,
+    Space, ←/→, :, m and ? do not close it and are left out."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.engine.game import Phase
+    from p2puno.session.session import Prompt
+    from p2puno.ui.render import plain, render
+
+    g = Game(Options(3, progressive=True))
+    g.faces = list(range(108))
+    g.hands, g.phase, g.turn, g.discard = [[10, 20], [1, 2, 3], [4, 5]], Phase.TURN, 0, [30]
+    two = (Action(0, Kind.PLAY, 10), Action(0, Kind.PLAY, 10, uno=True), Action(0, Kind.DRAW))
+    claim = (Action(0, Kind.UNO), Action(0, Kind.CATCH, target=2), Action(0, Kind.JUMP, 10))
+    colors = tuple(Action(0, Kind.COLOR, choose=c) for c in range(4))
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=DummyOutput(), clock=lambda: 100.0)
+        ui.attach(_stub_source(g), 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+        for kind, acts, keys, esc in [
+            ("turn", two, "d draw · u UNO", "Esc: close round 1's end only"),
+            # (three claim keys: the box's key says "the box", 80 columns hold no more)
+            ("claim", claim, "u UNO · c catch · j jump in", "Esc: close the box only"),
+            # (a Wild turned up at the start of the next round: the colors by their letters)
+            ("color", colors, "r / y / g / b: the color", "Esc: close round 1's end only"),
+        ]:
+            g.phase = Phase.START_COLOR if kind == "color" else Phase.TURN
+            kind = "turn" if kind == "color" else kind
+            ui.prompt, ui.prompt_since = Prompt(kind, 9, acts, None), 99.0  # type: ignore[arg-type]
+            ui.state.round_end, ui.state.round_end_no = ["ROUND 1 OVER", "  scores: ..."], 1
+            footer = plain(render(ui.view(), 80, 24))[-1]
+            assert footer.rstrip().endswith(esc), footer
+            assert footer.startswith(f" {keys}") and "(closes the box too)" in footer, footer
+            assert "Enter" not in footer and "? help" not in footer, footer
+
+
+def test_the_end_boxs_replay_command_stands_whole_on_one_line() -> None:
+    """helper-71's brief: the game-over box split its replay command over two lines at 80
+    columns (a command to copy must stand whole: docs/ui.md, "The round's end stays up", its
+    game's end). The words go around it; a command wider than the box says what to run with
+    the log's path above instead."""
+    from p2puno.ui.render import plain, render
+
+    table = SessionTable(Options(2, target=60), seed="r2")
+    table.run()
+    s0 = table.sessions[0]
+    prog = "/work/main/.venv/bin/p2puno"
+    for path, whole in [
+        ("/tmp/an-h71/run/demo.log", True),  # (the brief's: 77 cells with its words)
+        ("/a/log", True),
+        ("/home/someone/" + "x" * 60 + "/log", False),
+    ]:
+        ui = TableUI(name="P0", output=DummyOutput())
+        ui.attach(s0, 0, [p.name for p in s0.log.players])
+        ui.on_events(list(s0.events))
+        ui.log_path = path
+        ui.inputs = lambda ui=ui: replace(TableUI.inputs(ui), command=prog)  # type: ignore[method-assign]
+        lines = [line.strip(" │") for line in plain(render(ui.view(), 80, 24))]
+        cmd = f"{prog} replay {path} --table"
+        if whole:
+            assert cmd in lines or f"replay it:  {cmd}" in lines, lines
+        else:  # (where the log is, and what to run with it)
+            assert not any("--table" in line and path in line for line in lines), lines
+            said = " ".join(lines)
+            assert f"replay it: {prog} replay, then the log's path above, then --table" in said
+            assert f"log: {path[:60]}" in said, said
+
+
+def test_a_resumed_turn_its_bot_played_at_once_gives_the_seat_back() -> None:
+    """helper-71's brief: back with `p2puno resume` in a turn whose time had run out past the
+    table's deadline (resumed_turn_limit in p2puno/node/game.py: nothing left, the node's bot
+    plays it at once), the seat stayed the bot's, each later turn on a short count "until a
+    key is pressed". The person who typed `resume` is at the keys: the seat is theirs again
+    from the next decision, with its whole clock, and the table says so (docs/ui.md, "A turn
+    the bot played the moment the person came back leaves the seat theirs"; protocol/lobby.md
+    section 5: the next turn's deadline is the table's, as for every turn)."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.engine.game import Event
+    from p2puno.session.session import Prompt, SessionEvent
+
+    backs: list[int] = []
+    for due_since, limit, given_back in [(1.0, 0.05, True), (None, 0.05, False), (1.0, 9.0, False)]:
+        with create_pipe_input() as pipe:
+            ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
+            ui.attach(_stub_source(Game(Options(3))), 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+            node = SimpleNamespace(
+                due_since=due_since, turn_limit=limit, person_is_back=lambda: backs.append(1)
+            )
+            ui.node = node  # type: ignore[assignment]
+            prompt = Prompt("turn", 9, (Action(0, Kind.DRAW),), None)  # type: ignore[arg-type]
+            loop = asyncio.new_event_loop()
+            try:
+                with pytest.raises(TimeoutError):
+                    loop.run_until_complete(asyncio.wait_for(ui.ask(prompt), 0.05))
+            finally:
+                loop.close()
+            assert ui.autopilot is not given_back, (due_since, limit)
+            backs.clear()
+            ui.on_events([SessionEvent("audit", "a deck checks out")])  # (no move: not yet)
+            ui.on_events([SessionEvent("engine", "draw", event=Event("draw", 0, -1, 1))])
+            ui.on_events([SessionEvent("engine", "draw", event=Event("draw", 1, -1, 1))])
+            if given_back:
+                assert len(backs) == 2, backs  # (told again until its bot's move is taken)
+                assert "the next one is yours" in ui.state.message, ui.state.message
+                assert "bot played only the turn that ran out" in ui.log[-2], list(ui.log)
+                assert ui.log[-3] == "You drew 1 card", list(ui.log)  # (the bot's move first)
+            else:
+                assert backs == [] and "any key: you play again" in ui.state.message
+
+
 def test_a_number_and_its_unit_are_never_split_by_the_wrap() -> None:
     """helper-54 read "3" at the end of a line of moves and "s" under it."""
     from p2puno.ui.render import wrap
@@ -1342,7 +1513,9 @@ def test_the_lobby_says_what_to_compare_and_what_its_keys_and_options_do() -> No
             "Read your own row's key out",
             "60 s for a person to decide",
             "a claim window of 2.5 s after each card",
-            "Progressive: a Draw Two or Wild Draw Four may be stacked on",
+            # (this table's house rules only: helper-71's brief found the help a page too
+            # long, with three lines on rules not in play)
+            "House rules: Jump-In: an identical card may be played out of turn.",
             "lowest, each adds their own hand",
             "the highest number deals (S, R, +2, W and W+4 count as 0",
             "One player leaving ends the game for everyone",
@@ -1514,6 +1687,30 @@ def test_a_bots_wait_says_it_is_thinking_and_counts_only_when_it_is_slow() -> No
         assert gone.deadline == 79.0 and "thinking" not in gone.status, gone.status
 
 
+def test_the_header_keeps_the_round_and_its_target_whole_with_watchers() -> None:
+    """helper-71's brief: with someone watching, the header at 80 columns read "round 3 · to
+    5…". The round and its target stay whole (docs/ui.md, "The seat list's name takes 14
+    cells": what gives way first); the name, then the right side's words, give way."""
+    from p2puno.ui.model import UiState, Verification, ViewInputs, table_view
+    from p2puno.ui.render import plain, render
+
+    g = Game(Options(4))
+    g.round_no = 3
+    names = ["You", "Bot-1", "Bot-2", "Bot-3"]
+    for title, watchers, audits in [
+        ("p2puno · You's table", ["Eve"], 2),
+        ("p2puno · Annabel1's table (resumed)", ["Eve", "Zed"], 12),
+        ("p2puno · Bartholomew's big table (resumed)", ["Eve"] * 10, 12),
+        ("p2puno · a table with a name far too long for it", ["Eve"], 3),
+    ]:
+        vi = ViewInputs(names, 0, title=title, code="ABCD-EFGH", watchers=watchers)
+        vi.verification = Verification(audits=audits)
+        top = plain(render(table_view(_stub_source(g), UiState(), vi), 80, 24))[0]  # type: ignore[arg-type]
+        assert len(top) == 80 and "· round 3 · to 500  " in top, top
+        assert "code ABCD-EFGH" in top and f"{len(watchers)} watching · ✓ {audits} " in top, top
+        assert top.rstrip().endswith("verified"), top
+
+
 def test_a_four_seat_tables_seat_list_fits_eight_character_names_at_80() -> None:
     """helper-64's brief: at 80x24 with four seats of 8-character names the person's own row
     read "Annabe… (you)": the name and its "(you)" passed the name column. The column takes
@@ -1549,9 +1746,10 @@ def test_the_lobbys_help_pages_when_it_does_not_fit_80_by_24() -> None:
 
     opts = make_options(4, ["progressive", "seven-o", "jump-in"], "standard", 500, Timing())
     seats = [
-        {"name": n, "kind": "person", "runner": "self", "key": "0" * 16, "connected": True}
+        {"name": n, "kind": "person", "runner": "self", "key": "0" * 16, "connected": True,
+         "ready": False}
         for n in ("Annabel1", "Bartholo", "Cornelia", "Dominika")
-    ]
+    ]  # fmt: skip
     table = {"name": "Annabel1's table", "options": opts, "seats": seats, "size": 4,
              "confirm": True}  # fmt: skip
     every: list[str] = []
@@ -1563,24 +1761,25 @@ def test_the_lobbys_help_pages_when_it_does_not_fit_80_by_24() -> None:
 
     timing = opts["timing"]
     assert isinstance(timing, dict)
-    for page in _lobby_help(opts, timing, False, False, words):
+    for page in _lobby_help(opts, timing, True, False, words):
         every += [p.strip() for p in plain([line for line in page])]
     pages: list[list[str]] = []
     for n in range(4):
+        # (the host's: five keys, and what it waits for; helper-71 made a joiner's fit)
         shown = plain(
             lobby_lines(
-                table, "", False, 80, 24, "a word from the table " * 4, mode="help",
-                asked=True, asked_left=41.0, page=n,
+                table, "", True, 80, 24, "a word from the table " * 4, mode="help", page=n,
             )
         )  # fmt: skip
-        assert len(shown) == 24 and "press Enter within 41 s" in shown[0], shown
+        assert len(shown) == 24 and "waiting for Annabel1, Bartholo" in shown[1], shown
+        assert shown[0].startswith(" p2puno lobby — help"), shown  # (the title first)
         pages.append(shown)
-    assert pages[0] != pages[1] and pages[2] == pages[0]  # (two pages, then the first again)
+    assert pages[0] != pages[1] and pages[2] == pages[1]  # (two pages; past the last: it)
     seen = {line.strip() for page in pages for line in page}
     assert all(line in seen for line in every if line), [x for x in every if x not in seen]
     assert "page 1 of 2" in pages[0][-1] and "Space" in pages[0][-1], pages[0][-1]
     with create_pipe_input() as pipe:  # the keys: Space, the next page; another, back
-        ui = TableUI(name="Bartholo", input=pipe, output=DummyOutput())
+        ui = TableUI(name="Annabel1", host=True, input=pipe, output=DummyOutput())
         ui.table, ui.lobby_message = table, "a word from the table " * 4
         ui.key("?")
         assert "page 1 of 2" in plain(ui.lines(80, 24))[-1]  # (drawn: the app knows its pages)
@@ -1588,6 +1787,57 @@ def test_the_lobbys_help_pages_when_it_does_not_fit_80_by_24() -> None:
         assert ui.state.mode == "help" and "page 2 of 2" in plain(ui.lines(80, 24))[-1]
         ui.key("x")
         assert ui.state.mode == "play"
+
+
+def test_the_lobbys_help_covers_the_lobby_ends_its_pages_and_takes_enter() -> None:
+    """helper-71's brief, the lobby's `?` (docs/ui.md, "The lobby's `?` is a page, or
+    pages"): its second page held one line; its last page's keys line said "next page"; a
+    seat's "joined" line stood above its title; Enter there only went back, though the
+    question shown with it says "press Enter"; a spectator's help said "any key: back" twice."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.node.lobby import make_options
+    from p2puno.session import Timing
+    from p2puno.ui.render import lobby_lines, plain
+
+    opts = make_options(4, [], "standard", 500, Timing())
+    seats = [
+        {"name": n, "kind": k, "runner": r, "key": "0" * 16, "connected": True}
+        for n, k, r in (("Ann", "person", "self"), ("You", "person", "self"), ("Bo", "bot", "host"))
+    ]
+    table = {"name": "Ann's table", "options": opts, "seats": seats, "size": 3, "confirm": True}
+    joined = '"Bo" joined seat 2'
+    shown = plain(
+        lobby_lines(table, "", False, 80, 24, joined, mode="help", asked=True, asked_left=41.0)
+    )
+    assert shown[0].startswith(" p2puno lobby — help") and "page" not in shown[0], shown
+    assert "press Enter within 41 s" in shown[1] and joined not in "".join(shown), shown
+    assert any("One player leaving ends the game" in line for line in shown), shown
+    assert shown[-1].strip() == "Enter: play at this table · any other key: back to the lobby"
+    # the host's, paged (five keys, three house rules, a seat deciding): even pages, and no
+    # "next page" on the last
+    house = make_options(4, ["progressive", "seven-o", "jump-in"], "standard", 500, Timing())
+    paged = {**table, "options": house, "seats": [{**seats[1], "ready": False}]}
+    first = plain(lobby_lines(paged, "", True, 80, 24, mode="help"))
+    last = plain(lobby_lines(paged, "", True, 80, 24, mode="help", page=9))
+    assert "page 1 of 2 · Space / → next page" in first[-1], first[-1]
+    assert "page 2 of 2 · ← page 1 · any other key" in last[-1], last[-1]
+    assert "next page" not in last[-1], last[-1]
+    assert min(sum(1 for line in page[2:-1] if line.strip()) for page in (first, last)) > 5
+    spectator = plain(lobby_lines(table, "", False, 80, 24, mode="help", spectator=True))
+    assert sum(line.count("any key") for line in spectator) == 1, spectator
+    with create_pipe_input() as pipe:  # Enter in the help answers the question shown with it
+        ui = TableUI(name="You", input=pipe, output=DummyOutput())
+        loop = asyncio.new_event_loop()
+        try:
+            ui.table, ui._confirm = table, loop.create_future()
+            ui.key("?")
+            assert ui.state.mode == "help"
+            ui.key("enter")
+            assert ui.state.mode == "play" and ui._confirm.done() and ui._confirm.result()
+            assert ui.confirmed
+        finally:
+            loop.close()
 
 
 def test_a_stop_in_the_first_round_says_the_scores_stay_at_0() -> None:

@@ -153,9 +153,13 @@ async def _play(
     text = await wait_for(screen, "GAME OVER", timeout=30)
     assert "every deck audited and verified" in text
     assert "--table" in text and "p2puno replay" in text
-    # --save-log: the end screen names the copy that stays (the path wraps in the box)
+    # --save-log: the end screen names the copy that stays (the path wraps in the box); the
+    # command to replay it stands whole on a line, or, wider than the box, is said in words
+    # (docs/ui.md, the end box: a command split over two lines does not run)
     flat = "".join(line.strip(" │") for line in text.splitlines())
-    assert ui.log_path.endswith("kept.log") and f"p2puno replay{ui.log_path}" in flat
+    assert ui.log_path.endswith("kept.log") and ui.log_path in flat
+    whole = f"p2puno replay {ui.log_path} --table" in text
+    assert whole or ("the log's path" in text and "then --table" in text), text
     await press(pipe, "q")
     return await asyncio.wait_for(host, 30)
 

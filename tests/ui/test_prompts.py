@@ -260,9 +260,19 @@ def two_cards(g: Game, kind: str, actions: list[Action]) -> bool:
 
 
 async def test_uno_called_with_the_card() -> None:
+    """002 · UNO: called with the next-to-last card (u, then the card). What u does is said
+    once, on the choice line (docs/ui.md, "Plain words for what a person reads": the message
+    line said it again, helper-71's brief)."""
     async with table(once(two_cards), seed="uno") as t:
         text = await wait_for(t.screen, "press u to call UNO", timeout=20)
         assert "(UNO not called)" in text and "u UNO" in text
+        await press(t.pipe, "u")
+        text = await wait_for(t.screen, "UNO! will be called with the card you play")
+        # (said once, on the choice line: the message line said it again, helper-71's brief)
+        assert text.count("UNO! will be called") == 1, text
+        await press(t.pipe, "u")
+        text = await wait_for(t.screen, "press u to call UNO")
+        assert text.count("UNO not called") == 1 and "UNO! will" not in text, text
         await press(t.pipe, "u")
         await wait_for(t.screen, "UNO! will be called with the card you play")
         await press(t.pipe, ENTER)
@@ -297,7 +307,8 @@ async def test_uno_is_offered_with_a_drawn_card_that_leaves_one() -> None:
         assert "play it (Enter)" in text and "press u to call UNO with it (UNO not called)" in text
         assert "u UNO" in text
         await press(t.pipe, "u")
-        await wait_for(t.screen, "UNO! will be called with it")
+        text = await wait_for(t.screen, "UNO! will be called with it")
+        assert text.count("UNO! will be called") == 1, text  # (once: helper-71's brief)
         await press(t.pipe, ENTER)
         a = await t.answered()
         assert a is not None and a.kind is Kind.PLAY and a.uno
