@@ -329,6 +329,11 @@ class Session:
         self.outbox: list[bytes] = []
         self.events: list[SessionEvent] = []
         self.shuffles: list[_Shuffle] = []
+        # the deck's reveal so far (REVEAL_SHUFFLES at a step): the next shuffle whose secrets
+        # are due, the step its reveal began after, and the reveal entries taken
+        self._reveal_from = 0
+        self._reveal_at = -1
+        self._revealed: list[tuple[Entry, list[SecretReveal]]] = []
         self.deck_no = 0
         self.shown: dict[tuple[int, int], set[tuple[int, int]]] = {}  # (sender, to) -> slots
         self.last_actor = 0
@@ -849,7 +854,7 @@ class Session:
                     pending_play = action.slot
                 extra["action"] = str(action)
         elif kind == "reveal":
-            extra["secrets"] = [s.mine.reveal().to_obj() for s in self.shuffles if s.mine]
+            extra["secrets"] = self._my_secrets(self._reveal_default())
         elif kind == "window":
             ready, claim = self._decide_claim()
             if not ready:
@@ -886,7 +891,11 @@ class Session:
             assert sh.mine is not None and not sh.committed
             extra["commitment"] = sh.mine.commitment().to_obj()
         elif proposal.kind == "reveal":
-            extra["secrets"] = [s.mine.reveal().to_obj() for s in self.shuffles if s.mine]
+            try:
+                part = self._reveal_part(proposal)[0]
+            except _Fault:  # (its author's, said when the step is taken: ours go all the same)
+                part = self._reveal_default()
+            extra["secrets"] = self._my_secrets(part)
         body = self._base_body(self._played_slot(proposal))
         body.update(extra)
         return self.log.respond(self.identity, me, "ack", body)
@@ -1537,7 +1546,18 @@ class Session:
             order = [(self.last_actor + i) % self.n for i in range(1, self.n + 1)]
             self.claim_queue = [s for s in order if s in claims]
         elif kind == "reveal":
-            self._audit([p, *responses])
+            part, given = self._reveal_part(p)
+            taken = [(p, given)]
+            for r in responses:
+                got = self._reveals_of(r)
+                if not {_sid_index(self.shuffles, x.shuffle_id) for x in got} <= set(part):
+                    raise _Fault(r.author, "revealed secrets of a shuffle outside this step's")
+                taken.append((r, got))
+            self._revealed += taken
+            self._reveal_from = part.stop
+            if part.stop >= len(self.shuffles):
+                entries, self._revealed, self._reveal_from = self._revealed, [], 0
+                self._audit(entries)
         elif kind == "sync":
             pass
         else:
@@ -1695,6 +1715,7 @@ class Session:
             cards: tuple[int, ...] = tuple(range(DECK_SIZE))
             self.deck_no += 1
             self.shuffles = []
+            self._reveal_from, self._revealed = 0, []
             self.shown = {}
             self._opened = set()
             self._settled = set()
@@ -1750,18 +1771,52 @@ class Session:
             self.events.append(SessionEvent("engine", str(ev), ev.seat, ev))
 
     # ------------------------------------------------------------------ audit
-    def _audit(self, entries: list[Entry]) -> None:
+    def _reveal_default(self) -> range:
+        """The shuffles (indexes in the deck) whose secrets the next reveal step carries:
+        the next REVEAL_SHUFFLES of the deck not revealed yet."""
+        start = self._reveal_from
+        return range(start, min(start + REVEAL_SHUFFLES, len(self.shuffles)))
+
+    def _reveal_part(self, proposal: Entry) -> tuple[range, list[SecretReveal]]:
+        """The shuffles a reveal step carries, and the proposal's secrets: those it reveals,
+        which must be the deck's next ones in order (a log of an earlier build revealed every
+        shuffle of the deck in one step: it still verifies), or, where the proposal reveals
+        none, the next REVEAL_SHUFFLES (the audit then finds its author's secrets missing)."""
+        given = self._reveals_of(proposal)
+        if not given:
+            return self._reveal_default(), given
+        start = self._reveal_from
+        part = range(start, start + len(given))
+        if [_sid_index(self.shuffles, r.shuffle_id) for r in given] != list(part):
+            raise _Fault(proposal.author, "its reveal names the deck's shuffles out of order")
+        return part, given
+
+    def _reveals_of(self, e: Entry) -> list[SecretReveal]:
+        """The secrets an entry of a reveal step gives (a malformed one, or another seat's,
+        is its author's fault)."""
+        b = e.body
+        secrets = b.get("secrets") if isinstance(b, dict) else None
+        if not isinstance(secrets, list):
+            raise _Fault(e.author, "a reveal entry must carry its secrets")
+        out: list[SecretReveal] = []
+        for obj in secrets:
+            r = _parse(SecretReveal, obj, e.author)
+            if r.player != e.author:
+                raise _Fault(e.author, "revealed another seat's secrets")
+            out.append(r)
+        return out
+
+    def _my_secrets(self, part: range) -> list[JSONValue]:
+        """This seat's secrets for the shuffles of ``part`` (its reveal step's body)."""
+        mine = (self.shuffles[i].mine for i in part)
+        return [m.reveal().to_obj() for m in mine if m is not None]
+
+    def _audit(self, taken: list[tuple[Entry, list[SecretReveal]]]) -> None:
+        """Every shuffle of the deck against every seat's secrets (``taken``: the entries of
+        the deck's reveal steps, each with the secrets it gave), then its rules."""
         reveals: dict[int, dict[int, SecretReveal]] = {}
-        for e in entries:
-            b = e.body
-            assert isinstance(b, dict)
-            secrets = b.get("secrets")
-            if not isinstance(secrets, list):
-                raise _Fault(e.author, "a reveal entry must carry its secrets")
-            for obj in secrets:
-                r = _parse(SecretReveal, obj, e.author)
-                if r.player != e.author:
-                    raise _Fault(e.author, "revealed another seat's secrets")
+        for e, gave in taken:
+            for r in gave:
                 reveals.setdefault(e.author, {})[_sid_index(self.shuffles, r.shuffle_id)] = r
         faces_by_shuffle: list[tuple[int, ...]] = []
         given: list[dict[int, SecretReveal]] = []
@@ -1887,7 +1942,7 @@ class Session:
             ):
                 # raised at a round's last play: its reveal is the dispute's (helper-47)
                 self._disputed_ends[self._done_seq] = self._round_result()
-            self.step = _Step("reveal", 0)
+            self._reveal_step()
             return
         if self.shuffles and not self.shuffles[-1].view.complete:
             sh = self.shuffles[-1]
@@ -1925,10 +1980,22 @@ class Session:
             return
         self.step = _Step("action", g.turn)
 
+    def _reveal_step(self) -> None:
+        """The next step is a reveal (of the deck's next REVEAL_SHUFFLES). A round's end
+        known when the deck's reveal began (see stop) holds at each of its steps: a seat
+        silent at the second keeps the round from the audit as at the first."""
+        if self._reveal_from == 0:
+            self._reveal_at = self._done_seq
+        else:
+            for ends in (self._round_ends, self._disputed_ends):
+                if self._reveal_at in ends:
+                    ends.setdefault(self._done_seq, ends[self._reveal_at])
+        self.step = _Step("reveal", 0)
+
     def _due_reveal(self) -> None:
         """The end of a deck: everyone reveals. If a round was played to its end in it (every
         deck but the draw for dealer's), remember where and how it ended (see stop)."""
-        self.step = _Step("reveal", 0)
+        self._reveal_step()
         if self.deck_no >= 2 and not self.dispute:
             self._round_ends[self._done_seq] = self._round_result()
 
@@ -2061,6 +2128,12 @@ def _card_of(color: int, rank: int) -> int | None:
         if CARD_COLOR[c] == color and CARD_RANK[c] == rank:
             return c
     return None
+
+
+# shuffles whose secrets one reveal step carries, at most (spec 10.10): a deck's secrets in one
+# entry grew with every reshuffle, past the entry cap (helper-73: two random bots' round of
+# many reshuffles signed a 286,583-byte reveal its own log refused, and the game stopped)
+REVEAL_SHUFFLES = 2
 
 
 def _sid_index(shuffles: list[_Shuffle], sid: bytes) -> int:

@@ -199,3 +199,49 @@ def test_the_genesis_options_have_one_spelling_per_table(house: list[str]) -> No
     for on in itertools.product((False, True), repeat=3):
         o = Options(3, progressive=on[0], seven_o=on[1], jump_in=on[2])
         assert options_from_obj(options_to_obj(o)) == o
+
+
+def _reveal_parts(table: LocalTable) -> list[int]:
+    """How many shuffles each reveal step's proposal gave secrets for, in log order."""
+    from p2puno.wire import decode
+
+    parts = []
+    for raw in table.entries:
+        obj = decode(raw)
+        assert isinstance(obj, dict)
+        body = obj["body"]
+        if obj["kind"] == "reveal" and isinstance(body, dict):
+            secrets = body["secrets"]
+            assert isinstance(secrets, list)
+            parts.append(len(secrets))
+    return parts
+
+
+def test_a_decks_secrets_are_revealed_a_few_shuffles_at_a_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """protocol/spec.md 10.10: a deck's end reveals every shuffle's secrets (the deck and each
+    reshuffle of the discard pile, 001_14a553244470b24d.txt · "Draw Pile": reshuffled when it
+    runs out) at most REVEAL_SHUFFLES to a step: in one entry they grew with every reshuffle,
+    and helper-73's two random bots signed a 286,583-byte reveal their own log refused (the
+    game stopped). Played one shuffle to a step, the same seeds give the same game, and a log
+    that reveals a deck in one step (an earlier build's) still verifies."""
+    import p2puno.session.session as session_module
+
+    def run(k: int, name: str) -> tuple[LocalTable, Path]:
+        monkeypatch.setattr(session_module, "REVEAL_SHUFFLES", k)
+        table = LocalTable(Options(2, target=20), seed="r4", bots=["random", "random"])
+        table.run()
+        check_agreement(table)
+        return table, write_log(table, tmp_path / name)
+
+    one, one_log = run(1, "one.log")
+    whole, whole_log = run(1000, "whole.log")
+    assert _reveal_parts(one) == [1, 1, 1, 1]  # (the draw for dealer's; a round's three)
+    assert _reveal_parts(whole) == [1, 3]
+    assert str(one.sessions[0].outcome) == str(whole.sessions[0].outcome)
+    assert one.sessions[0].engine.scores == whole.sessions[0].engine.scores
+    monkeypatch.setattr(session_module, "REVEAL_SHUFFLES", 1)
+    for path in (one_log, whole_log):  # (each read with one shuffle to a step: the part is
+        result = replay(path)  # the proposal's, the deck's next shuffles in order)
+        assert result.ok, result.error

@@ -628,6 +628,43 @@ def test_a_round_played_to_its_end_counts_unless_its_winner_withholds_its_secret
         assert got.winners == () and got.scores == (0, 0) and got.void
 
 
+@pytest.mark.parametrize("who", ["loser", "winner"])
+def test_a_seat_silent_at_a_later_step_of_a_decks_reveal_is_judged_as_at_its_first(
+    who: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As above, where the deck's secrets take several reveal steps (spec 10.10: at most
+    REVEAL_SHUFFLES shuffles to a step; here one, and the last deck has three): a seat that
+    sends its first part and withholds a later one keeps a loser's round counted and a
+    winner's void, as at the first."""
+    import p2puno.session.session as session_module
+
+    monkeypatch.setattr(session_module, "REVEAL_SHUFFLES", 1)
+    options = Options(2, target=20)
+    honest = LocalTable(options, seed="r4", bots=["random", "random"])
+    honest.run()
+    o = honest.sessions[0].outcome
+    assert o.state == "finished"
+    winner = o.winners[0]
+    silent = winner if who == "winner" else 1 - winner
+    table = LocalTable(options, seed="r4", bots=["random", "random"])
+
+    def later_reveal(seat: int, raw: bytes) -> bool:
+        s, body = table.sessions[seat], fields(raw)["body"]
+        if seat != silent or s.engine.phase is not Phase.GAME_OVER or not body.get("secrets"):
+            return False
+        return body["secrets"][0]["shuffle_id"] != s.shuffles[0].spec.shuffle_id.hex()
+
+    config = NetConfig(**{**NET.__dict__, "deadline": 3000, "silence": later_reveal})
+    SimNet(table, "withhold-later", config).run()
+    got = table.sessions[1 - silent].outcome
+    assert got.state == "stopped" and got.silent == (silent,)
+    assert table.sessions[1 - silent]._reveal_from > 0  # (its first part was taken)
+    if who == "loser":
+        assert got.winners == o.winners and got.scores == o.scores and not got.void
+    else:
+        assert got.winners == () and got.scores == (0, 0) and got.void
+
+
 @pytest.mark.parametrize("who", ["winner", "loser"])
 def test_a_seat_that_votes_instead_of_sending_its_last_reveal_is_silent_all_the_same(
     who: str,
