@@ -786,6 +786,13 @@ class GameNode:
         (:meth:`wait_left`). Said again when the vote's time moves (a seat left, a link
         lost); never trusted beyond the count it shows."""
         got = self.wait_left()
+        prompt = self.session.prompt
+        if got is None and prompt is not None and prompt.kind == "turn" and self._deciding:
+            # this seat's own turn (its node waits on nobody: it asks its person or bot):
+            # what the others count, from its prompt, so the spectator counts the person's
+            # own time as their screen does (it counted from when it saw the turn begin)
+            waited = time.monotonic() - self._prompt_since
+            got = (self.turn_limit - waited + float(self.timing.step_s), waited, True)
         if got is None:
             return None
         left, waited, deciding = got

@@ -731,5 +731,21 @@ async def test_a_spectator_counts_the_wait_as_the_node_it_watches_through(tmp_pa
         assert spectator.wait_left() is None, bad
     spectator._on_message(MsgType.LOBBY, encode({**waits[0], "step": waits[0]["step"] + 1}))
     assert spectator.wait_left() is None  # (another step's count is not this wait's)
+    # its own seat's turn: its node waits on nobody (it asks its person), so it says the
+    # person's own time, which the spectator's screen counts as the players' do (it showed
+    # 56 s where the person's own read 51 s, seen in tmux)
+    from types import SimpleNamespace
+
+    own, _ = _lone_node("own-turn", tmp_path / "own", seat=1)  # type: ignore[operator]
+    assert own.wait_left() is None and own._wait_report() is None
+    own.session.prompt = SimpleNamespace(kind="turn")  # type: ignore[assignment]
+    own._deciding = asyncio.Future()
+    own._prompt_since = time.monotonic() - 4.0
+    report = own._wait_report()
+    assert report is not None
+    body = report[1]
+    assert isinstance(body, dict) and body["deciding"] is True
+    assert abs(body["left_ms"] / 1000 - (own.turn_limit - 4.0 + own.timing.step_s)) < 0.5
+    own._deciding.cancel()
     for t in list(node._tasks):
         t.cancel()
