@@ -159,7 +159,8 @@ async def _play(
     flat = "".join(line.strip(" │") for line in text.splitlines())
     assert ui.log_path.endswith("kept.log") and ui.log_path in flat
     whole = f"p2puno replay {ui.log_path} --table" in text
-    assert whole or ("the log's path" in text and "then --table" in text), text
+    words = " ".join(line.strip(" │") for line in text.splitlines())  # (wrapped at a space)
+    assert whole or "replay, then the log's path above, then --table" in words, text
     await press(pipe, "q")
     return await asyncio.wait_for(host, 30)
 
