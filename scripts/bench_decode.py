@@ -22,7 +22,6 @@ import argparse
 import ast
 import contextlib
 import importlib.util
-import random
 import subprocess
 import sys
 import time
@@ -37,6 +36,7 @@ from p2puno.engine import Options  # noqa: E402
 from p2puno.log import entry as new_entry  # noqa: E402
 from p2puno.session.harness import LocalTable  # noqa: E402
 from p2puno.wire import canonical as new_canonical  # noqa: E402
+from p2puno.wire.testing import keys_object  # noqa: E402
 
 
 def _git_show(rev: str, path: str) -> str:
@@ -95,29 +95,13 @@ def _fill(head: bytes, item: bytes, tail: bytes, cap: int, sep: bytes = b",") ->
     return data
 
 
-def _keys(cap: int, order: str, prefix: str = "k") -> bytes:
-    members: list[bytes] = []
-    size = 2
-    while True:
-        m = f'"{prefix}{len(members):06d}":0'.encode()
-        if size + len(m) + 1 > cap:
-            break
-        members.append(m)
-        size += len(m) + 1
-    if order == "shuffled":
-        random.Random(0).shuffle(members)
-    elif order == "last two swapped":
-        members[-1], members[-2] = members[-2], members[-1]
-    return b"{" + b",".join(members) + b"}"
-
-
 ATTACKS: dict[str, Callable[[int], bytes]] = {
-    "one object, keys shuffled": lambda c: _keys(c, "shuffled"),
-    "one object, last two keys swapped": lambda c: _keys(c, "last two swapped"),
-    "one object, keys in order (valid)": lambda c: _keys(c, "in order"),
-    "one object, e-acute keys shuffled": lambda c: _keys(c, "shuffled", "\u00e9"),
-    "one object, e-acute keys in order (valid)": lambda c: _keys(c, "in order", "\u00e9"),
-    "one object, astral and U+FFFF keys shuffled": lambda c: _keys(
+    "one object, keys shuffled": lambda c: keys_object(c, "shuffled"),
+    "one object, last two keys swapped": lambda c: keys_object(c, "last two swapped"),
+    "one object, keys in order (valid)": lambda c: keys_object(c, "in order"),
+    "one object, e-acute keys shuffled": lambda c: keys_object(c, "shuffled", "\u00e9"),
+    "one object, e-acute keys in order (valid)": lambda c: keys_object(c, "in order", "\u00e9"),
+    "one object, astral and U+FFFF keys shuffled": lambda c: keys_object(
         c, "shuffled", "\U0001f600\uffff"
     ),
     "one object, one key repeated": lambda c: _fill(b"{", b'"a":0', b"}", c),

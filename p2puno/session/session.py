@@ -1348,18 +1348,12 @@ class Session:
         shows = body.get("shows", [])
         if not isinstance(rels, list) or not isinstance(shows, list):
             raise _Fault(e.author, "releases and shows must be lists")
-        out_r: list[KeyRelease] = []
-        for obj in rels:
-            rel = _parse(KeyRelease, obj, e.author)
-            if rel.owner != e.author:
-                raise _Fault(e.author, "released a key that is not its own")
-            out_r.append(rel)
-        out_s: list[ShowMessage] = []
-        for obj in shows:
-            show = _parse(ShowMessage, obj, e.author)
-            if show.sender != e.author:
-                raise _Fault(e.author, "a show must come from its sender")
-            out_s.append(show)
+        out_r: list[KeyRelease] = _parse_own(
+            KeyRelease, rels, e.author, "owner", "released a key that is not its own"
+        )
+        out_s: list[ShowMessage] = _parse_own(
+            ShowMessage, shows, e.author, "sender", "a show must come from its sender"
+        )
         return out_r, out_s
 
     def _parse_commitment(self, e: Entry, sh: _Shuffle) -> KeyCommitment:
@@ -1798,12 +1792,9 @@ class Session:
         secrets = b.get("secrets") if isinstance(b, dict) else None
         if not isinstance(secrets, list):
             raise _Fault(e.author, "a reveal entry must carry its secrets")
-        out: list[SecretReveal] = []
-        for obj in secrets:
-            r = _parse(SecretReveal, obj, e.author)
-            if r.player != e.author:
-                raise _Fault(e.author, "revealed another seat's secrets")
-            out.append(r)
+        out: list[SecretReveal] = _parse_own(
+            SecretReveal, secrets, e.author, "player", "revealed another seat's secrets"
+        )
         return out
 
     def _my_secrets(self, part: range) -> list[JSONValue]:
@@ -2182,6 +2173,18 @@ def _check_members(e: Entry, proposal: Entry | None = None) -> None:
     if dispute is not None and not (isinstance(dispute, str) and len(dispute) <= MAX_DISPUTE):
         # (it was ignored, whatever it was, and kept: helper-41 padded bodies with it)
         raise _Fault(e.author, f"a dispute is a line of text of at most {MAX_DISPUTE} characters")
+
+
+def _parse_own(cls: Any, objs: list[Any], author: int, field: str, why: str) -> list[Any]:
+    """Each of ``objs`` parsed as ``cls`` (a malformed one is ``author``'s fault), each of
+    ``author``'s own by its ``field`` (else ``why``, its fault), in order."""
+    out = []
+    for obj in objs:
+        x = _parse(cls, obj, author)
+        if getattr(x, field) != author:
+            raise _Fault(author, why)
+        out.append(x)
+    return out
 
 
 def _parse(cls: Any, obj: object, author: int) -> Any:

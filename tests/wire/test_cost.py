@@ -5,7 +5,6 @@ never timed (a shared box's timings are noise: scripts/bench_decode.py measures 
 from __future__ import annotations
 
 import contextlib
-import random
 import sys
 import time
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ import pytest
 
 from p2puno.wire import Code, EncodingError, decode
 from p2puno.wire.canonical import DEFAULT_MAX_SIZE
+from p2puno.wire.testing import keys_object
 
 CAP = DEFAULT_MAX_SIZE
 
@@ -22,19 +22,7 @@ CAP = DEFAULT_MAX_SIZE
 def _object(order: str, prefix: str = "k") -> bytes:
     """One object of as many keys as the cap holds: "in order" (canonical), "shuffled" or
     "swapped" (the last two keys)."""
-    members: list[bytes] = []
-    size = 2
-    while True:
-        m = f'"{prefix}{len(members):06d}":0'.encode()
-        if size + len(m) + 1 > CAP:
-            break
-        members.append(m)
-        size += len(m) + 1
-    if order == "shuffled":
-        random.Random(0).shuffle(members)
-    elif order == "swapped":
-        members[-1], members[-2] = members[-2], members[-1]
-    return b"{" + b",".join(members) + b"}"
+    return keys_object(CAP, "last two swapped" if order == "swapped" else order, prefix)
 
 
 def _list(item: bytes, tail: bytes = b"]") -> bytes:
