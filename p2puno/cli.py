@@ -619,11 +619,10 @@ def _finish_table(
                 f"{stopped} Unless you come back{_within(left[0])}{back}, the others vote you "
                 "out and the game ends for everyone. Come back with:"
             )
-        from p2puno.ui.replay import wrap_verdict
+        from p2puno.ui.lines import say_command
 
-        for line in wrap_verdict(said, _width(sys.stdout)):
-            typer.echo(line)
-        typer.echo(f"    {with_command(resume_command(data.root))}")  # (past the wrap's 2)
+        # (the table was up: a terminal reads it; its command on a line of its own whatever)
+        say_command(said, with_command(resume_command(data.root)), typer.echo, own_line=True)
         raise typer.Exit(0)
     _finish(result, quiet)  # (saved by the table already, where the end screen shows it)
 
