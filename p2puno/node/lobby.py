@@ -68,7 +68,10 @@ from p2puno.wire import EncodingError, JSONValue, decode, encode
 
 log = logging.getLogger("p2puno.lobby")
 
-LOBBY_VERSION = 2  # 2: the table code's secrets, committed by the nonces (section 2)
+# 2: the table code's secrets, committed by the nonces (section 2); 3: a deck's secrets
+# revealed two shuffles to a step (spec 10.10): a build of 2 at the table would answer such a
+# step with the whole deck's and the two builds would name different seats (helper-75)
+LOBBY_VERSION = 3
 CODE_DOMAIN = b"p2puno/v1/table-code\x00"
 SECRET_DOMAIN = b"p2puno/v1/code-secret\x00"
 HERE = "@"  # in a start message: "the address you reached the host at"

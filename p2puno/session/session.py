@@ -1543,13 +1543,16 @@ class Session:
             part, given = self._reveal_part(p)
             taken = [(p, given)]
             for r in responses:
+                # (more of the deck is taken: an earlier build's answer revealed all of it)
                 got = self._reveals_of(r)
-                if not {_sid_index(self.shuffles, x.shuffle_id) for x in got} <= set(part):
-                    raise _Fault(r.author, "revealed secrets of a shuffle outside this step's")
+                if any(0 <= _sid_index(self.shuffles, x.shuffle_id) < part.start for x in got):
+                    raise _Fault(r.author, "revealed again a shuffle an earlier step revealed")
                 taken.append((r, got))
             self._revealed += taken
             self._reveal_from = part.stop
-            if part.stop >= len(self.shuffles):
+            # a proposal that reveals nothing ends the deck's reveal: the audit finds its
+            # author missing (as an earlier build's single step did), whatever was owed after
+            if not given or part.stop >= len(self.shuffles):
                 entries, self._revealed, self._reveal_from = self._revealed, [], 0
                 self._audit(entries)
         elif kind == "sync":
@@ -1775,7 +1778,8 @@ class Session:
         """The shuffles a reveal step carries, and the proposal's secrets: those it reveals,
         which must be the deck's next ones in order (a log of an earlier build revealed every
         shuffle of the deck in one step: it still verifies), or, where the proposal reveals
-        none, the next REVEAL_SHUFFLES (the audit then finds its author's secrets missing)."""
+        none, the next REVEAL_SHUFFLES (what its responders reveal; the deck's reveal ends
+        there, and the audit finds the proposal's author missing)."""
         given = self._reveals_of(proposal)
         if not given:
             return self._reveal_default(), given

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from p2puno.log import Identity, Player, make_genesis
 from p2puno.net import Link, MsgType, open_link
 from p2puno.node.lobby import (
+    LOBBY_VERSION,
     Endpoint,
     HostLobby,
     LobbyError,
@@ -113,7 +114,7 @@ async def test_only_the_hosts_own_bots_may_say_the_host_runs_them(token: str | N
     ep, lobby, _ = await _host(3)
     ident = Identity.generate()
     link = await open_link(LOOP, ep.port, ident, None)
-    join = {"t": "join", "v": 2, "name": "Sneaky", "sign": ident.sign_pk.hex(),
+    join = {"t": "join", "v": LOBBY_VERSION, "name": "Sneaky", "sign": ident.sign_pk.hex(),
             "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
             "kind": "bot", "runner": "host"}  # fmt: skip
     if token is not None:
@@ -130,7 +131,20 @@ async def test_a_bad_protocol_version_is_refused_with_a_reason() -> None:
     link = await open_link(LOOP, ep.port, Identity.generate(), None)
     link.send(MsgType.LOBBY, encode({"t": "join", "v": 7}))
     msg = await asyncio.wait_for(receive(link), 5)
-    assert msg["t"] == "refuse" and "lobby protocol 2, not 7" in msg["reason"]
+    assert msg["t"] == "refuse" and "lobby protocol 3, not 7" in msg["reason"]
+    ep.close()
+
+
+async def test_a_node_of_the_build_before_the_split_reveal_is_refused() -> None:
+    """protocol/lobby.md 2, spec 10.10 (helper-75): a node of lobby version 2 answers a reveal
+    step of two shuffles with the whole deck's secrets, and the two builds would name
+    different seats at the deck's audit: such a node is refused at the join, with a reason."""
+    ep, lobby, _ = await _host(2)
+    link = await open_link(LOOP, ep.port, Identity.generate(), None)
+    link.send(MsgType.LOBBY, encode({"t": "join", "v": 2}))
+    msg = await asyncio.wait_for(receive(link), 5)
+    assert msg["t"] == "refuse" and "lobby protocol 3, not 2" in msg["reason"]
+    assert len(lobby.seats) == 1
     ep.close()
 
 
@@ -210,7 +224,7 @@ def test_any_join_or_start_message_gets_a_reason_never_a_crash(
     game or a LobbyError; nothing else comes out."""
     ident = Identity.generate()
     if as_join:
-        msg = {"t": "join", "v": 2, **msg}
+        msg = {"t": "join", "v": LOBBY_VERSION, **msg}
         reason = check_join(msg, ident.sign_pk, [], 4, False)
         assert reason is None or isinstance(reason, str)
     else:
@@ -363,7 +377,7 @@ async def test_a_confirmation_of_another_table_is_not_counted() -> None:
     ep, lobby, _ = await _host(2)
     ident = Identity.generate()
     link = await open_link(LOOP, ep.port, ident, None)
-    join = {"t": "join", "v": 2, "name": "Ann", "sign": ident.sign_pk.hex(),
+    join = {"t": "join", "v": LOBBY_VERSION, "name": "Ann", "sign": ident.sign_pk.hex(),
             "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9, "kind": "person",
             "runner": "self", "confirms": True}  # fmt: skip
     link.send(MsgType.LOBBY, encode(join))
@@ -460,7 +474,7 @@ async def test_a_host_that_starts_before_the_person_confirmed_gets_nothing_signe
 
 def test_a_join_must_say_confirms_as_a_boolean() -> None:
     ident = Identity.generate()
-    join = {"t": "join", "v": 2, "name": "Ann", "sign": ident.sign_pk.hex(),
+    join = {"t": "join", "v": LOBBY_VERSION, "name": "Ann", "sign": ident.sign_pk.hex(),
             "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9, "kind": "person",
             "runner": "self"}  # fmt: skip
     assert check_join(join, ident.sign_pk, [], 4, False) is None
@@ -547,7 +561,7 @@ async def test_a_link_gone_before_its_welcome_leaves_no_seat_behind() -> None:
     for k in range(10):
         ident = Identity.generate()
         link = await open_link(LOOP, ep.port, ident, None)
-        join = {"t": "join", "v": 2, "name": f"Z{k}", "sign": ident.sign_pk.hex(),
+        join = {"t": "join", "v": LOBBY_VERSION, "name": f"Z{k}", "sign": ident.sign_pk.hex(),
                 "dh": ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
                 "kind": "bot", "runner": "self"}  # fmt: skip
         link.send(MsgType.LOBBY, encode(join))
@@ -857,7 +871,7 @@ async def test_one_unseated_at_the_deadline_is_held_off_like_one_who_left() -> N
     lobby.held_off.clear()
     bot_ident = Identity.generate()
     link = await open_link(LOOP, ep.port, bot_ident, None)
-    join = {"t": "join", "v": 2, "name": "Mal", "sign": bot_ident.sign_pk.hex(),
+    join = {"t": "join", "v": LOBBY_VERSION, "name": "Mal", "sign": bot_ident.sign_pk.hex(),
             "dh": bot_ident.dh_pk.hex(), "nonce": os.urandom(32).hex(), "port": 9,
             "kind": "bot", "runner": "host", "token": lobby.bot_token}  # fmt: skip
     link.send(MsgType.LOBBY, encode(join))
@@ -1056,7 +1070,7 @@ async def _mal_joins(port: int) -> Link:
     ident = Identity.generate()
     link = await open_link(LOOP, port, ident, None)
     link.send(MsgType.LOBBY, encode({
-        "t": "join", "v": 2, "name": "Mal", "sign": ident.sign_pk.hex(),
+        "t": "join", "v": LOBBY_VERSION, "name": "Mal", "sign": ident.sign_pk.hex(),
         "dh": ident.dh_pk.hex(), "nonce": nonce_of(b"m" * 32).hex(), "port": 9,
         "kind": "bot", "runner": "self",
     }))  # fmt: skip

@@ -1415,3 +1415,36 @@ def test_a_colluders_second_vote_does_not_undo_a_stop_that_voided_a_silent_winne
     o = h.outcome
     assert o.state == "cheat" and o.blame is not None and o.blame.seat == colluder, o
     assert o.winners == () and o.void, o
+
+
+def test_an_earlier_builds_log_whose_proposer_kept_its_secrets_names_the_proposer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """spec 10.10 (helper-75): a log of the build that revealed a whole deck in one step, in
+    which seat 0 proposed the deck's reveal with no secrets: that build named seat 0
+    (`missing-reveal`); read by this one, the honest responder, which revealed the whole deck,
+    was named instead ("outside this step's") and the round went void. A response may reveal
+    more of the deck, and a proposal that reveals nothing ends the deck's reveal there."""
+    import p2puno.session.session as session_module
+    from p2puno.log import append_entry
+
+    monkeypatch.setattr(session_module, "REVEAL_SHUFFLES", 1000)  # (the earlier build's step)
+    table = LocalTable(Options(2, target=20), seed="r4", bots=["random", "random"])
+
+    def keep_secrets(sender: int, raw: bytes) -> bytes:
+        f = fields(raw)
+        if sender != 0 or f["kind"] != "reveal" or table.sessions[0].deck_no < 2:
+            return raw
+        return resign(table, raw, body={**f["body"], "secrets": []})
+
+    table.tamper = keep_secrets
+    table.run()
+    live = table.sessions[1].outcome
+    assert live.state == "cheat" and table.sessions[1].blame is not None
+    assert table.sessions[1].blame.seat == 0 and "missing-reveal" in table.sessions[1].blame.reason
+    path = tmp_path / "earlier.log"
+    for raw in table.entries:
+        append_entry(path, raw, fsync=False)
+    monkeypatch.setattr(session_module, "REVEAL_SHUFFLES", 2)  # (this build's)
+    result = replay(path)
+    assert str(result.outcome) == str(live), (result.outcome, live)
