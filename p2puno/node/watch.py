@@ -322,12 +322,22 @@ class Spectator:
         """Until the game has its verdict; another node when this one goes."""
         s = self.session
         assert s is not None
+        late_until: float | None = None
         while True:
             self._flush_events()
-            if s.over:
-                return None
             link = self.link
             now = time.monotonic()
+            if s.over:
+                # a stop naming a seat the node still reaches: its late vote may yet join
+                # it, and the seats wait for that vote (spec 10.15, races (3)); so does the
+                # spectator, or its record named one seat more than every seat's (helper-76:
+                # "Bot-1 and Bob did not answer" against the seats' "Bot-1 did not")
+                if not self.silent_but_reached():
+                    return None
+                if late_until is None:
+                    late_until = now + float(s.timing.step_s)
+                if now >= late_until or link is None or link.closed:
+                    return None
             if link is None or link.closed:
                 why = link.error if link is not None else None
                 if why is not None:
@@ -347,6 +357,15 @@ class Spectator:
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), 0.1)
+
+    def silent_but_reached(self) -> bool:
+        """The game was stopped naming a seat silent that the node watched through still
+        reaches (not away, not left, by its last report): as GameNode.silent_but_linked."""
+        s = self.session
+        if s is None:
+            return False
+        o = s.outcome
+        return o.state == "stopped" and any(i not in self.away | self.left for i in o.silent)
 
     def _ask(self, link: Link, now: float) -> None:
         s = self.session
