@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import signal
 import sys
 import time
@@ -992,13 +993,13 @@ def lobby(
         if chosen is None or not chosen.addresses:
             raise typer.BadParameter(choose)
         if chosen.in_play and not spectate:
-            raise typer.BadParameter(_in_play_words(chosen))
+            raise typer.BadParameter(_in_play_words(chosen, interface))
     else:
         if not sys.stdin.isatty():
             raise typer.Exit(0)
         if not spectate and all(ad.in_play for ad in tables):
             typer.echo(
-                "every game listed has started: watch one with  p2puno lobby --watch",
+                "every game listed has started: watch one with  " + _lobby_watch(interface),
             )
             raise typer.Exit(1)
         verb = "watch" if spectate else "join"
@@ -1008,7 +1009,7 @@ def lobby(
             if chosen is not None and chosen.addresses:
                 if not chosen.in_play or spectate:
                     break
-                typer.echo(_in_play_words(chosen))
+                typer.echo(_in_play_words(chosen, interface))
                 continue
             typer.echo(f'no table "{typed}" listed: {choose}')
         else:
@@ -1022,13 +1023,20 @@ def lobby(
     _join(address, name, bot, "self", bind, data_dir, quiet, False, advert=ad, ask=not pick)
 
 
-def _in_play_words(ad: TableAd) -> str:
+def _in_play_words(ad: TableAd, interface: str = "") -> str:
     """Why a table listed as in play is not joined, and how it is watched (named by its host
     key's start: a name may need quoting, and two tables may share one)."""
     return (
         f'the game at "{ad.name}" has started: nobody joins it now; watch it with  '
-        f"p2puno lobby --watch --join {ad.host_fingerprint[:8]}"
+        f"{_lobby_watch(interface)} --join {ad.host_fingerprint[:8]}"
     )
+
+
+def _lobby_watch(interface: str) -> str:
+    """`p2puno lobby --watch` with the interface the lobby was given (helper-76: the command
+    said dropped it, and looked on every interface instead)."""
+    where = f" --interface {shlex.quote(interface)}" if interface else ""
+    return f"p2puno lobby --watch{where}"
 
 
 def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:

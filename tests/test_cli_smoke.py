@@ -409,7 +409,8 @@ def test_a_game_in_play_is_listed_to_watch_and_not_joined(listed: list[object]) 
     assert "1. Busy in play, 3 players: to watch at 127.0.0.1:4000" in out
     assert result.exit_code == 2
     assert 'the game at "Busy" has started: nobody joins it now; watch it with' in out
-    assert "p2puno lobby --watch --join bbbbbbbb" in out
+    # (with the interface it was given: helper-76's hint dropped it, and looked everywhere)
+    assert "p2puno lobby --watch --interface 127.0.0.1 --join bbbbbbbb" in out
 
 
 def test_the_lines_after_leaving_name_the_bots_the_host_runs() -> None:

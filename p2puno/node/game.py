@@ -949,7 +949,7 @@ class GameNode:
                     self.say(
                         f"{self._name(seat)} (seat {seat}) left the table: unless it is back "
                         f"within {self.timing.step_s} s of when the game waits for it (a "
-                        "player with `p2puno resume`, a host's bot with its host), the others "
+                        "player with p2puno resume, a host's bot with its host), the others "
                         "vote it out"
                     )
             else:  # (in words: "eof: peer 60ab... at ..." read as noise, and "lost the link
