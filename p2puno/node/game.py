@@ -797,7 +797,8 @@ class GameNode:
         if got is None:
             return None
         left, waited, deciding = got
-        step, kind = self.session.waiting().step, self.session.waiting().kind
+        w = self.session.waiting()
+        step, kind = w.step, w.kind
         report: JSONValue = {
             "t": "wait",
             "step": step,

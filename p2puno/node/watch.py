@@ -211,8 +211,14 @@ class Spectator:
 
     def _on_message(self, mtype: int, payload: bytes) -> None:
         if mtype == MsgType.LOBBY and self.session is not None:
-            if not self._on_wait(payload):
-                self._on_seats(payload)
+            try:  # (decoded once, whatever its type: a report of any shape is words only)
+                msg = decode(payload)
+            except EncodingError:
+                return
+            if isinstance(msg, dict) and msg.get("t") == "wait":
+                self._on_wait(msg)
+            elif isinstance(msg, dict) and msg.get("t") == "seats":
+                self._on_seats(msg)
             return
         if mtype != MsgType.ENTRY or self.session is None:
             return
@@ -232,16 +238,10 @@ class Spectator:
                 s.prune_memory(PRUNE_KEEP)
         self._wake.set()
 
-    def _on_wait(self, payload: bytes) -> bool:
+    def _on_wait(self, msg: dict[str, Any]) -> None:
         """The node's count for the wait in progress (``{"t": "wait", ...}``: GameNode.
-        _wait_report); True if it was one (a malformed one is dropped). Only shown: nothing is
-        decided on it, and a count past the table's longest deadline is not taken."""
-        try:
-            msg = decode(payload)
-        except EncodingError:
-            return False
-        if not isinstance(msg, dict) or msg.get("t") != "wait":
-            return False
+        _wait_report; a malformed one is dropped). Only shown: nothing is decided on it, and a
+        count past the table's longest deadline is not taken."""
         step, kind, left, waited = (msg.get(k) for k in ("step", "kind", "left_ms", "waited_ms"))
         deciding = msg.get("deciding")
         t = self.timing
@@ -258,7 +258,6 @@ class Spectator:
             and type(deciding) is bool
         ):
             self._wait = (step, kind, left / 1000, waited / 1000, deciding, time.monotonic())
-        return True
 
     def wait_left(self) -> tuple[float, float, bool] | None:
         """As :meth:`GameNode.wait_left`, from the reports of the node watched through: the
@@ -273,18 +272,12 @@ class Spectator:
         since = time.monotonic() - at
         return left - since, waited + since, deciding
 
-    def _on_seats(self, payload: bytes) -> None:
-        """The node's view of the other seats, said when it changes (who left the table, who
-        is out of reach, who is back). Not trusted beyond the words: nothing is checked or
-        decided on it, and a malformed report is ignored."""
+    def _on_seats(self, msg: dict[str, Any]) -> None:
+        """The node's view of the other seats (``{"t": "seats", ...}``), said when it changes
+        (who left the table, who is out of reach, who is back). Not trusted beyond the words:
+        nothing is checked or decided on it, and a malformed report is ignored."""
         s = self.session
         assert s is not None
-        try:
-            msg = decode(payload)
-        except EncodingError:
-            return
-        if not isinstance(msg, dict) or msg.get("t") != "seats":
-            return
         got: list[frozenset[int]] = []
         for key in ("away", "left"):
             seats = msg.get(key)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from p2puno.engine.cards import UNKNOWN_CARD
 from p2puno.engine.game import Phase
+from p2puno.net import MsgType
 from p2puno.node.game import ChatPace, GameNode
 from p2puno.node.lobby import LobbyError
 from p2puno.node.store import DataDir
@@ -283,7 +284,7 @@ def test_a_seats_report_of_any_shape_is_taken_or_ignored_never_a_crash(msg: obje
     spectator.session = SimpleNamespace(  # type: ignore[assignment]
         n=3, log=SimpleNamespace(players=players), timing=Timing(step_s=7)
     )
-    spectator._on_seats(msg if isinstance(msg, bytes) else encode(msg))  # type: ignore[arg-type]
+    spectator._on_message(MsgType.LOBBY, msg if isinstance(msg, bytes) else encode(msg))  # type: ignore[arg-type]
     assert spectator.away <= {0, 1, 2} and spectator.left <= {0, 1, 2}
 
 
@@ -297,7 +298,7 @@ def test_a_seats_report_is_said_once_per_change() -> None:
         n=3, log=SimpleNamespace(players=players), timing=Timing(step_s=7)
     )
     for away, left in (([1], []), ([1], []), ([], [2]), ([], [])):
-        spectator._on_seats(encode({"t": "seats", "away": away, "left": left}))  # type: ignore[arg-type]
+        spectator._on_message(MsgType.LOBBY, encode({"t": "seats", "away": away, "left": left}))
     assert said == [
         "Bob (seat 1) could no longer be reached",
         "Cy (seat 2) left the table: the others vote the seat out unless it is back within 7 s",
