@@ -40,7 +40,12 @@ __all__ = [
 PROTOCOL_VERSION: Final = 1
 SIG_DOMAIN: Final = b"p2puno/v1/entry-sig\x00"
 HASH_DOMAIN: Final = b"p2puno/v1/entry-hash\x00"
-MAX_ENTRY_SIZE: Final = 256 * 1024
+# The cap on an entry a node takes (from the network, and so in its own log file and store).
+# 64 KiB since helper-78 (it was 256 KiB): an honest entry is at most two shuffles' secrets
+# or a step's owed keys, about 23-28 KB in play and under 64 KiB by construction, and the
+# cap bounds what one peer's entry can cost to decode (docs/encoding.md "Entry size cap").
+# The offline replay reads a file's entries up to REPLAY_MAX_ENTRY_SIZE (p2puno.session.replay).
+MAX_ENTRY_SIZE: Final = 64 * 1024
 MIN_PLAYERS: Final = 2
 MAX_PLAYERS: Final = 10
 HASH_SIZE: Final = 32

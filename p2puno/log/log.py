@@ -824,6 +824,12 @@ class Log:
                 author=a,
             )
 
+    @property
+    def max_entry_size(self) -> int:
+        """The largest entry this log takes, in bytes: ``MAX_ENTRY_SIZE`` (64 KiB) for a node
+        and its own files; the offline replay reads earlier builds' files with more."""
+        return self._max_size
+
     def check_signature(self, data: bytes) -> None:
         """Check that ``data`` is an entry of this game signed by the seat it names, without
         adding it. For an entry the log no longer reads (STALE: of a step pruned from memory)

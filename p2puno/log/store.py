@@ -97,9 +97,12 @@ def iter_log_file(
 _READ_BLOCK: Final = 1 << 20  # bytes read at a time by stream_log_file
 
 
-def stream_log_file(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:
+def stream_log_file(
+    path: str | os.PathLike[str], *, max_size: int = MAX_ENTRY_SIZE
+) -> Iterator[tuple[int, bytes]]:
     """(index, raw entry) per line, read as it goes (a file of any length in little memory).
-    A last line without ``\\n`` is an error (cut a torn tail first)."""
+    A last line without ``\\n`` is an error (cut a torn tail first); a line longer than
+    ``max_size`` (the entry cap of the log it is read into) is refused without being held."""
     index = 0
     rest = b""
     torn = LogError(Reason.ENCODING, "last line has no newline (torn write?)", detail="torn")
@@ -110,7 +113,7 @@ def stream_log_file(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]
             for line in lines:
                 yield index, line
                 index += 1
-            if len(rest) > MAX_ENTRY_SIZE:
+            if len(rest) > max_size:
                 # longer than any entry: measured, not held, and refused at its line
                 size = len(rest)
                 while (block := f.read(_READ_BLOCK)) and b"\n" not in block:
@@ -345,7 +348,7 @@ def _add_line(
 def _proposer_hint(log: Log, raw: bytes, expected: Callable[[int], int | None]) -> int | None:
     # Only proposals need the hint; peek at seq cheaply (the full checks follow in add).
     try:
-        obj = decode(raw, max_size=MAX_ENTRY_SIZE)
+        obj = decode(raw, max_size=log.max_entry_size)
     except EncodingError:
         return None
     if type(obj) is dict and obj.get("role") == "proposal" and type(obj.get("seq")) is int:
@@ -451,7 +454,7 @@ class LogFileReader:
     def __iter__(self) -> Iterator[tuple[int, AddResult | None]]:
         deferred: list[SigCheck] = []
         try:
-            for index, raw in stream_log_file(self.path):
+            for index, raw in stream_log_file(self.path, max_size=self.log.max_entry_size):
                 result = _add_line(self.log, index, raw, None, deferred, 0)
                 self.count = index + 1
                 if result is not None and result.status is Status.STALE:
@@ -666,7 +669,10 @@ def read_secrets(path: str | os.PathLike[str]) -> NodeSecrets:
     if not data.endswith(b"\n"):
         raise ValueError("secrets file: truncated")
     try:
-        obj = decode(data[:-1])
+        # the node's own file, of any length: it holds every shuffle secret of the current
+        # deck (about 12 KB a whole shuffle), past the wire's 256 KiB default in a round of
+        # some 22 reshuffles (helper-78); the entry cap is for what peers send
+        obj = decode(data[:-1], max_size=len(data))
     except EncodingError as e:
         raise ValueError(f"secrets file: {e.code.value}") from None
     return NodeSecrets.from_obj(obj)

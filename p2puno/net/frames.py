@@ -47,11 +47,12 @@ __all__ = [
 ]
 
 HEADER_SIZE: Final = 4
-# the largest signed entry (256 KiB) plus the type byte, the AEAD tag and room to spare
-DEFAULT_MAX_FRAME: Final = 320 * 1024
 MAX_FETCH: Final = 256  # hashes per FETCH: an honest backlog is under 2N = 20 entries
 MAX_BYE_BYTES: Final = 200
 MAX_LOBBY_BYTES: Final = 64 * 1024
+# the largest message (a signed entry or a lobby message, 64 KiB each) plus the type byte,
+# the AEAD tag and room to spare: 80 KiB (it was 320 KiB while an entry could be 256 KiB)
+DEFAULT_MAX_FRAME: Final = max(MAX_ENTRY_SIZE, MAX_LOBBY_BYTES) + 16 * 1024
 MAX_STEP: Final = 2**32 - 1
 _U32_MAX: Final = 2**32 - 1
 
@@ -93,7 +94,7 @@ class MsgType(enum.IntEnum):
     PING = 0x01  # 8 opaque bytes, echoed by PONG
     PONG = 0x02  # the 8 bytes of the PING it answers
     BYE = 0x03  # UTF-8 reason, at most 200 bytes, printable; the sender closes after it
-    ENTRY = 0x10  # one signed log entry (opaque canonical bytes), 1..256 KiB
+    ENTRY = 0x10  # one signed log entry (opaque canonical bytes), 1..64 KiB
     FETCH = 0x11  # u16 count 1..256, then count distinct 32-byte entry hashes
     SYNC = 0x12  # u32 step s: "send me every entry from step s"
     HAVE = 0x13  # as FETCH: "I hold these entries" (relay by announcement; FETCH what you lack)

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from p2puno.log import (
-    MAX_ENTRY_SIZE,
     Equivocation,
     Log,
     LogError,
@@ -37,6 +36,11 @@ from p2puno.sim.words import event_words
 from p2puno.wire import EncodingError, decode
 
 PRUNE_KEEP = 100  # steps the replay keeps in memory, as a node does (p2puno.node.game)
+# The entry cap of a log file read offline: 256 KiB, the cap of the builds before helper-78,
+# where a node takes 64 KiB (MAX_ENTRY_SIZE). A file of an earlier build may hold a deck's
+# whole reveal in one entry, over 64 KiB (193,909 bytes in a game of two random bots), and
+# still verifies (spec 10.10); reading one's own file costs only oneself (docs/encoding.md).
+REPLAY_MAX_ENTRY_SIZE = 256 * 1024
 _POOL_FROM = 512 * 1024  # bytes of log from which worker processes pay for their start
 
 
@@ -135,7 +139,7 @@ def _replay(
             lines,
             f"{path} is not a file (a pipe or a device): save the log to a file, then replay that",
         )
-    log = Log()
+    log = Log(max_entry_size=REPLAY_MAX_ENTRY_SIZE)
     reader = LogFileReader(path, log, workers=max(1, (os.cpu_count() or 1) - 1))
     try:
         if os.path.getsize(path) > _POOL_FROM:
@@ -357,7 +361,7 @@ class _EchoFailed(Exception):
 
 def _line_seq(raw: bytes) -> int | None:
     try:
-        obj = decode(raw, max_size=MAX_ENTRY_SIZE)
+        obj = decode(raw, max_size=REPLAY_MAX_ENTRY_SIZE)
     except EncodingError:
         return None
     seq = obj.get("seq") if isinstance(obj, dict) else None

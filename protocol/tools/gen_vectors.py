@@ -19,6 +19,7 @@ from typing import Any
 from p2puno.log import (
     GAME_ID_DOMAIN,
     HASH_DOMAIN,
+    MAX_ENTRY_SIZE,
     SIG_DOMAIN,
     Entry,
     Identity,
@@ -63,7 +64,7 @@ def _bytes_field(data: bytes) -> dict[str, Any]:
 
 def _enc_invalid(name: str, data: bytes) -> dict[str, Any]:
     try:
-        decode(data)
+        decode(data, max_size=MAX_ENTRY_SIZE)
     except EncodingError as e:
         return {"name": name, **_bytes_field(data), "error": e.code.value}
     raise AssertionError(f"{name}: decoded")
@@ -99,7 +100,7 @@ def encoding_vectors() -> dict[str, Any]:
         _enc_invalid("invalid UTF-8", b'"\xc3\x28"'),
         _enc_invalid("UTF-8 BOM", b"\xef\xbb\xbf{}"),
         _enc_invalid("too deep (33 nested lists)", b"[" * 33 + b"]" * 33),
-        _enc_invalid("over size cap (256 KiB)", encode("x" * (256 * 1024))),
+        _enc_invalid("over size cap (64 KiB)", encode("x" * MAX_ENTRY_SIZE)),
         _enc_invalid(
             "over container cap (1025 objects and arrays)", b"[" + b",".join([b"{}"] * 1024) + b"]"
         ),
@@ -111,7 +112,7 @@ def encoding_vectors() -> dict[str, Any]:
     return {
         "description": "Canonical encoding (RFC 8785 JSON subset): see protocol/spec.md section 2",
         "limits": {
-            "max_size": 256 * 1024,
+            "max_size": MAX_ENTRY_SIZE,
             "max_depth": 32,
             "max_containers": 1024,
             "max_int": 2**53 - 1,
@@ -254,7 +255,8 @@ def log_vectors() -> dict[str, Any]:
             ),
         ),
     )
-    case("oversized entry", n, next_prop[:-1].replace(b'{"n":2}', b'"' + b"x" * 262144 + b'"'))
+    over = b'"' + b"x" * MAX_ENTRY_SIZE + b'"'  # the entry cap (64 KiB) is all padding
+    case("oversized entry", n, next_prop[:-1].replace(b'{"n":2}', over))
 
     return {
         "description": (

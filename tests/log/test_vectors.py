@@ -15,6 +15,7 @@ from p2puno.wire import EncodingError, decode, encode
 
 ROOT = Path(__file__).resolve().parents[2] / "protocol"
 ENCODING = json.loads((ROOT / "vectors" / "encoding.json").read_text("utf-8"))
+CAP = ENCODING["limits"]["max_size"]  # the entry cap (spec 2): 64 KiB since helper-78
 LOG = json.loads((ROOT / "vectors" / "log.json").read_text("utf-8"))
 
 
@@ -42,14 +43,14 @@ def test_vectors_are_up_to_date() -> None:
 def test_encoding_valid(v: dict[str, Any]) -> None:
     data = bytes.fromhex(v["hex"])
     assert data == v["text"].encode()
-    assert decode(data) == v["value"]
+    assert decode(data, max_size=CAP) == v["value"]
     assert encode(v["value"]) == data
 
 
 @pytest.mark.parametrize("v", ENCODING["invalid"], ids=lambda v: v["name"])
 def test_encoding_invalid(v: dict[str, Any]) -> None:
     with pytest.raises(EncodingError) as e:
-        decode(_bytes(v))
+        decode(_bytes(v), max_size=CAP)
     assert e.value.code.value == v["error"]
 
 

@@ -11,6 +11,7 @@ from p2puno.net.frames import (
     DEFAULT_MAX_FRAME,
     MAX_BYE_BYTES,
     MAX_FETCH,
+    MAX_LOBBY_BYTES,
     FrameDecoder,
     FrameError,
     MsgType,
@@ -58,9 +59,13 @@ def test_oversize_header_refused_before_any_body_byte() -> None:
 
 
 def test_default_cap_fits_the_largest_entry() -> None:
+    """The frame cap follows the largest message (an entry or a lobby message, 64 KiB each,
+    transport.md 2) plus the type byte and the AEAD tag: 80 KiB since helper-78 (320 KiB while
+    an entry could be 256 KiB)."""
     from p2puno.log import MAX_ENTRY_SIZE
 
-    assert MAX_ENTRY_SIZE + 1 + 16 < DEFAULT_MAX_FRAME == 320 * 1024
+    assert MAX_ENTRY_SIZE == MAX_LOBBY_BYTES == 64 * 1024
+    assert MAX_ENTRY_SIZE + 1 + 16 < DEFAULT_MAX_FRAME == 80 * 1024
     dec = FrameDecoder()
     with pytest.raises(FrameError, match="oversize"):
         dec.feed((DEFAULT_MAX_FRAME + 1).to_bytes(4, "big"))
@@ -103,7 +108,7 @@ def test_errors_are_transport_errors_with_codes() -> None:
         (MsgType.BYE, encode_bye("")),
         (MsgType.BYE, encode_bye("game over: é ✓")),
         (MsgType.ENTRY, b"{}"),
-        (MsgType.ENTRY, b"x" * (256 * 1024)),
+        (MsgType.ENTRY, b"x" * (64 * 1024)),
         (MsgType.FETCH, encode_fetch(H[:1])),
         (MsgType.FETCH, encode_fetch(H[:MAX_FETCH])),
         (MsgType.SYNC, encode_sync(0)),
@@ -140,7 +145,7 @@ def test_structured_payloads() -> None:
         (b"\x03a\x1bb", "bad_payload"),  # an escape character
         (b"\x03" + b"a" * (MAX_BYE_BYTES + 1), "bad_payload"),
         (b"\x10", "bad_payload"),
-        (b"\x10" + b"x" * (256 * 1024 + 1), "bad_payload"),
+        (b"\x10" + b"x" * (64 * 1024 + 1), "bad_payload"),
         (b"\x11", "bad_payload"),
         (b"\x11\x00", "bad_payload"),
         (b"\x11\x00\x00", "bad_payload"),

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from p2puno.log import Identity
+from p2puno.log import MAX_ENTRY_SIZE, Identity
 from p2puno.net.frames import (
+    FrameError,
     MsgType,
     decode_fetch,
     decode_sync,
@@ -168,7 +169,7 @@ async def test_links_exchange_frames_both_ways(server: Server) -> None:
         (MsgType.FETCH, encode_fetch(hashes)),
         (MsgType.SYNC, encode_sync(9)),
         (MsgType.LOBBY, b'{"seat":2}'),
-        (MsgType.ENTRY, bytes(200 * 1024)),
+        (MsgType.ENTRY, bytes(MAX_ENTRY_SIZE)),  # the largest entry a node takes (64 KiB)
     ]
     for mine, theirs in ((alice, by_peer[ALICE.sign_pk]), (carol, by_peer[CAROL.sign_pk])):
         for mtype, payload in plan:
@@ -181,11 +182,15 @@ async def test_links_exchange_frames_both_ways(server: Server) -> None:
         assert [m.type for m in got_here] == [t for t, _ in plan]
         assert decode_fetch(got_here[1].payload) == tuple(hashes)
         assert decode_sync(got_here[2].payload[::-1]) == 9
+        # one byte over the cap is refused before it leaves, and the link stays up
+        with pytest.raises(FrameError, match=f"{MAX_ENTRY_SIZE} bytes, not {MAX_ENTRY_SIZE + 1}"):
+            mine.send(MsgType.ENTRY, bytes(MAX_ENTRY_SIZE + 1))
+        assert not mine.closed
     await asyncio.sleep(0.4)  # a few heartbeats: links stay up, round trips measured
     for link in (alice, carol, first, second):
         assert not link.closed
         assert link.stats.rtt_ms is not None and link.stats.frames_in >= 5
-        assert link.stats.bytes_in > 200 * 1024 and link.stats.handshake_ms > 0
+        assert link.stats.bytes_in > MAX_ENTRY_SIZE and link.stats.handshake_ms > 0
     # a clean close: the other side's iteration ends without an error
     alice.close("leaving the table")
     theirs = by_peer[ALICE.sign_pk]
@@ -583,6 +588,35 @@ async def test_tampered_record_is_fatal(server: Server) -> None:
     await server.still_accepts()
 
 
+async def test_an_entry_over_the_cap_closes_the_link_naming_the_peer(server: Server) -> None:
+    """An ENTRY of up to 64 KiB is taken; one byte more, inside a frame the reader takes (the
+    frame cap is 80 KiB), is refused on the message's shape (transport.md 2: 1..65,536 bytes),
+    the link closed naming the peer by key, and the peer told why (helper-78)."""
+    reader, writer, result, _ = await insider(server.port)
+    link = await server.next_link()
+    assert MAX_ENTRY_SIZE == 64 * 1024 and link.limits.max_frame > MAX_ENTRY_SIZE + 1 + 16
+    writer.write(record(result, MsgType.ENTRY, bytes(MAX_ENTRY_SIZE)))
+    over = bytes((MsgType.ENTRY,)) + bytes(MAX_ENTRY_SIZE + 1)  # encode_message refuses it
+    writer.write(result.sender.seal(over))
+    await writer.drain()
+    async with asyncio.timeout(WAIT):
+        assert await link.recv() == (MsgType.ENTRY, bytes(MAX_ENTRY_SIZE))
+        with pytest.raises(LinkError) as e:
+            await link.recv()
+    assert e.value.code == "bad_payload" and e.value.peer == ALICE.sign_pk
+    assert f"peer {ALICE.sign_pk.hex()[:16]}" in str(e.value)
+    words = f"an ENTRY payload is 1..{MAX_ENTRY_SIZE} bytes, not {MAX_ENTRY_SIZE + 1}"
+    assert words in str(e.value)
+    async with asyncio.timeout(WAIT):
+        while True:
+            msg = result.receiver.open(await read_frame(reader))
+            if msg[0] == MsgType.BYE:
+                assert b"bad_payload" in msg
+                break
+    writer.close()
+    await server.still_accepts()
+
+
 async def test_flood_over_the_rate_limit(server: Server) -> None:
     _reader, writer, result, _ = await insider(server.port)
     link = await server.next_link()
@@ -605,8 +639,8 @@ async def test_byte_flood_over_the_rate_limit() -> None:
     try:
         _reader, writer, result, _ = await insider(port)
         link = await got.get()
-        for _ in range(4):  # 1 MB at once: over the 512 KiB burst
-            writer.write(record(result, MsgType.ENTRY, bytes(250 * 1024)))
+        for _ in range(16):  # 1 MiB at once, in entries at the cap: over the 512 KiB burst
+            writer.write(record(result, MsgType.ENTRY, bytes(MAX_ENTRY_SIZE)))
         async with asyncio.timeout(WAIT):
             await link.wait_closed()
         assert link.error is not None and link.error.code == "rate_limited"
@@ -627,7 +661,7 @@ async def test_half_open_peer_that_stops_reading(server: Server) -> None:
             await asyncio.sleep(0.1)
 
     alive = asyncio.create_task(keep_alive())
-    payload = bytes(200 * 1024)
+    payload = bytes(MAX_ENTRY_SIZE)
     sent = 0
     loop = asyncio.get_running_loop()
     start = loop.time()
@@ -664,7 +698,7 @@ async def test_drain_timeout_closes_a_slow_reader(server: Server) -> None:
                 if link.closed:
                     break
                 if link.queued_bytes < FAST.send_queue_bytes // 2:
-                    link.send(MsgType.ENTRY, bytes(100 * 1024))
+                    link.send(MsgType.ENTRY, bytes(MAX_ENTRY_SIZE))
                 await asyncio.sleep(0.01)
             await link.wait_closed()
     finally:
@@ -680,7 +714,7 @@ async def test_an_app_that_does_not_read_pushes_back(server: Server) -> None:
     # own limits end the link; nothing on either side grows without bound
     link = await open_link(HOST, server.port, ALICE, GAME, None, FAST)
     theirs = await server.next_link()
-    payload = bytes(100 * 1024)
+    payload = bytes(MAX_ENTRY_SIZE)
     with pytest.raises(LinkError) as e:
         async with asyncio.timeout(WAIT):
             for _ in range(2000):  # bounded; the sender gives up long before
