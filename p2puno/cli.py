@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typer import _click as click
 
     from p2puno.net.discovery import TableAd
+    from p2puno.session.session import Outcome
 
 # plain help (click's layout): typer's rich panels print a type beside every flag, even
 # `--help <bool>`, as though flags took a value (docs/ui.md, "The help screens are plain")
@@ -400,8 +401,8 @@ def _say(quiet: bool) -> Callable[[str], None]:
     from p2puno.node.game import terminal_safe
 
     def say(text: str) -> None:
-        if not quiet:
-            typer.echo(terminal_safe(text))
+        if not quiet:  # (wrapped at word ends: the terminal cut "vote" as "vo" / "te")
+            _line(terminal_safe(text))
 
     return say
 
@@ -505,11 +506,44 @@ def _finish(result: object, quiet: bool = False) -> None:
     assert isinstance(result, Result)
     o = result.outcome
     if not quiet:
-        _line(f"game over: {outcome_words(o, result.names)}")
+        said = _said_left(o, outcome_words(o, result.names), result.names, result.left)
+        _line(f"game over: {said}")
         _line(f"table code {result.code}; log: {result.log_path}")
         _say_command("check it offline with:", replay_command(result.log_path))
     if o.state == "cheat":
         raise typer.Exit(3)
+
+
+def _said_left(o: Outcome, said: str, names: list[str], left: frozenset[int]) -> str:
+    """The closing line of a stop as the table's end box says it (ui.model): seats that
+    said goodbye (a BYE, not back) "left the table and did not come back in time", or
+    are marked "(left the table)" beside others. The record cannot tell a goodbye from a
+    lost link (session.words.SILENT); the node that saw the goodbye can (helper-79's brief:
+    the box said "left the table ..." and the line "did not answer")."""
+    from p2puno.session.words import SILENT, in_a_sentence
+
+    silent = [s for s in o.silent if 0 <= s < len(names)] if o.state == "stopped" else []
+    if not silent or len(silent) != len(o.silent) or not left & set(silent):
+        return said
+    plain = f": {in_a_sentence([names[s] for s in silent])} {SILENT}"
+    if all(s in left for s in silent):
+        who = in_a_sentence([names[s] for s in silent])
+        told = f": {who} left the table and did not come back in time"
+    else:
+        marked = [names[s] + (" (left the table)" if s in left else "") for s in silent]
+        told = f": {in_a_sentence(marked)} {SILENT}"
+    return said.replace(plain, told, 1)
+
+
+def _err_echo(text: str) -> None:
+    typer.echo(text, err=True)
+
+
+def _err_line(text: str) -> None:
+    """:func:`_line` to standard error (wrapped at its terminal's width)."""
+    from p2puno.ui.lines import say_line
+
+    say_line(text, _err_echo, sys.stderr)
 
 
 def _line(text: str) -> None:
@@ -683,7 +717,7 @@ def _run_node(
     try:
         return asyncio.run(main())
     except (LobbyError, DataError) as e:
-        typer.echo(f"p2puno: {_safe(e)}", err=True)
+        _err_line(f"p2puno: {_safe(e)}")  # (a node's reason can be long: wrapped at words)
         raise typer.Exit(2) from None
     except (KeyboardInterrupt, asyncio.CancelledError) as e:
         if isinstance(e, asyncio.CancelledError) and not terminated:
@@ -691,10 +725,12 @@ def _run_node(
         code = 130 if isinstance(e, KeyboardInterrupt) else 128 + terminated[0]
         if quiet:
             raise typer.Exit(code) from None
-        typer.echo("left the table", err=True)
+        _err_line("left the table")
         if data is not None:
             from p2puno.node.run import unfinished_games
             from p2puno.node.store import DataDir, resume_command
+            from p2puno.ui.lines import say_command
+            from p2puno.ui.replay import width_of
 
             assert isinstance(data, DataDir)
             games = unfinished_games(data)
@@ -702,12 +738,15 @@ def _run_node(
                 back = resume_command(data.root)
                 bots = _bots_words(games[0])
                 if bots:  # (its bots stopped too: said by name, helper-72's brief)
-                    typer.echo(f"your node stopped{bots}", err=True)
-                typer.echo(
+                    _err_line(f"your node stopped{bots}")
+                said = (
                     "the others vote it out once the table's deadline passes, and the game "
-                    f"ends for everyone, unless you come back{_within(games[0])}: `{back}`",
-                    err=True,
+                    f"ends for everyone, unless you come back{_within(games[0])}:"
                 )
+                if width_of(sys.stderr) is None:  # (a program reads one line)
+                    typer.echo(f"{said} `{back}`", err=True)
+                else:  # (wrapped at word ends, the command whole on a line of its own)
+                    say_command(said, back, _err_echo, sys.stderr)
         raise typer.Exit(code) from None
 
 
@@ -966,7 +1005,7 @@ def lobby(
         raise typer.Exit(2) from None
     if not tables:
         # (a game in play stays listed, for spectators, while its host's node runs it: one
-        # whose host left, or was resumed, is watched by any seat's address)
+        # whose host left is watched by any seat's address; a resumed host lists it again)
         typer.echo(
             "no table found on the LAN ("
             + ("watch" if spectate else "join")
@@ -1220,7 +1259,8 @@ def _finish_watch(result: object, quiet: bool) -> None:
     assert isinstance(result, WatchResult)
     o = result.outcome
     if not quiet:
-        _line(f"game: {outcome_words(o, result.names)}")
+        said = _said_left(o, outcome_words(o, result.names), result.names, result.left)
+        _line(f"game: {said}")
         decks = "deck" if result.audits == 1 else "decks"
         checked = f"{result.checked} steps checked, {result.audits} {decks} audited"
         if result.error is not None:

@@ -294,6 +294,26 @@ def resumed_turn_limit(timing: Timing, due_since: float, now: float) -> float:
     return max(left, min(RESUMED_TURN_S, table))
 
 
+def watch_table(view: dict[str, Any] | None) -> dict[str, JSONValue] | None:
+    """The `table` a spectator is sent before `watching` by any seat's node (protocol/
+    lobby.md 4a): the lobby's last view of the table, its seats' names, kinds, runners and
+    keys, which every seat and the host's spectators had already. Without it a spectator
+    through a joiner's node saw no "·bot" or "on host" beside the host's bots (helper-79's
+    brief): only the host's lobby sent it. Not the lobby's moment (who was connected or
+    ready, a confirm under way): stale once the game runs."""
+    if not isinstance(view, dict) or not isinstance(view.get("seats"), list):
+        return None
+    keep = ("name", "kind", "runner", "key")
+    seats: list[JSONValue] = [
+        {k: s[k] for k in keep if k in s} for s in view["seats"] if isinstance(s, dict)
+    ]
+    table: dict[str, JSONValue] = {"t": "table", "seats": seats}
+    for k in ("name", "options", "size", "lobby"):
+        if k in view:
+            table[k] = view[k]
+    return table
+
+
 def host_of(link: Link) -> str:
     """The address part of a link's peer address ("[::1]:5" -> "::1")."""
     return link.address.rsplit(":", 1)[0].strip("[]")
@@ -486,6 +506,16 @@ class GameNode:
         # others count from then too, so its screen never shows time the table has not left
         self.due_since: float | None = None
         self.turn_limit = float(self.timing.turn_s)  # seconds for the prompt asked now
+        # what each other seat said of its person's time on its turn when that is not turn_s
+        # (a `turn` notice: its bot stands in, or it came back by `p2puno resume`): the step,
+        # and when (monotonic, here) that time ends; the counts shown count from it
+        self._person_clock: dict[int, tuple[int, float]] = {}
+        # ... and this seat's own, when it told one: said again on each new link (a resumed
+        # node asks its person before any link is up: the first one reached nobody)
+        self._my_clock: tuple[int, float] | None = None
+        # the lobby's last view of the table (its seats' kinds and runners), set by whoever
+        # runs the node: a spectator gets it first, through any seat's node (add_watcher)
+        self.table_view: dict[str, Any] | None = None
         # P2PUNO_TRACE=DIR: each node writes when it sent its proposals and processed each
         # step (monotonic seconds, comparable across processes on one machine), and its CPU
         # and peak memory at the end: what scripts/bench_net measures
@@ -687,7 +717,10 @@ class GameNode:
         self._watcher_ids += 1
         wid = -self._watcher_ids  # its key in the per-peer limits (seats are >= 0)
         w = Watcher(link, name, link.peer.hex()[:16], wid)
+        table = watch_table(self.table_view)
         try:
+            if table is not None:  # (which seats are bots, and whose machine runs them)
+                link.send(MsgType.LOBBY, encode(table))
             link.send(MsgType.LOBBY, encode(hello))
         except LinkError:
             link.close("gone")
@@ -889,6 +922,9 @@ class GameNode:
             if self.watchers:
                 names: list[JSONValue] = [w.name for w in self.watchers]
                 link.send(MsgType.LOBBY, encode({"t": "watchers", "names": names}))
+            clock = self._my_clock
+            if clock is not None and clock[0] > self.session.processed and self._deciding:
+                link.send(MsgType.LOBBY, self._clock_notice())  # (see _my_clock)
 
     def _held_off_for(self, seat: int) -> float:
         """Seconds ``seat`` is still kept out for refused entries (0: it is not)."""
@@ -1066,6 +1102,9 @@ class GameNode:
         if isinstance(msg, dict) and msg.get("t") == "chat":
             self._on_chat(seat, msg.get("text"))
             return
+        if isinstance(msg, dict) and msg.get("t") == "turn":
+            self._on_turn(seat, msg)
+            return
         if not isinstance(msg, dict) or msg.get("t") != "watchers":
             return
         names = msg.get("names")
@@ -1084,6 +1123,36 @@ class GameNode:
             for n in ok:
                 if n not in before and self._watch_pace.take(seat, now, WATCH_LINES) == "ok":
                     self.say(f"{n} is watching (through seat {seat})")
+
+    def _on_turn(self, seat: int, msg: dict[str, Any]) -> None:
+        """A seat says how long its person has on the turn it owes (``{"t": "turn", "step",
+        "left_ms"}``), sent when that is not the table's turn_s: its node's bot stands in
+        (AUTOPILOT_GRACE_S), or its person came back into the turn by `p2puno resume`
+        (resumed_turn_limit). Only counted on the screens, as the seat's own screen counts
+        (wait_left); never a deadline: the vote keeps the table's. One for a step already
+        done, over the table's turn_s + step_s, or malformed is ignored."""
+        step, left = msg.get("step"), msg.get("left_ms")
+        most = 1000 * (self.timing.turn_s + self.timing.step_s)
+        if type(step) is not int or type(left) is not int or not 0 <= left <= most:
+            return
+        if step <= self.session.processed:
+            return
+        self._person_clock[seat] = (step, time.monotonic() + left / 1000)
+
+    def _tell_person_clock(self, limit: float) -> None:
+        """Tell the table this seat's person's time on its turn, counted from now (a `turn`
+        notice, see _on_turn): each other node's spectators and players then count what
+        this seat's own screen counts (they counted turn_s from the turn's start: 55 s where
+        the seat's read 5 s, helper-79's brief)."""
+        step = self.session.waiting().step
+        self._my_clock = (step, time.monotonic() + limit)
+        self._send_all(MsgType.LOBBY, self._clock_notice())
+
+    def _clock_notice(self) -> bytes:
+        assert self._my_clock is not None
+        step, until = self._my_clock
+        left = round(max(0.0, until - time.monotonic()) * 1000)
+        return encode({"t": "turn", "step": step, "left_ms": left})
 
     def _serve_sync(self, link: Link, start: int) -> None:
         """Every entry from step ``start`` on, then every vote: from memory, or, when the
@@ -1298,6 +1367,7 @@ class GameNode:
         """Ask the player; past the deadline (turn: turn_s; a claim: the window) the node's
         own bot answers (a claim is declined) and keeps answering until the person does."""
         limit = self.timing.turn_s if prompt.kind == "turn" else self.timing.window_ms / 1000
+        no_chance = False  # a resumed turn already past what the table leaves: the bot's
         if prompt.kind == "turn" and self.due_since is not None:
             # back into a turn that was due before this node stopped (see resumed_turn_limit)
             left = self.due_since + limit - time.monotonic()
@@ -1308,16 +1378,26 @@ class GameNode:
                     f"back in your turn {ran}: you have {limit:.0f} s to play it before your "
                     "node's bot does"
                 )
+            no_chance = limit < 1.0  # (as the table's screen tells it: ui.app, TableUI.ask)
             limit = max(0.05, limit)  # (none: the node's bot plays at once)
         self.turn_limit = limit
+        # the person's clock starts here, where their screen's does (TableUI.ask); the one a
+        # spectator is told counts from it too (_wait_report: it counted from the pump that
+        # raised the prompt)
+        self._prompt_since = time.monotonic()
+        person_turn = self.player.kind == "person" and prompt.kind == "turn"
+        if person_turn and self.due_since is not None and not self._autopilot:
+            self._tell_person_clock(limit)  # (a resumed turn: not turn_s, see _on_turn)
         try:
             if self._autopilot and self.player.kind == "person" and prompt.kind == "turn":
                 # the person let a turn pass: their node's bot has the seat, but each turn is
                 # still theirs for a moment first (helper-30: the bot played every later turn
                 # at once, and a whole game ended in seconds without the person). A key
                 # pressed meanwhile gives the seat back from the next turn (person_is_back).
-                grace = max(0.05, min(AUTOPILOT_GRACE_S, limit / 4))
+                grace = self._grace(limit)
                 self.turn_limit = grace
+                self._prompt_since = time.monotonic()
+                self._tell_person_clock(grace)
                 try:
                     choice: Action | None = await asyncio.wait_for(
                         self.player.decide(prompt), grace
@@ -1332,9 +1412,22 @@ class GameNode:
                     choice = await asyncio.wait_for(self.player.decide(prompt), max(limit, 0.05))
                 except TimeoutError:
                     if self.player.kind == "person":
-                        self._autopilot = prompt.kind == "turn"
-                        if self._autopilot:
-                            self.say("your turn timed out: your node's bot plays for you")
+                        # said at once as it is (helper-79's brief: "your node's bot plays for
+                        # you", then the table's "you are back: your node's bot played only the
+                        # turn that ran out", read as contradicting each other)
+                        self._autopilot = prompt.kind == "turn" and not no_chance
+                        if no_chance:  # (the table gives the seat back too: TableUI.ask)
+                            self.say(
+                                "your turn ran out while you were away: your node's bot plays "
+                                "only that turn, and the next one is yours"
+                            )
+                        elif self._autopilot:
+                            grace = self._grace(float(self.timing.turn_s))
+                            self.say(
+                                "your turn timed out: your node's bot plays this turn; any key "
+                                "gives you the seat back (until then, each of your turns is "
+                                f"yours for its first {grace:g} s, then the bot's)"
+                            )
                     choice = self.autopilot.choose(prompt) if prompt.kind == "turn" else None
             if self.session.prompt is prompt:
                 self._guard(lambda: self.session.decide(choice))
@@ -1359,6 +1452,11 @@ class GameNode:
             self._closing = True
             self.done.set()
             return None
+
+    @staticmethod
+    def _grace(limit: float) -> float:
+        """A person's time on a turn while their node's bot has the seat (see _decide)."""
+        return max(0.05, min(AUTOPILOT_GRACE_S, limit / 4))
 
     def person_is_back(self) -> None:
         """The person pressed a key: they decide again from the next prompt on."""
@@ -1636,7 +1734,13 @@ class GameNode:
         waited = now - self._wait_since
         left = self._vote_in(deadline, waited, now)  # (see _deadlines)
         leaving = all(i in self.left for i in w.seats)  # (nobody deciding: see _wait_deadline)
-        return left, waited, proposal and w.kind == "action" and not leaving
+        deciding = proposal and w.kind == "action" and not leaving
+        clock = self._person_clock.get(w.seats[0]) if len(w.seats) == 1 else None
+        if deciding and clock is not None and clock[0] == w.step:
+            # that seat's person has not turn_s (its bot stands in, or it was resumed): their
+            # time, as their own screen counts it, then step_s for their node (_on_turn)
+            left = clock[1] - now + float(self.timing.step_s)
+        return left, waited, deciding
 
     def _wait_deadline(self, kind: str, step: int, seats: tuple[int, ...]) -> float:
         """This node's deadline for the wait in progress, counted from ``_wait_since``: the

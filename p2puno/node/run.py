@@ -53,6 +53,9 @@ class Result:
     seat: int
     stats: dict[str, float] = field(default_factory=dict)
     names: list[str] = field(default_factory=list)  # the players, by seat
+    # the seats whose node said it was leaving (a BYE) and did not come back: the closing
+    # line of a stop names them as the end box does (cli._finish)
+    left: frozenset[int] = frozenset()
 
     def save_log(self, dest: str) -> str | None:
         """Copy the game's log to ``dest`` (a place that outlives the data directory: the
@@ -100,10 +103,14 @@ async def play(
     narrate: bool = False,
     on_game: Callable[[GameNode], None] | None = None,
     save_log: str | None = None,
+    advertised: dict[str, JSONValue] | None = None,
 ) -> Result:
     """Play a game from its genesis: files first, then the node. ``on_game`` gets the node
     once it exists (a table UI draws from its session). ``save_log``: where the log is copied
-    once the game is over, kept in the game's files so that a resumed node copies it too."""
+    once the game is over, kept in the game's files so that a resumed node copies it too.
+    ``advertised``: a host whose table is advertised on the LAN, ``{"interfaces": the
+    addresses it chose, or None for every one}``; kept in the game's files so that a resumed
+    host advertises it again (None: not advertised)."""
     log = Log()
     log.add(setup.genesis)
     game_id = log.game_id
@@ -131,6 +138,8 @@ async def play(
     }
     if save_log is not None:  # (helper-30: a resumed host dropped its --save-log copy)
         meta["save_log"] = str(Path(save_log).absolute())
+    if advertised is not None:  # (a resumed host advertises its game again: resume_game)
+        meta["advert"] = advertised
     files.write_meta(meta)
     data.mark_played(game_id)
     session = _session(log, identity, setup.seat, nonce, files)
@@ -244,6 +253,8 @@ async def _run_game(
     node.came_back_with = set(came_back_with or ())
     node.code_secrets = [str(x) for x in meta.get("code_secrets", []) if isinstance(x, str)]
     node.code = str(meta.get("code", ""))
+    view = meta.get("view")  # (a spectator through any seat's node is sent it: add_watcher)
+    node.table_view = view if isinstance(view, dict) else None
     endpoint.handlers[game_id] = node.on_link
     if endpoint.default is None:  # p2puno watch HOST:PORT at a seat that did not host
         endpoint.default = game_id
@@ -284,7 +295,7 @@ async def _run_game(
         "seconds": round(time.monotonic() - node.stats.started, 2),
     }
     names = [p.name for p in session.log.players]
-    result = Result(outcome, files.log_path, code, me, stats, names)
+    result = Result(outcome, files.log_path, code, me, stats, names, frozenset(node.left))
     dest = meta.get("save_log")
     if outcome.over and isinstance(dest, str):  # (fresh or resumed: the copy asked for)
         why = result.save_log(dest)
@@ -432,6 +443,12 @@ async def resume_game(
         procs, bots = await _resume_bots(data, str(meta["game"]), say, adopted, seat)
         together |= bots
     ended = False
+    # a host advertises its game again, in play, for spectators (`p2puno lobby --watch` found
+    # nothing once the host had crashed and come back: docs/discovery.md, "In play"); in the
+    # background: the game's links do not wait for the announcements
+    advert: asyncio.Future[Advertiser | None] | None = None
+    if seat == 0 and not session.outcome.over and isinstance(meta.get("advert"), dict):
+        advert = asyncio.ensure_future(advertise_in_play(meta, identity, endpoint.port))
     try:
         result = await _run_game(
             session, identity, addresses, files, endpoint, player, meta,
@@ -441,6 +458,13 @@ async def resume_game(
         ended = True
         return result
     finally:
+        if advert is not None:
+            # (withdrawn when the game ends here, or the node stops: as a host's that never
+            # stopped; bounded, a convenience)
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                got = await asyncio.wait_for(advert, 5.0)
+                if got is not None:
+                    await _withdraw(got)
         endpoint.close()
         if not ended:  # (its person left, or it failed: the bots it runs stop with it)
             for bot_data in adopted:
@@ -757,6 +781,9 @@ async def host_game(
             narrate=narrate,
             on_game=on_game,
             save_log=save_log,
+            advertised=None
+            if advertiser is None
+            else {"interfaces": None if interfaces is None else list[JSONValue](interfaces)},
         )
         ended = True
         return result
@@ -832,6 +859,59 @@ async def _in_play(advertiser: Advertiser, players: int) -> None:
         )
     except Exception as e:
         logging.getLogger("p2puno.lobby").warning("the table's advert was not updated: %s", e)
+
+
+async def advertise_in_play(
+    meta: dict[str, Any], identity: Identity, port: int
+) -> Advertiser | None:
+    """A resumed host's advert of its game, in play (docs/discovery.md, "In play"): what the
+    table's advert said at the start, from the lobby's last view kept in the game's files
+    (``view``), at the port it listens on again, on the interfaces the host chose
+    (``advert``, kept by :func:`play`); None when it cannot be (logged only: HOST:PORT always
+    works, and a game's files from an older build name no interfaces)."""
+    from zeroconf import InterfaceChoice
+
+    from p2puno.net.discovery import TableAd, fingerprint
+
+    lg = logging.getLogger("p2puno.lobby")
+    view, chosen = meta.get("view"), meta.get("advert")
+    if not isinstance(view, dict) or not isinstance(chosen, dict):
+        return None
+    where = chosen.get("interfaces")
+    options = view.get("options") if isinstance(view.get("options"), dict) else {}
+    assert isinstance(options, dict)
+    house, target = options.get("house"), options.get("target")
+    players = len(meta.get("addresses") or ())
+    try:
+        lobby_id = bytes.fromhex(str(view.get("lobby", "")))
+        ad = TableAd(
+            name=str(view.get("name", "")),
+            lobby_id=lobby_id,
+            host_fingerprint=fingerprint(identity.sign_pk),
+            seats_total=players,
+            seats_taken=players,
+            house=tuple(h for h in house if isinstance(h, str)) if isinstance(house, list) else (),
+            target=target if isinstance(target, int) else 500,
+            scoring=str(options.get("scoring", "standard")),
+            port=port,
+            code=lobby_id.hex()[:8],
+            in_play=True,
+        )
+    except ValueError as e:  # (AdError is one)
+        lg.warning("the game's advert was not made again: %s", e)
+        return None
+    interfaces = [str(a) for a in where] if isinstance(where, list) else InterfaceChoice.All
+    adv = Advertiser()
+    try:
+        await asyncio.wait_for(adv.start(ad, interfaces=interfaces), 10.0)
+    except BaseException as e:  # (cancelled too: its sockets closed, then on its way)
+        lg.warning("the game's advert was not made again: %r", e)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(adv.stop(), 3.0)
+        if not isinstance(e, Exception):
+            raise
+        return None
+    return adv
 
 
 async def _seated(lobby: HostLobby, start: asyncio.Event | None) -> None:

@@ -49,6 +49,8 @@ class WatchResult:
     error: str | None = None  # why it stopped before the game's end
     log_path: Path | None = None  # the spectator's copy of the log (p2puno replay reads it)
     names: list[str] = field(default_factory=list)  # the players, by seat
+    # the seats the node watched through last said had left (a BYE), as GameNode.left
+    left: frozenset[int] = frozenset()
 
 
 class Spectator:
@@ -197,6 +199,7 @@ class Spectator:
             error,
             self.files.log_path if self.files is not None else None,
             [p.name for p in session.log.players],
+            self.left,
         )
 
     def _keep(self, raw: bytes) -> None:

@@ -103,7 +103,8 @@ async def test_a_person_away_past_the_turn_deadline_is_played_by_their_own_node(
     timing = Timing(step_s=5, turn_s=1, window_ms=0)
     *results, said = await _table(tmp_path, person, timing, target=10)  # (the suite's time)
     assert {r.outcome.state for r in results} == {"finished"}
-    assert sum("your node's bot plays for you" in line for line in said) == 1
+    # (said once, and what follows: helper-79's brief read "plays for you" as for good)
+    assert sum("your node's bot plays this turn; any key gives" in line for line in said) == 1
     assert person.asked > 1  # asked each turn, the bot playing it when the moment passed
 
 
