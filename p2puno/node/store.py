@@ -104,8 +104,11 @@ class DataDir:
         except OSError:  # (no locks on this file system: hold nothing)
             os.close(fd)
             return
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        # the pid over the last holder's, then cut to it: never an empty file for a moment
+        # (holder() read None between a truncate and the write, once in a full suite)
+        pid = f"{os.getpid()}\n".encode()
+        os.pwrite(fd, pid, 0)
+        os.ftruncate(fd, len(pid))
         _HELD[key] = fd  # open until the process exits
 
     def holder(self) -> int | None:
