@@ -516,6 +516,9 @@ class GameNode:
         # the lobby's last view of the table (its seats' kinds and runners), set by whoever
         # runs the node: a spectator gets it first, through any seat's node (add_watcher)
         self.table_view: dict[str, Any] | None = None
+        # where a spectator can dial this node (`p2puno watch` HOST:PORT), set by whoever runs
+        # it ("": not said); the table's help names it for the whole game
+        self.watch_address = ""
         # P2PUNO_TRACE=DIR: each node writes when it sent its proposals and processed each
         # step (monotonic seconds, comparable across processes on one machine), and its CPU
         # and peak memory at the end: what scripts/bench_net measures

@@ -263,13 +263,14 @@ async def _run_game(
     if meta.get("resumed"):
         node.resumed_at = (session.processed, float(meta["resumed"]))
         node.due_since = float(meta["resumed"]) - float(meta.get("away_s", 0.0))
+    node.watch_address = watch_address(endpoint)  # (the table's help names it: ui.app)
     if on_game is not None:
         on_game(node)
     code = str(meta.get("code", ""))
     say(f"game {game_id.hex()[:16]}: table code {code}; you are seat {me}")
     # (a spectator who comes once the game runs needs a seat's address: no screen gave one,
     # and the listing's is the host's alone; docs/discovery.md, "In play")
-    say(f"others can watch the game with  p2puno watch {watch_address(endpoint)}")
+    say(f"others can watch the game with  p2puno watch {node.watch_address}")
     try:
         outcome = await node.run()
     except asyncio.CancelledError:

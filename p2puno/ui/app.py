@@ -35,7 +35,7 @@ from prompt_toolkit.styles import Style
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import CARD_TEXT, COLORS
 from p2puno.engine.game import Event, Game, Phase
-from p2puno.node.game import CHAT_MAX, chat_words, with_command
+from p2puno.node.game import CHAT_MAX, chat_words, command, with_command
 from p2puno.node.lobby import HostLobby, LobbyChat, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.model import (
@@ -178,6 +178,9 @@ class TableUI:
         # (the launcher names a non-default --data-dir; a venv not activated: its full path)
         self.resume_hint = with_command("p2puno resume")
         self.address = address
+        # this node's address for `p2puno watch` (the help names it: said once, it scrolled
+        # out of the moves, helper-77); "" until the game starts (a spectator's table: never)
+        self.watch_address = ""
         self.title = title
         self.clock = clock
         self.tick_s = tick_s
@@ -324,6 +327,7 @@ class TableUI:
         self.code = node.code
         node.on_chat = self.on_chat
         self._seats_from_table()
+        self.watch_address = node.watch_address
         self.invalidate()
 
     def on_watch(self, spectator: Spectator) -> None:
@@ -1079,7 +1083,9 @@ class TableUI:
 
     def failed(self, text: str) -> None:
         self.failure = text
-        self._log(f"!! {text}")
+        # (its reason in the moves; the resume command is in the box, whole: the moves'
+        # narrow column broke it, helper-77's brief)
+        self._log(f"!! {_resume_split(text)[0]}")
         self.state.message = f"{text} — q leaves"
         self.invalidate()
 
@@ -1169,6 +1175,7 @@ class TableUI:
             left=self._left(),
             alone=self.node is not None and self.node.stops_alone(),
             spinner=self.spinner,
+            watch=self.watch_address,
         )
         if self.extra_view is not None:
             self.extra_view(vi)
@@ -1219,21 +1226,35 @@ class TableUI:
         if st.flash and not st.message:
             st = UiState(**{**st.__dict__, "message": st.flash})
         view = table_view(self.source, st, self.inputs())
-        if self.failure and not view.end:  # (its node stopped: nothing is waited for now)
+        failure = self.failure or ""
+        stopped = bool(failure) and not self.over()
+        if stopped:  # (its node stopped: nothing is waited for now; a round's end box still
+            # up gives way: it hid the stop, its footer naming keys that close the table now,
+            # and "0 s left" under it, helper-77 in tmux)
             # why, in a box as a game's end is (helper-51: a resumed seat that reached nobody
             # read two lines of its cut in the message line, what it could do in a narrow
             # column of moves, and "unless they are back in time" still under the status)
+            why, resume = _resume_split(failure)
+            end = ["YOUR NODE HAS STOPPED", f"  {why}"]
+            commands = view.commands
+            if resume:  # (on a line of its own, whole: it was split over two, helper-77's
+                # brief; one wider than the box is said to be printed as the table closes,
+                # which the command line does with the node's error: cli._run_node)
+                end += ["  the command that takes the game up again:", f"    {resume}"]
+                wide = "(it is wider than this screen: the terminal shows it when the table closes)"
+                commands = (*commands, (resume, wide))
             view = replace(
                 view,
                 status="your node has stopped",
                 status_kind="over",
                 deadline=None,
                 progress="",
-                end=["YOUR NODE HAS STOPPED", f"  {self.failure}"],
-                message="" if st.message.startswith(self.failure) else st.message,
+                end=end,
+                commands=commands,
+                message="" if st.message.startswith(failure) else st.message,
                 help_line="q / Enter / Esc: close the table (your node has stopped) · ? help",
             )
-        if st.round_end is not None and view.end and not self.over() and st.mode == "play":
+        if st.round_end is not None and view.end and not stopped and st.mode == "play":
             # Enter, Space or Esc closes the round's end and does only that; a key of the
             # decision up (r at the colour question) closes it and acts: the footer says both
             # (helper-36 read only the first, with a colour to name and the clock running)
@@ -1264,8 +1285,16 @@ class TableUI:
                 note = f"{what} runs on under this box{count}"
                 if self.prompt.kind != "turn":  # (Esc closes the box only: the claim's keys
                     # beside its count said "Esc let it pass"; p lets it pass, box or not)
-                    status = view.status.replace("Esc let it pass", "p let it pass")
-                    view = replace(view, status=status)
+                    def p_passes(text: str) -> str:
+                        return text.replace("Esc let it pass", "p let it pass").replace(
+                            "Esc pass", "p pass"
+                        )
+
+                    view = replace(
+                        view,
+                        status=p_passes(view.status),
+                        status_shorter=tuple(p_passes(x) for x in view.status_shorter),
+                    )
             view = replace(view, help_line=help_line, box_note=note)
         return view
 
@@ -1326,6 +1355,15 @@ class TableUI:
             if self.busy():
                 self.spinner += 1
                 self.invalidate()
+
+
+def _resume_split(failure: str) -> tuple[str, str]:
+    """A node's failure as its reason and the resume command that ends it (node.run raises
+    "<why>: <resume command>"), or (the failure, "") when it ends in none."""
+    at = failure.rfind(f": {command()} resume")
+    if at < 0:
+        return failure, ""
+    return failure[:at], failure[at + 2 :]
 
 
 def _lan_address() -> str:

@@ -134,6 +134,10 @@ class TableView:
     no_seat: str = "no hand: watching"  # what the hand's place says with no seat of one's own
     box_note: str = ""  # a word on the end box's top border (a decision's clock under it)
     status_shorter: tuple[str, ...] = ()  # the status in fewer words (render: the first that fits)
+    # commands a person types, each with what to say instead where it is wider than the screen
+    # (render never breaks one: a line whose text is one stands whole, or those words do)
+    commands: tuple[tuple[str, str], ...] = ()
+    watch: str = ""  # this node's `p2puno watch` address (the help names it), "" not known
 
 
 @dataclass
@@ -404,6 +408,7 @@ class ViewInputs:
     away: frozenset[int] = frozenset()  # seats whose link is lost (left, or unreachable)
     left: frozenset[int] = frozenset()  # ... of which these said they were leaving (a BYE)
     alone: bool = False  # this node would stop unfinished, not vote (GameNode.stops_alone)
+    watch: str = ""  # HOST:PORT others watch the game at through this node ("": not known)
 
 
 def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
@@ -558,7 +563,18 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         progress=progress,
         watchers=str(len(vi.watchers)) if vi.watchers else "",
         all_hands=all_hands,
+        commands=((vi.resume_hint, LEAVE_WIDE),) if ui.mode == "quit" and me is not None else (),
+        watch=vi.watch,
     )
+
+
+# where the leave question's resume command is, when it is wider than the screen (the command
+# line prints it once the table is left: cli._finish_table)
+LEAVE_WIDE = "(the command is wider than this screen: the terminal shows it when you leave)"
+
+# what the log's path on the end box says when one of its parts is wider than the box (the
+# command line prints the path once the table closes: cli._finish)
+LOG_LEAD = "  log: "
 
 
 # what the seat on turn is deciding, by the engine's phase ("to play" is the rest)
@@ -614,7 +630,16 @@ def _status(
                 what += " (your bot plays it when this ends: any key takes it back)"
         elif vi.autopilot:
             what += " (your node's bot played your last turn: any key takes the seat back)"
-        return what, "you", left, progress, ()
+        shorter: tuple[str, ...] = ()
+        if prompt.kind in ("claim", "react"):
+            # the same keys in fewer words (render takes the first that fits beside the count):
+            # three keys and a count wrapped to two lines at 80 columns (helper-77's brief)
+            head = "claim: " if prompt.kind == "claim" else "your claim: "
+            shorter = tuple(head + _claim_keys(prompt, names, short) for short in (1, 2, 3))
+            if vi.autopilot:
+                suffix = " (your node's bot played your last turn: any key takes the seat back)"
+                shorter = tuple(x + suffix for x in shorter)
+        return what, "you", left, progress, shorter
     w = src.waiting()
     spin = SPINNER[vi.spinner % len(SPINNER)]
     if w.seats:
@@ -718,22 +743,27 @@ def bots_deciding(w: Waiting, vi: ViewInputs) -> bool:
     return all(is_bot(vi, s) and s not in vi.away and s not in vi.left for s in w.seats)
 
 
-def _claim_keys(prompt: Prompt, names: Sequence[str]) -> str:
-    """The keys of a claim prompt, in a few words ('c catch "Bob" · Esc let it pass')."""
+def _claim_keys(prompt: Prompt, names: Sequence[str], short: int = 0) -> str:
+    """The keys of a claim prompt, in a few words ('c catch "Bob" · Esc let it pass');
+    ``short`` 1: "u UNO"; 2: also "Esc pass", "j/Enter", "(then its seat)"; 3: also the
+    one to catch unnamed (the choice lines under the hand name them). Every key is named
+    with what it does at every length (helper-77's brief: shorter words, not less said)."""
     keys = []
     if simple_of(prompt, Kind.UNO) is not None:
-        keys.append("u call UNO")
+        keys.append("u UNO" if short else "u call UNO")
     catches = catches_of(prompt)
-    if len(catches) == 1:
+    if len(catches) == 1 and short < 3:
         t = catches[0].target
         keys.append(f'c catch "{names[t]}"' if 0 <= t < len(names) else "c catch")
-    elif catches:
+    elif catches and short < 2:
         keys.append("c catch (then the seat's number)")
+    elif catches:
+        keys.append("c catch (then its seat)" if len(catches) > 1 else "c catch")
     if any(a.kind is Kind.JUMP for a in prompt.actions):
         # (Enter plays the card under the cursor, which jumps in when it can: helper-63 did
         # so by an Enter meant for something else, unsaid here)
-        keys.append("j / Enter jump in")
-    keys.append("Esc let it pass")
+        keys.append("j/Enter jump in" if short >= 2 else "j / Enter jump in")
+    keys.append("Esc pass" if short >= 2 else "Esc let it pass")
     return " · ".join(keys)
 
 
@@ -817,7 +847,7 @@ def _choices(
         s = "" if bots == 1 else "s"
         if bots and bots == g.players - 1:  # nobody else at the table: nobody to vote
             return [
-                f"Leave the table? Your node stops, and the {bots} bot{s} it runs with it: every",
+                f"Leave the table? Your node stops, and the {bots} bot{s} it runs with it: every "
                 "other seat is one of them, so the game waits for you. Take it up again with",
                 f"  {vi.resume_hint}",
             ], "y: leave · n / Esc: stay"
@@ -825,17 +855,22 @@ def _choices(
         # (what a stop gives of the round in play, in the node's words: node.game.void_words;
         # in round 1 the scores stay at 0, helper-64's brief)
         void = void_words(*verified)
-        rest = void.removeprefix("the round ")
+        # (sentences, wrapped by the screen at its width, the command on a line of its own:
+        # broken here in advance and wrapped again there, they read unevenly, helper-77's
+        # brief)
         leave = [
             "Leave the table? Nobody else can play your seat: unless you come back with",
             f"  {vi.resume_hint}",
             # (your node says goodbye as it stops: the others wait step_s from then, your turn
             # or not; it read "within 80 s on your turn", helper-61: lobby.md 5)
             f"within {t.step_s} s, the game ends for everyone: "
-            + ("the round" if played_out or rest != void else ""),
             # (a round played to its end counts unless its winner is the one missing: the
             # one leaving, here; spec 10.15, "What it gives")
-            "just played to its end still counts, unless you won it." if played_out else f"{rest}.",
+            + (
+                "the round just played to its end still counts, unless you won it."
+                if played_out
+                else f"{void}."
+            ),
         ]
         if bots:
             verb = "stops" if bots == 1 else "stop"
@@ -872,6 +907,10 @@ def _choices(
     lines: list[str] = []
     keys: list[str] = []
     has_play = any(a.kind is Kind.PLAY for a in acts)
+    # a round's end box is up over the decision: Enter (and Space, Esc) closes it and does only
+    # that (app.TableUI._key); the choice line said "Play a marked card (Enter)" there while
+    # the footer said Enter closes the box (helper-77's brief)
+    boxed = bool(ui.round_end) and not over and ui.mode == "play"
     if prompt.kind == "turn":
         if g.phase is Phase.START_COLOR:
             lines.append("A Wild was turned up: you name the color that starts play.")
@@ -909,7 +948,11 @@ def _choices(
                 lines.append(f"A Draw Two on you: t takes {n} and ends your turn.")
                 keys.append("t take")
             if has_play:
-                lines.append("Progressive: stack a matching card (Enter) to pass it on.")
+                lines.append(
+                    "Progressive: Enter closes the box, then Enter stacks a matching card on it."
+                    if boxed
+                    else "Progressive: stack a matching card (Enter) to pass it on."
+                )
                 keys.insert(0, "Enter stack")
             return lines, " · ".join(keys) + " · : type · ? help"
         if g.phase is Phase.DRAWN:
@@ -917,9 +960,13 @@ def _choices(
             what = f"{CARD_TEXT[face]} ({card_name(face)})" if face >= 0 else "a card"
             lines.append(
                 f"You drew {what}: play it (Enter) or keep it (k)."
+                if has_play and not boxed
+                else f"You drew {what}: play it or keep it (k)."
                 if has_play
                 else f"You drew {what}, which cannot be played: k keeps it."
             )
+            if has_play and boxed:  # (a line of its own: the card's name may be long)
+                lines.append("Enter closes the box, then Enter plays it; k keeps it at once.")
             keys = (["Enter play it"] if has_play else []) + ["k keep"]
             if has_play and me is not None and len(g.hands[me]) == 2:
                 # (helper-36: drawn to two cards, the screen never offered u, and the drawn
@@ -931,7 +978,12 @@ def _choices(
                 )
                 keys.append("u UNO")
             return lines, " · ".join(keys) + " · : type · ? help"
-        if has_play:
+        if has_play and boxed:
+            # (its first words as before: scripts/play_tmux reads them)
+            lines.append(
+                "Play a marked card: Enter closes the box, then Enter plays it; d draws at once."
+            )
+        elif has_play:
             lines.append("Play a marked card (Enter) or draw (d).")
         else:
             lines.append("No card of yours can be played: d draws one.")
@@ -1049,7 +1101,7 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         verdict = "no deck audited"
     lines.append(f"  verification: {verdict}")
     if vi.log_path:
-        lines.append(f"  log: {vi.log_path}")
+        lines.append(f"{LOG_LEAD}{vi.log_path}")  # (render cuts it only at a "/")
         lines.append(f"{REPLAY_LEAD}{vi.command} replay {shlex.quote(vi.log_path)} --table")
     return lines
 
@@ -1112,6 +1164,8 @@ def color_of_face(text: str) -> int:
 
 __all__ = [
     "COLORS",
+    "LEAVE_WIDE",
+    "LOG_LEAD",
     "REPLAY_LEAD",
     "CardView",
     "SeatRow",

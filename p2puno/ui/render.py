@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from unicodedata import east_asian_width
 
 from p2puno.node.game import CHAT_MAX
-from p2puno.ui.model import REPLAY_LEAD, CardView, TableView
+from p2puno.ui.model import LOG_LEAD, REPLAY_LEAD, CardView, TableView
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -182,17 +182,19 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         # so does the question q asks (it was asked unseen, a y away from leaving)
         status = status_text(view, max(10, width))
         msg += [[("", line)] for line in textwrap.wrap(status, max(10, width))]
-        if view.mode == "quit":  # (wrapped: a review found its first line cut at 70 columns)
+        if view.mode == "quit":  # (wrapped: a review found its first line cut at 70 columns;
+            # its command whole, or where to find it: helper-77's brief)
             msg += [
                 [("class:choice", part)]
                 for c in view.choice_lines
-                for part in textwrap.wrap(c, max(10, width)) or [""]
+                for part in _said(c, max(10, width), view.commands, "")
             ]
             msg.append([("class:help", view.help_line)])
         lines = [fit_line(m, width) for m in msg[:height]]
         return lines + [[("", " " * width)] for _ in range(height - len(lines))]
     if view.mode == "help":  # (the status and its clock stay: a turn runs on meanwhile)
-        return _help(width, height, status_text(view, width - 1), view.status_kind == "you")
+        status = status_text(view, width - 1)
+        return _help(width, height, status, view.status_kind == "you", view.watch)
     top: list[Line] = []
     header = f" {view.title} · {view.round_info}"
     right = f"{view.verification} "
@@ -273,8 +275,10 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     bottom.extend(_all_hands(view, width) if view.all_hands else _hand(view, width))
     # (four lines of choices at most; leaving the table may take a fifth: what stops with it)
     if view.mode == "quit":  # (wrapped, not cut: the resume command, past 77 columns, lost
-        # its path's end with no sign of it, helper-70; 7 lines at most)
-        parts = [p for c in view.choice_lines[:5] for p in wrap(c, width - 1, indent="    ")]
+        # its path's end with no sign of it, helper-70; 7 lines at most). Each sentence is
+        # wrapped at the width, its lines as full as they go, and the command stands whole on
+        # a line of its own (helper-77's brief: it was split, and the lines after it uneven)
+        parts = [p for c in view.choice_lines[:5] for p in _said(c, width - 1, view.commands, "")]
         bottom.extend([("class:choice", " " + p)] for p in parts[:7])
     else:
         for c in view.choice_lines[:4]:
@@ -291,7 +295,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     middle_h = height - len(top) - len(bottom)
     # an end's box goes under the seats and the last moves, which stay in view above it (a
     # review: the box hid the moves that ended the game, never seen on any screen)
-    box = _box(view.end, width, view.box_note) if view.end else []
+    box = _box(view.end, width, view.box_note, view.commands) if view.end else []
     cols_h = max(0, middle_h - len(box))
     n_log = cols_h - 1
     # The game's end box on a narrow screen leaves a few rows: the moves then take the whole
@@ -420,9 +424,13 @@ def _all_hands(view: TableView, width: int) -> list[Line]:
     return out
 
 
-def _box(text: list[str], width: int, note: str = "") -> list[Line]:
+def _box(
+    text: list[str], width: int, note: str = "", commands: Sequence[tuple[str, str]] = ()
+) -> list[Line]:
     """``text`` in a box as wide as the screen, a space inside each border (the words
-    touched the right one: "...you were│"); ``note`` on its top border."""
+    touched the right one: "...you were│"); ``note`` on its top border. A line that is one
+    of ``commands`` stands whole, or says where it is (:func:`_said`); the log's path is cut
+    only after a "/" (:func:`_path_lines`)."""
     inner = width - 4
     top: Line = [("class:box", " ┌" + "─" * inner + "┐ ")]
     if note and width_of(note) <= inner - 6:
@@ -434,7 +442,8 @@ def _box(text: list[str], width: int, note: str = "") -> list[Line]:
         ]
     out: list[Line] = [top]
     for t in text:
-        for part in _command_lines(t, inner - 2) or wrap(t, inner - 2, indent="    "):
+        parts = _command_lines(t, inner - 2) or _path_lines(t, inner - 2)
+        for part in parts or _said(t, inner - 2, commands, "    "):
             out.append(
                 [
                     ("class:box", " │ "),
@@ -465,13 +474,85 @@ def _command_lines(text: str, width: int) -> list[str]:
     )
 
 
-def _help(width: int, height: int, status: str = "", running: bool = False) -> list[Line]:
+def _said(text: str, width: int, commands: Sequence[tuple[str, str]], indent: str) -> list[str]:
+    """``text`` in lines of ``width`` cells: wrapped at spaces (a line after the first begins
+    with ``indent``), unless it is one of ``commands`` (its leading spaces aside), which is
+    never broken (a command typed from two lines does not run, helper-77's brief): whole on
+    one line, indented as given when that fits, else at the margin, else the words said for
+    it instead. A command inside a sentence, between backquotes, is held together where it
+    fits a line."""
+    cmd = text.strip()
+    for known, words in commands:
+        if cmd != known:
+            continue
+        for line in (text, cmd):
+            if width_of(line) <= width:
+                return [line]
+        lead = text[: len(text) - len(text.lstrip())]
+        return wrap(lead + words, width, indent=lead + "  ")
+    held = re.sub(
+        r"`[^`]+`",
+        lambda m: (
+            m.group(0).replace(" ", NBSP) if width_of(m.group(0)) <= width - 8 else m.group(0)
+        ),
+        text,
+    )
+    return wrap(held, width, indent=indent)
+
+
+def _path_lines(text: str, width: int) -> list[str]:
+    """The end box's log line in ``width`` cells: as it is where it fits; else "log:" and the
+    path under it on lines of its own, each cut only after a "/" (helper-77's brief read
+    ".../p2" and "puno-demo.log"), or, with a part of it wider than a line, where the path is
+    said; [] for any other line."""
+    if not text.startswith(LOG_LEAD) or width_of(text) <= width:
+        return []
+    path = text[len(LOG_LEAD) :]
+    indent = "    "
+    room = width - len(indent)
+    parts = re.findall(r"[^/]*/|[^/]+$", path)
+    if any(width_of(p) > room for p in parts):
+        return wrap(
+            f"{LOG_LEAD}its path is wider than this screen: the terminal shows it when the "
+            "table closes",
+            width,
+            indent=indent,
+        )
+    out = [LOG_LEAD.rstrip()]
+    line = ""
+    for p in parts:
+        if line and width_of(line + p) > room:
+            out.append(indent + line)
+            line = ""
+        line += p
+    out.append(indent + line)
+    return out
+
+
+def _help(
+    width: int, height: int, status: str = "", running: bool = False, watch: str = ""
+) -> list[Line]:
     """The keys, the status under them (two lines at most: a claim's keys and its count),
     and, while the person owes a decision, that its clock runs on (a timed table cannot
-    pause: helper-54 read the help while their turn ran out)."""
+    pause: helper-54 read the help while their turn ran out). ``watch``: this node's address
+    for `p2puno watch`, said last (the node says it once, in the moves, where it scrolls
+    out: helper-77's brief), on one line where it fits, else its command on a line of its
+    own; a blank line of the help gives way for it where the screen is short."""
     said = wrap(status, width - 1, indent=" ")[:2]
+    text = list(HELP)
+    if watch:
+        cmd = f"p2puno watch {watch}"
+        one = f"Others can watch this game with:  {cmd}"
+        text += (
+            [one]
+            if width_of(" " + one) <= width
+            else ["Others can watch this game with:", f"  {cmd}"]
+        )
+        room = height - 1 - len(said)
+        while len(text) > room and "" in text:  # (the last blank line first)
+            del text[len(text) - 1 - text[::-1].index("")]
     lines = [
-        fit_line([("class:header" if i == 0 else "", " " + t)], width) for i, t in enumerate(HELP)
+        fit_line([("class:header" if i == 0 else "", " " + t)], width) for i, t in enumerate(text)
     ]
     lines = lines[: height - 1 - len(said)]
     while len(lines) < height - 1 - len(said):
