@@ -22,6 +22,7 @@ LONGEST_FIRST = (
     "test_a_seat_rebuilt_at_many_steps_plays_on_to_the_same_end",
     "test_a_seat_that_dies_or_freezes_is_voted_out_within_the_deadline",
     "test_a_node_whose_every_link_is_lost_does_not_vote_alone",
+    "test_a_game_over_links_split_delayed_and_cut_mid_frame",
     "test_a_resumed_host_still_saves_the_log_it_was_asked_to",
     "test_four_seats_agree_with_the_in_order_run",
     "test_views_agree_every_house_rule_combination",
