@@ -62,11 +62,14 @@ class LocalTable:
         bots: list[str] | None = None,
         tamper: Tamper | None = None,
         directory: str | None = None,
+        reveal: int | None = None,
     ) -> None:
         """``directory``: each node appends its log to ``node<i>.log`` there, and keeps its own
         secrets (identity keys and every shuffle secret of the current deck) in
         ``node<i>.secrets``, mode 0600, rewritten atomically whenever they change: what a node
-        needs to resume."""
+        needs to resume. ``reveal``: the genesis options' `reveal` (spec 10.10), which every
+        node's table sets; without it (the tests' seeded games, made before it) a reveal step
+        may carry any number of shuffles, as an earlier build's table did."""
         n = options.players
         names = bots or ["heuristic", "random"]
         if seed is not None:
@@ -78,7 +81,7 @@ class LocalTable:
             nonces = [os.urandom(32) for _ in range(n)]  # each node's own, in a real lobby
             rngs = [SystemRng() for _ in range(n)]
         roster = [ident.player(f"P{i}") for i, ident in enumerate(ids)]
-        genesis = make_genesis(ids[0], 0, roster, options_to_obj(options), nonces)
+        genesis = make_genesis(ids[0], 0, roster, options_to_obj(options, reveal=reveal), nonces)
         self.entries: list[bytes] = []  # every entry, in the order it was first sent
         self.tamper = tamper
         self.sessions: list[Session] = []

@@ -299,6 +299,9 @@ class Session:
         assert genesis is not None
         self.options = options_from_obj(log.genesis.options)
         self.timing = timing_from_obj(log.genesis.options)
+        # the most shuffles a reveal step may carry (genesis options' `reveal`, spec 10.10);
+        # None: a table of an earlier build, which set none (its reveals carried a whole deck)
+        self.reveal_max = reveal_from_obj(log.genesis.options)
         if self.options.players != len(log.players):
             raise ValueError("the options and the roster disagree on the number of players")
         if seat is not None:
@@ -1772,7 +1775,8 @@ class Session:
         """The shuffles (indexes in the deck) whose secrets the next reveal step carries:
         the next REVEAL_SHUFFLES of the deck not revealed yet."""
         start = self._reveal_from
-        return range(start, min(start + REVEAL_SHUFFLES, len(self.shuffles)))
+        step = self.reveal_max or REVEAL_SHUFFLES
+        return range(start, min(start + step, len(self.shuffles)))
 
     def _reveal_part(self, proposal: Entry) -> tuple[range, list[SecretReveal]]:
         """The shuffles a reveal step carries, and the proposal's secrets: those it reveals,
@@ -1783,6 +1787,14 @@ class Session:
         given = self._reveals_of(proposal)
         if not given:
             return self._reveal_default(), given
+        if self.reveal_max is not None and len(given) > self.reveal_max:
+            # (helper-78: a proposal of more shuffles made each responder reveal as many, and
+            # with the keys a dispute's reveal also owes, an honest response could outgrow the
+            # entry cap: its own log refused it and its node stopped, nobody named)
+            raise _Fault(
+                proposal.author,
+                f"its reveal carries {len(given)} shuffles: at most {self.reveal_max} to a step",
+            )
         start = self._reveal_from
         part = range(start, start + len(given))
         if [_sid_index(self.shuffles, r.shuffle_id) for r in given] != list(part):
@@ -2198,7 +2210,12 @@ def _parse(cls: Any, obj: object, author: int) -> Any:
         raise _Fault(author, f"malformed {getattr(cls, 'TYPE', cls.__name__)}: {e}") from None
 
 
-def options_to_obj(o: Options, timing: Timing | None = None) -> dict[str, JSONValue]:
+def options_to_obj(
+    o: Options, timing: Timing | None = None, reveal: int | None = None
+) -> dict[str, JSONValue]:
+    """The genesis options (spec 10.1): ``timing``, the table's deadlines, and ``reveal``, the
+    most shuffles a reveal step may carry (REVEAL_SHUFFLES: every node's table sets it; a log
+    without it is an earlier build's, whose reveal steps carried any number)."""
     obj: dict[str, JSONValue] = {
         "players": o.players,
         "house": list(o.house),
@@ -2207,6 +2224,8 @@ def options_to_obj(o: Options, timing: Timing | None = None) -> dict[str, JSONVa
     }
     if timing is not None:
         obj["timing"] = timing.to_obj()
+    if reveal is not None:
+        obj["reveal"] = reveal
     return obj
 
 
@@ -2248,15 +2267,29 @@ def timing_from_obj(obj: JSONValue) -> Timing:
     return Timing()
 
 
+REVEAL_MAX = 16  # the most a table may set as its options' `reveal`
+
+
+def reveal_from_obj(obj: JSONValue) -> int | None:
+    """The genesis options' ``reveal`` (None if the table set none: an earlier build's)."""
+    if not isinstance(obj, dict) or "reveal" not in obj:
+        return None
+    reveal = obj["reveal"]
+    if type(reveal) is not int or not 1 <= reveal <= REVEAL_MAX:
+        raise ValueError(f"reveal must be an integer from 1 to {REVEAL_MAX}")
+    return reveal
+
+
 def options_from_obj(obj: JSONValue) -> Options:
-    if not isinstance(obj, dict) or set(obj) - {"timing"} != {
+    if not isinstance(obj, dict) or set(obj) - {"timing", "reveal"} != {
         "players",
         "house",
         "scoring",
         "target",
     }:
-        raise ValueError("options must have players, house, scoring, target (and timing)")
+        raise ValueError("options must have players, house, scoring, target (and timing, reveal)")
     timing_from_obj(obj)  # strict, like the rest
+    reveal_from_obj(obj)
     house = obj["house"]
     if not isinstance(house, list) or not all(isinstance(h, str) for h in house):
         raise ValueError("house must be a list of names")

@@ -201,6 +201,21 @@ def test_the_genesis_options_have_one_spelling_per_table(house: list[str]) -> No
         assert options_from_obj(options_to_obj(o)) == o
 
 
+@pytest.mark.parametrize("reveal", [0, 17, -1, True, "2", 2.0, None])
+def test_the_genesis_options_reveal_is_an_integer_from_1_to_16(reveal: object) -> None:
+    """spec 10.1 and 10.10: `reveal`, the most shuffles a reveal step carries, is optional (an
+    earlier build's table set none) and, when set, an integer 1-16; anything else is refused
+    before a session starts, as the rest of the options are."""
+    from p2puno.session.session import options_from_obj, options_to_obj, reveal_from_obj
+
+    obj = {"players": 2, "house": [], "scoring": "standard", "target": 500, "reveal": reveal}
+    with pytest.raises(ValueError, match="reveal must be"):
+        options_from_obj(obj)  # type: ignore[arg-type]
+    made = options_to_obj(Options(2), reveal=2)
+    assert reveal_from_obj(made) == 2 and options_from_obj(made) == Options(2)
+    assert reveal_from_obj(options_to_obj(Options(2))) is None
+
+
 def _reveal_parts(table: LocalTable) -> list[int]:
     """How many shuffles each reveal step's proposal gave secrets for, in log order."""
     from p2puno.wire import decode

@@ -1448,3 +1448,50 @@ def test_an_earlier_builds_log_whose_proposer_kept_its_secrets_names_the_propose
     monkeypatch.setattr(session_module, "REVEAL_SHUFFLES", 2)  # (this build's)
     result = replay(path)
     assert str(result.outcome) == str(live), (result.outcome, live)
+
+
+def test_a_reveal_of_more_shuffles_than_the_table_allows_is_its_authors_fault(
+    tmp_path: Path,
+) -> None:
+    """spec 10.10 (helper-78): a reveal step's responders reveal the shuffles its proposal
+    reveals, so a proposer revealing many made every honest responder sign as many (with the
+    keys a dispute's reveal also owes, over the entry cap: its own log refused it and its node
+    stopped, nobody named). A table's genesis options set `reveal`, the most a step carries:
+    seat 0 revealing two where the table allows one is named, and the honest seat's answer
+    carries the table's one; the replay says the same. A log with no `reveal` (an earlier
+    build's) still takes any number."""
+    from p2puno.log import append_entry
+
+    def two_at_once(table: LocalTable) -> Callable[[int, bytes], bytes]:
+        def tamper(sender: int, raw: bytes) -> bytes:
+            f = fields(raw)
+            s = table.sessions[0]
+            if sender != 0 or f["kind"] != "reveal" or f["role"] != "proposal":
+                return raw
+            part = range(s._reveal_from, s._reveal_from + 2)
+            if part.stop > len(s.shuffles):
+                return raw  # (a deck of one shuffle: nothing more to reveal)
+            return resign(table, raw, body={**f["body"], "secrets": s._my_secrets(part)})
+
+        return tamper
+
+    table = LocalTable(Options(2, target=20), seed="r4", bots=["random", "random"], reveal=1)
+    table.tamper = two_at_once(table)
+    table.run()
+    live = table.sessions[1].outcome
+    blame = table.sessions[1].blame
+    assert live.state == "cheat" and blame is not None and blame.seat == 0, live
+    assert "its reveal carries 2 shuffles: at most 1 to a step" in blame.reason, blame
+    entries = [fields(raw) for raw in table.entries]
+    (seq,) = {f["seq"] for f in entries if f["kind"] == "reveal" and f["seq"] == blame.step}
+    (answer,) = [f for f in entries if f["seq"] == seq and f["author"] == 1]
+    assert len(answer["body"]["secrets"]) == 1  # (the table's part: its entry fits)
+    path = tmp_path / "two.log"
+    for raw in table.entries:
+        append_entry(path, raw, fsync=False)
+    assert str(replay(path).outcome) == str(live)
+    # the same play at a table that set no `reveal`: taken as a larger part, no fault
+    legacy = LocalTable(Options(2, target=20), seed="r4", bots=["random", "random"])
+    legacy.tamper = two_at_once(legacy)
+    legacy.run()
+    assert legacy.sessions[1].outcome.state == "finished", legacy.sessions[1].outcome
