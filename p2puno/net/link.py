@@ -923,7 +923,9 @@ def _handshake_error(e: BaseException, address: str, limits: Limits) -> LinkErro
     if isinstance(e, asyncio.IncompleteReadError):
         return LinkError(
             LinkErrorCode.EOF,
-            f"closed the connection during the handshake ({len(e.partial)} bytes of a frame)",
+            # (helper-80: "closed the connection" read as the peer's choice; it may be a cut)
+            "the connection ended during the handshake, "
+            + (f"{len(e.partial)} bytes into a frame" if e.partial else "before a frame came"),
             address=address,
         )
     if isinstance(e, TransportError):

@@ -65,6 +65,10 @@ _LINK_WORDS = {  # why the connection to a seat ended, as a person reads it
     "silent": "nothing came from them for a while",
     "stalled": "nothing came from them for a while",
     "io_error": "a network error",
+    # (helper-80 read "stream ended inside a frame (89 of 115 bytes)": the stream's end in
+    # the middle of a message, its code in the log)
+    "truncated": "it was cut in the middle of a message (a network fault, or their program "
+    "stopped)",
     "rate_limited": "they sent more than a player's program may",
     "too_slow": "they stopped taking what your node sends",
     "closed": "your node closed it",
