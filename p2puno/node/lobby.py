@@ -63,15 +63,22 @@ from p2puno.node.game import (
 )
 from p2puno.node.names import name_problem as name_problem  # (re-exported: cli, run)
 from p2puno.node.names import name_skeleton
-from p2puno.session.session import Timing, options_from_obj, options_to_obj
+from p2puno.session.session import (
+    REVEAL_SHUFFLES,
+    Timing,
+    options_from_obj,
+    options_to_obj,
+    reveal_from_obj,
+)
 from p2puno.wire import EncodingError, JSONValue, decode, encode
 
 log = logging.getLogger("p2puno.lobby")
 
 # 2: the table code's secrets, committed by the nonces (section 2); 3: a deck's secrets
 # revealed two shuffles to a step (spec 10.10): a build of 2 at the table would answer such a
-# step with the whole deck's and the two builds would name different seats (helper-75)
-LOBBY_VERSION = 3
+# step with the whole deck's and the two builds would name different seats (helper-75); 4: the
+# genesis options set `reveal` (spec 10.10), which a joiner requires and a 3 would refuse
+LOBBY_VERSION = 4
 CODE_DOMAIN = b"p2puno/v1/table-code\x00"
 SECRET_DOMAIN = b"p2puno/v1/code-secret\x00"
 HERE = "@"  # in a start message: "the address you reached the host at"
@@ -864,7 +871,8 @@ def make_options(
     from p2puno.engine.options import parse_house
 
     opts = Options(players, target=target, scoring=scoring, **parse_house(",".join(house)))  # type: ignore[arg-type]
-    return options_to_obj(opts, timing)
+    # (reveal: the most shuffles a reveal step carries, spec 10.10; a joiner requires it)
+    return options_to_obj(opts, timing, reveal=REVEAL_SHUFFLES)
 
 
 # ---------------------------------------------------------------------- a joiner
@@ -874,12 +882,35 @@ _NOT_P2PUNO: Final = frozenset(
 )
 
 
+# how a connection is lost, whatever cut it: once the handshake is done, they say nothing of
+# what listens there (it proved itself a p2puno node)
+_CUT: Final = frozenset({FrameErrorCode.TRUNCATED, LinkErrorCode.EOF, LinkErrorCode.IO_ERROR})
+_HOST_LOST: Final[dict[str, str]] = {  # (the code goes to the log)
+    FrameErrorCode.TRUNCATED: "was cut in the middle of a message (a network fault, or the "
+    "host's program stopped)",
+    LinkErrorCode.EOF: "was closed at its end without a word (the host's program may have stopped)",
+    LinkErrorCode.IO_ERROR: "broke (a network error)",
+}
+
+
+# a join whose link is cut right after the handshake (before the join is sent) dials again,
+# this many tries in all, JOIN_REDIAL_S, then twice that, apart
+JOIN_TRIES = 3
+JOIN_REDIAL_S = 0.25
+
+
 def unreachable(host: str, port: int, e: LinkError) -> str:
     """Why no table could be reached at ``host:port``, for a person: a port nobody listens
     on, or something there that is not a p2puno node, rather than the transport's codes."""
     if e.code == LinkErrorCode.CONNECT:
         return f"cannot reach a table at {host}:{port}: {e.detail}"
-    if e.code in _NOT_P2PUNO:
+    if e.peer is not None and e.code in _CUT:  # (helper-80: the host's first record cut, after
+        # a handshake that authenticated it, read "does not answer as a p2puno table")
+        return (
+            f"lost the connection to the table at {host}:{port} just after it answered (a "
+            "network fault, or its program stopped): try again"
+        )
+    if e.peer is None and e.code in _NOT_P2PUNO:
         return (
             f"{host}:{port} does not answer as a p2puno table (something else listens there, "
             f"or an incompatible version: {e.code})"
@@ -936,16 +967,28 @@ async def join_table(
     the seat's nonce, and the secret is shown to the host once the genesis is out."""
     say = say or (lambda text: None)
     nonce = nonce_of(secret)
-    try:
-        context = advert[1] if advert is not None else None
-        link = await open_link(host, port, identity, context, limits=NODE_LIMITS)
-    except LinkError as e:
-        if advert is not None and e.code == HandshakeErrorCode.OTHER_CONTEXT:
-            raise LobbyError(
-                f"the table listed at {host}:{port} is not there now (another lobby answered: "
-                "list the tables again)"
-            ) from None
-        raise LobbyError(unreachable(host, port, e)) from None
+    context = advert[1] if advert is not None else None
+    expect: bytes | None = None  # (once a host answered: that host again, none other)
+    tries = 0
+    while True:
+        try:
+            link = await open_link(host, port, identity, context, expect, limits=NODE_LIMITS)
+            break
+        except LinkError as e:
+            if advert is not None and e.code == HandshakeErrorCode.OTHER_CONTEXT:
+                raise LobbyError(
+                    f"the table listed at {host}:{port} is not there now (another lobby "
+                    "answered: list the tables again)"
+                ) from None
+            tries += 1
+            if e.peer is None or e.code not in _CUT or tries >= JOIN_TRIES:
+                raise LobbyError(unreachable(host, port, e)) from None
+            # the host answered, then the connection was cut before anything was sent:
+            # no seat is taken yet, and dialing again is safe (helper-80's cut first record)
+            log.info("join: %s; dialing again", e)
+            say(f"the connection to {host}:{port} was cut as it answered: dialing again")
+            expect = e.peer
+            await asyncio.sleep(JOIN_REDIAL_S * tries)
     if advert is not None and not link.peer.hex().startswith(advert[0]):
         link.close("not the host the listing named")
         raise LobbyError(
@@ -1094,6 +1137,11 @@ async def join_table(
         if e.code == "bye":  # it said why
             why = e.detail.removeprefix("said bye: ")
             raise LobbyError(f"the host closed the table ({why})") from None
+        log.info("the host's link ended: %s", e)
+        if e.code in _CUT:  # (helper-80 read "the host went away: truncated: peer 60ab...")
+            raise LobbyError(
+                f"the host went away: the connection to {host}:{port} {_HOST_LOST[e.code]}"
+            ) from None
         raise LobbyError(f"the host went away: {e}") from None
     except TimeoutError:
         link.close("gave up waiting")
@@ -1216,8 +1264,15 @@ def _check_start_fields(
         raise LobbyError(f"the genesis roster is not the table that was {said}")
     try:
         options_from_obj(g.options)
+        reveal = reveal_from_obj(g.options)
     except ValueError as e:
         raise LobbyError(f"the genesis options are not valid: {e}") from None
+    if reveal != REVEAL_SHUFFLES:
+        # (without it any number of shuffles to a reveal step is taken, as from an earlier
+        # build: a proposer of many could make this node's answer outgrow the entry cap)
+        raise LobbyError(
+            f"the genesis options must set reveal {REVEAL_SHUFFLES} (spec 10.10), not {reveal}"
+        )
     shown_opts = dict(table.get("options", {}))
     shown_opts["players"] = len(g.players)
     if shown_opts != g.options:

@@ -131,19 +131,21 @@ async def test_a_bad_protocol_version_is_refused_with_a_reason() -> None:
     link = await open_link(LOOP, ep.port, Identity.generate(), None)
     link.send(MsgType.LOBBY, encode({"t": "join", "v": 7}))
     msg = await asyncio.wait_for(receive(link), 5)
-    assert msg["t"] == "refuse" and "lobby protocol 3, not 7" in msg["reason"]
+    assert msg["t"] == "refuse" and "lobby protocol 4, not 7" in msg["reason"]
     ep.close()
 
 
-async def test_a_node_of_the_build_before_the_split_reveal_is_refused() -> None:
+@pytest.mark.parametrize("v", [2, 3])
+async def test_a_node_of_the_builds_before_the_reveal_option_is_refused(v: int) -> None:
     """protocol/lobby.md 2, spec 10.10 (helper-75): a node of lobby version 2 answers a reveal
     step of two shuffles with the whole deck's secrets, and the two builds would name
-    different seats at the deck's audit: such a node is refused at the join, with a reason."""
+    different seats at the deck's audit; one of version 3 would read the genesis options'
+    `reveal` as malformed: such a node is refused at the join, with a reason."""
     ep, lobby, _ = await _host(2)
     link = await open_link(LOOP, ep.port, Identity.generate(), None)
-    link.send(MsgType.LOBBY, encode({"t": "join", "v": 2}))
+    link.send(MsgType.LOBBY, encode({"t": "join", "v": v}))
     msg = await asyncio.wait_for(receive(link), 5)
-    assert msg["t"] == "refuse" and "lobby protocol 3, not 2" in msg["reason"]
+    assert msg["t"] == "refuse" and f"lobby protocol 4, not {v}" in msg["reason"]
     assert len(lobby.seats) == 1
     ep.close()
 
@@ -469,6 +471,32 @@ async def test_a_host_that_starts_before_the_person_confirmed_gets_nothing_signe
     with pytest.raises(LobbyError, match="not the table that was confirmed"):
         _check_start(msg, _KeysOf(seat), seat.nonce, confirmed, LOOP, True)  # type: ignore[arg-type]
     assert _check_start(msg, _KeysOf(seat), seat.nonce, lobby.view(), LOOP, True).seat == 1  # type: ignore[arg-type]
+    ep.close()
+
+
+@pytest.mark.parametrize("reveal", [None, 1, 3])
+async def test_a_genesis_without_the_tables_reveal_is_refused(reveal: int | None) -> None:
+    """spec 10.10 (helper-78): without the genesis options' `reveal` a reveal step may carry
+    any number of shuffles (an earlier build's log), and a proposer of many could make this
+    node's answer outgrow the entry cap; a joiner takes only a genesis that sets this build's
+    (REVEAL_SHUFFLES), before it signs anything, even one the table shown agrees with."""
+    ep, lobby, ident = await _host(2)
+    person = _Person()
+    ann = await _join_person(ep.port, "Ann", person)
+    await _until(lambda: len(person.asked) == 1)
+    seat = lobby.seats[1]
+    options = {k: v for k, v in lobby.options.items() if k != "reveal"}
+    if reveal is not None:
+        options["reveal"] = reveal
+    view = {**lobby.view(), "options": {k: v for k, v in options.items() if k != "players"}}
+    players = [Player(s.name, s.sign_pk, s.dh_pk) for s in lobby.seats]
+    genesis = make_genesis(ident, 0, players, options, [s.nonce for s in lobby.seats])
+    msg = {"t": "start", "genesis": genesis.decode(), "addresses": [["@", 1], ["@", 2]],
+           "table": view}  # fmt: skip
+    with pytest.raises(LobbyError, match="the genesis options must set reveal 2"):
+        _check_start(msg, _KeysOf(seat), seat.nonce, view, LOOP, True)  # type: ignore[arg-type]
+    assert lobby.options["reveal"] == 2  # (what every node's table sets)
+    ann.cancel()
     ep.close()
 
 
