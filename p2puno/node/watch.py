@@ -324,11 +324,14 @@ class Spectator:
             link = self.link
             now = time.monotonic()
             if s.over:
-                # a stop naming a seat the node still reaches: its late vote may yet join
-                # it, and the seats wait for that vote (spec 10.15, races (3)); so does the
-                # spectator, or its record named one seat more than every seat's (helper-76:
-                # "Bot-1 and Bob did not answer" against the seats' "Bot-1 did not")
-                if not self.silent_but_reached():
+                # a stop: a late vote may yet join it, and the seats wait for that vote
+                # (spec 10.15, races (3)); so does the spectator, as long as the node it
+                # watches through stays (up to step_s), or its record named one seat more
+                # than every seat's (helper-76: "Bot-1 and Bob did not answer" against the
+                # seats' "Bot-1 did not"). Not by the node's last report of who is away:
+                # helper-83's seat came back by `p2puno resume` while the spectator's report
+                # still had it away, and its record stopped a step before every seat's
+                if not self.follows_a_stop():
                     return None
                 if late_until is None:
                     late_until = now + float(s.timing.step_s)
@@ -354,14 +357,11 @@ class Spectator:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), 0.1)
 
-    def silent_but_reached(self) -> bool:
-        """The game was stopped naming a seat silent that the node watched through still
-        reaches (not away, not left, by its last report): as GameNode.silent_but_linked."""
+    def follows_a_stop(self) -> bool:
+        """The game was stopped: the spectator stays while its node does (up to step_s), for
+        a late vote that may yet join the stop (see _follow)."""
         s = self.session
-        if s is None:
-            return False
-        o = s.outcome
-        return o.state == "stopped" and any(i not in self.away | self.left for i in o.silent)
+        return s is not None and s.outcome.state == "stopped"
 
     def _ask(self, link: Link, now: float) -> None:
         s = self.session

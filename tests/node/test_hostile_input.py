@@ -752,26 +752,25 @@ async def test_a_spectator_counts_the_wait_as_the_node_it_watches_through(tmp_pa
 
 
 def test_a_spectator_waits_for_a_late_vote_as_the_seats_do() -> None:
-    """spec 10.15, races (3): a stop naming a seat silent that is still linked may yet be
-    joined by that seat's late vote, and the seats linger for it; a spectator stopped at the
-    first verdict, and its record named one seat more than every seat's (helper-76: "Bot-1
-    and Bob did not answer", the seats' "Bot-1 did not", 3 times in 4). It waits too while the
-    node it watches through still reaches a seat named silent, not once that seat is away."""
+    """spec 10.15, races (3): a stop naming a seat silent may yet be joined by that seat's late
+    vote, and the seats linger for it; a spectator stopped at the first verdict, and its record
+    named one seat more than every seat's (helper-76: "Bot-1 and Bob did not answer", the
+    seats' "Bot-1 did not", 3 times in 4). It then waited only while its node's last report
+    said the seat was reached, and a seat back by `p2puno resume` still read as away there
+    (helper-83: the spectators' records a step short of every seat's). It follows any stop
+    while its node stays (up to step_s), whatever the reports say; not a finished game."""
     from types import SimpleNamespace
 
     from p2puno.node.watch import Spectator
 
     spectator = Spectator()
-    assert not spectator.silent_but_reached()  # (no game yet)
+    assert not spectator.follows_a_stop()  # (no game yet)
     stopped = SimpleNamespace(state="stopped", silent=(1, 2))
     spectator.session = SimpleNamespace(outcome=stopped)  # type: ignore[assignment]
-    spectator.away = frozenset({1})
-    assert spectator.silent_but_reached()  # seat 2 still reached: its vote may come
-    spectator.away = frozenset({1, 2})
-    assert not spectator.silent_but_reached()
-    spectator.away, spectator.left = frozenset({1}), frozenset({2})
-    assert not spectator.silent_but_reached()
+    for away, left in [({1}, set()), ({1, 2}, set()), ({1}, {2})]:
+        spectator.away, spectator.left = frozenset(away), frozenset(left)
+        assert spectator.follows_a_stop()  # (a report may be stale: the seat may be back)
     spectator.session = SimpleNamespace(  # type: ignore[assignment]
         outcome=SimpleNamespace(state="finished", silent=())
     )
-    assert not spectator.silent_but_reached()
+    assert not spectator.follows_a_stop()
