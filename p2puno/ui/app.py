@@ -1254,7 +1254,9 @@ class TableUI:
                 message="" if st.message.startswith(failure) else st.message,
                 help_line="q / Enter / Esc: close the table (your node has stopped) · ? help",
             )
-        if st.round_end is not None and view.end and not stopped and st.mode == "play":
+        over = self.over()  # (a game's end box, not the round's: helper-83 read "Enter, Space
+        # or Esc: close round 1's end" under GAME OVER, and Enter closed the table)
+        if st.round_end is not None and view.end and not stopped and not over and st.mode == "play":
             # Enter, Space or Esc closes the round's end and does only that; a key of the
             # decision up (r at the colour question) closes it and acts: the footer says both
             # (helper-36 read only the first, with a colour to name and the clock running)

@@ -228,3 +228,16 @@ def test_a_node_that_stops_under_a_round_end_box_shows_the_stop() -> None:
     assert "YOUR NODE HAS STOPPED" in lines and "ROUND 1 OVER" not in lines, lines
     assert f"{command()} resume 3fa2" in lines, lines
     assert lines[-1].startswith("q / Enter / Esc: close the table (your node has stopped)"), lines
+
+
+def test_under_a_games_end_the_footer_does_not_offer_to_close_a_rounds_end() -> None:
+    """helper-83: the game ended with the last round's end box not closed; the footer under
+    GAME OVER still read "Enter, Space or Esc: close round 1's end", and Enter closed the
+    whole table. The game's end box's own footer stands there (docs/ui.md, "The round's end
+    stays up")."""
+    g = Game(Options(3))
+    ui = _ui(g, ["Ann", "Bob", "Cid"])
+    ui.state.round_end, ui.state.round_end_no = ["ROUND 1 OVER", "  scores: ..."], 1
+    ui.source.outcome = Outcome("finished", (500, 0, 0), winners=(0,))  # type: ignore[union-attr]
+    lines = plain(render(ui.view(), 80, 24))
+    assert not any("close round 1's end" in line for line in lines), lines
