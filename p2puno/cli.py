@@ -717,7 +717,13 @@ def _run_node(
     try:
         return asyncio.run(main())
     except (LobbyError, DataError) as e:
-        _err_line(f"p2puno: {_safe(e)}")  # (a node's reason can be long: wrapped at words)
+        from p2puno.ui.lines import resume_split, say_command
+
+        why, back = resume_split(_safe(e))
+        if back:  # (the resume command whole on a line of its own: helper-83 read it split)
+            say_command(f"p2puno: {why}:", back, _err_echo, sys.stderr)
+        else:
+            _err_line(f"p2puno: {why}")  # (a node's reason can be long: wrapped at words)
         raise typer.Exit(2) from None
     except (KeyboardInterrupt, asyncio.CancelledError) as e:
         if isinstance(e, asyncio.CancelledError) and not terminated:
@@ -1133,9 +1139,12 @@ def resume(
 
         g = games[0]
         mark_given_up(g)
-        typer.echo(
-            f"game {str(g['game'])[:16]} is no longer offered here; its log stays as it "
-            f"stood: {replay_command(Path(g['folder']) / 'log')} (NOT OVER: no verdict)"
+        # (wrapped at words, the command whole on its own line: helper-83 read "(NOT O" /
+        # "VER: no verdict)" at 80 columns)
+        _say_command(
+            f"game {str(g['game'])[:16]} is no longer offered here (NOT OVER: no verdict); "
+            "its log stays as it stood:",
+            replay_command(Path(g["folder"]) / "log"),
         )
         return
     person = not str(games[0].get("player", "person")).startswith("bot:")

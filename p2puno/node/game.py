@@ -60,7 +60,7 @@ from p2puno.wire import EncodingError, JSONValue, decode, encode
 log = logging.getLogger("p2puno.node")
 T = TypeVar("T")
 
-_LINK_WORDS = {  # why the connection to a seat ended, as a person reads it
+LINK_WORDS = {  # why the connection to a seat ended, as a person reads it
     "eof": "it was closed at their end (their program may have stopped)",
     "silent": "nothing came from them for a while",
     "stalled": "nothing came from them for a while",
@@ -999,7 +999,7 @@ class GameNode:
             else:  # (in words: "eof: peer 60ab... at ..." read as noise, and "lost the link
                 # to Bot-1 (seat 1): its connection closed (eof)" as jargon, helper-55; the
                 # code goes to the log)
-                why = _LINK_WORDS.get(e.code, e.detail)
+                why = LINK_WORDS.get(e.code, e.detail)
                 if e.code == "bye":  # (the peer dropped it for a fault it names, in its own
                     # words: quoted, they are its, not this node's)
                     why = f"their side closed it, saying “{e.detail.removeprefix('said bye: ')}”"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,12 +27,14 @@ from typing import Any
 from p2puno.log import Identity, Log, LogError, entry_hash
 from p2puno.net import Link, LinkError, MsgType, open_link
 from p2puno.net.frames import MAX_FETCH, encode_fetch, encode_sync
-from p2puno.node.game import LINK_GRACE_S, NODE_LIMITS, PRUNE_KEEP, Address
+from p2puno.node.game import LINK_GRACE_S, LINK_WORDS, NODE_LIMITS, PRUNE_KEEP, Address
 from p2puno.node.lobby import LobbyError, check_secrets, receive, send, table_code, unreachable
 from p2puno.node.store import DataDir, GameFiles
 from p2puno.session import Session, SessionError
 from p2puno.session.session import Outcome, SessionEvent, Timing
 from p2puno.wire import EncodingError, decode
+
+log = logging.getLogger("p2puno.watch")
 
 Say = Callable[[str], None]
 
@@ -344,7 +347,11 @@ class Spectator:
                     seat = self.through if self.through is not None else -1
                     who = players[seat].name if 0 <= seat < len(players) else f"seat {seat}"
                     left = why.code == "bye"  # (said on purpose: its person left, or it stopped)
-                    gone = "left the table" if left else f"could no longer be reached ({why})"
+                    # (in words, its code in the log: helper-83 read "(eof: peer ed62b8cd...
+                    # at 127.0.0.1:44099: closed the connection without BYE)")
+                    log.info("the link to seat %d ended: %s", seat, why)
+                    said = LINK_WORDS.get(why.code, "the connection was lost")
+                    gone = "left the table" if left else f"could no longer be reached: {said}"
                     self.say(f"{who}'s node (seat {seat}) {gone}: watching through another seat")
                     if 0 <= seat < len(players):  # (until the next node's report)
                         self.away = frozenset({seat})

@@ -35,9 +35,10 @@ from prompt_toolkit.styles import Style
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import CARD_TEXT, COLORS
 from p2puno.engine.game import Event, Game, Phase
-from p2puno.node.game import CHAT_MAX, chat_words, command, with_command
+from p2puno.node.game import CHAT_MAX, chat_words, with_command
 from p2puno.node.lobby import HostLobby, LobbyChat, LobbyError, table_digest
 from p2puno.session.session import Prompt, SessionEvent, Timing
+from p2puno.ui.lines import resume_split
 from p2puno.ui.model import (
     BOT_QUIET_S,
     Source,
@@ -1085,7 +1086,7 @@ class TableUI:
         self.failure = text
         # (its reason in the moves; the resume command is in the box, whole: the moves'
         # narrow column broke it, helper-77's brief)
-        self._log(f"!! {_resume_split(text)[0]}")
+        self._log(f"!! {resume_split(text)[0]}")
         self.state.message = f"{text} — q leaves"
         self.invalidate()
 
@@ -1234,7 +1235,7 @@ class TableUI:
             # why, in a box as a game's end is (helper-51: a resumed seat that reached nobody
             # read two lines of its cut in the message line, what it could do in a narrow
             # column of moves, and "unless they are back in time" still under the status)
-            why, resume = _resume_split(failure)
+            why, resume = resume_split(failure)
             end = ["YOUR NODE HAS STOPPED", f"  {why}"]
             commands = view.commands
             if resume:  # (on a line of its own, whole: it was split over two, helper-77's
@@ -1357,15 +1358,6 @@ class TableUI:
             if self.busy():
                 self.spinner += 1
                 self.invalidate()
-
-
-def _resume_split(failure: str) -> tuple[str, str]:
-    """A node's failure as its reason and the resume command that ends it (node.run raises
-    "<why>: <resume command>"), or (the failure, "") when it ends in none."""
-    at = failure.rfind(f": {command()} resume")
-    if at < 0:
-        return failure, ""
-    return failure[:at], failure[at + 2 :]
 
 
 def _lan_address() -> str:

@@ -19,6 +19,18 @@ Echo = Callable[[str], None]
 COMMAND_INDENT = "    "
 
 
+def resume_split(failure: str) -> tuple[str, str]:
+    """A node's failure as its reason and the resume command that ends it (node.run raises
+    "<why>: <resume command>"), or (the failure, "") when it ends in none: the command is then
+    put whole on a line of its own (a wrap at spaces split it, helper-77, helper-83)."""
+    from p2puno.node.game import command
+
+    at = failure.rfind(f": {command()} resume")
+    if at < 0:
+        return failure, ""
+    return failure[:at], failure[at + 2 :]
+
+
 def say_line(text: str, echo: Echo = print, stream: TextIO | None = None) -> None:
     """``text`` to ``echo``, wrapped at the width of ``stream`` (standard output by default)
     when it is a terminal; as it is when it is not."""

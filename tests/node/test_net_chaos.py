@@ -30,7 +30,7 @@ def test_a_game_over_links_split_delayed_and_cut_mid_frame(tmp_path: Path) -> No
     assert run.total("pieces") > run.total("writes"), run.stats
     assert run.total("cuts") >= 2, run.stats  # (3 in every run seen)
     said = "\n".join((tmp_path / f"output{k}.txt").read_text(encoding="utf-8") for k in range(3))
-    # ... which a peer read as a frame cut short (game.py _LINK_WORDS["truncated"]); and seats whose
+    # ... which a peer read as a frame cut short (game.py LINK_WORDS["truncated"]); and seats whose
     # connection was lost came back
     assert "cut in the middle of a message" in said, said
     lost, back = said.count("lost the connection to"), said.count(") is back")

@@ -132,7 +132,8 @@ def test_a_spectator_goes_on_through_another_seat_when_its_node_dies(tmp_path: P
         h, w, _ = _watched_in_round_1(tmp_path, nodes, lobby_s=2.0)
         h.signal(signal.SIGKILL)
         w.wait_for(r"watching through \S+'s node \(seat [12]\) now", 30)
-        w.wait_for(r"'s node \(seat 0\) could no longer be reached \(", 5)  # (SIGKILL)
+        # (SIGKILL: in words, not the link's code)
+        w.wait_for(r"'s node \(seat 0\) could no longer be reached: it was closed at ", 5)
         # the seats left vote the host out (its deadline); the spectator sees that record
         assert w.wait(90) == 0, w.text()
         game = w.wait_for(r"^game: (.*)").group(1)

@@ -10,6 +10,7 @@ import re
 from itertools import pairwise
 from types import SimpleNamespace
 
+import pytest
 from prompt_toolkit.output import DummyOutput
 
 from p2puno.engine.actions import Action, Kind
@@ -241,3 +242,24 @@ def test_under_a_games_end_the_footer_does_not_offer_to_close_a_rounds_end() -> 
     ui.source.outcome = Outcome("finished", (500, 0, 0), winners=(0,))  # type: ignore[union-attr]
     lines = plain(render(ui.view(), 80, 24))
     assert not any("close round 1's end" in line for line in lines), lines
+
+
+def test_a_stopped_nodes_resume_command_stands_whole_at_the_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """helper-83: the table's stop box said the resume command "is wider than this screen: the
+    terminal shows it when the table closes", and the terminal then printed it wrapped at
+    spaces, "--data-dir" on one line and its folder on the next. The node's reason is wrapped
+    at words and the command is put whole on a line of its own."""
+    import p2puno.ui.lines as lines
+    from p2puno.ui.lines import resume_split, say_command
+
+    back = f"{command()} resume 4e30413780dae626 --data-dir /tmp/an-h83/a-rather-long/ann"
+    text = f"your node could not reach the others, who may be offline: {back}"
+    assert resume_split(text) == ("your node could not reach the others, who may be offline", back)
+    assert resume_split("no command here") == ("no command here", "")
+    monkeypatch.setattr(lines, "width_of", lambda stream: 60)
+    said: list[str] = []
+    why, cmd = resume_split(text)
+    say_command(f"p2puno: {why}:", cmd, said.append)
+    assert said[-1].strip() == back and all(len(line) <= 60 for line in said[:-1]), said
