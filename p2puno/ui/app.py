@@ -426,7 +426,10 @@ class TableUI:
                     later_rounds -= 1
                 if e.kind == "start":
                     later_deals -= 1
-                if e.kind == "round-over" and later_deals == 0:
+                # (a batch of history: a spectator or a resumed node catching up, more of the
+                # game to come; its next round's deal, in a later batch, leaves no box to close
+                # it: helper-83's spectator who came in round 2 had "ROUND 1 OVER" over it)
+                if e.kind == "round-over" and later_deals == 0 and not history:
                     ended = g.round_no - later_rounds
                     self.state.round_end = round_end_lines(g, self.names, self.me, e, ended)
                     self.state.round_end_no = ended  # (kept beside the box, not read off it)

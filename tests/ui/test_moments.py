@@ -1961,3 +1961,43 @@ def test_a_catch_of_one_of_several_seats_asks_whom_to_catch() -> None:
     view = table_view(_stub_source(g), ui, ViewInputs(["Ann", "Bob", "Cid"], 0))  # type: ignore[arg-type]
     assert view.choice_lines[0] == "Catch whom? (one card, no UNO called)", view.choice_lines
     assert view.choice_lines[1] == "1 Bob (0 cards) · 2 Cid (0 cards)", view.choice_lines
+
+
+def test_a_rounds_end_taken_while_catching_up_draws_no_box() -> None:
+    """helper-83: a spectator who came in round 2 had the box "ROUND 1 OVER" over the live
+    table: its catch-up's batch ended on round 1's end, and round 2's deal came in a later
+    batch, which closes no box (a live round's end stays up until a key). A round's end taken
+    while the session is still behind the table is history: said in the moves, no box; the
+    same batch taken live draws it."""
+    import random
+
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.bots import make_bot
+    from p2puno.session.session import SessionEvent
+    from p2puno.sim.runner import Table
+
+    for behind, box in ((400, False), (None, True)):
+        t = Table(Options(2), [make_bot("heuristic", f"r{s}") for s in range(2)], random.Random(5))
+        src = SimpleNamespace(engine=t.game, outcome=SimpleNamespace(over=False))
+        if behind is not None:  # (the session knows of steps far past those it processed)
+            src.behind, src.processed = behind, 10  # type: ignore[attr-defined]
+        with create_pipe_input() as pipe:
+            ui = TableUI(name="Eve", input=pipe, output=DummyOutput(), spectator=True)
+            ui.attach(src, None, ["Ann", "Bob"])  # type: ignore[arg-type]
+            batch: list[SessionEvent] = []
+            for _ in range(3):  # (a first batch: a table's first is history whatever comes)
+                batch += [SessionEvent("engine", str(e), event=e) for e in t.step()[1]]
+            ui.on_events(batch)
+            batch = []
+            for _ in range(20000):
+                _, events = t.step()
+                kinds = [e.kind for e in events]
+                if "round-over" in kinds:  # (up to it: the next round's deal comes later)
+                    events = events[: kinds.index("round-over") + 1]
+                batch += [SessionEvent("engine", str(e), event=e) for e in events]
+                if "round-over" in kinds:
+                    break
+            ui.on_events(batch)
+        assert (ui.state.round_end is not None) == box, (behind, ui.state.round_end)
+        assert any("Round over" in line for line in ui.log) or box, ui.log
