@@ -1273,6 +1273,11 @@ class Session:
                 self._legal(action)
         elif kind == "pass" and not (self.claim_queue and self.claim_queue[0] == p.author):
             raise _Fault(p.author, "only a claimant may pass")
+        elif kind == "reveal":
+            # its shuffles' count and order, on arrival (spec 10.7.1): judged only once every
+            # seat answered, one silent seat turned the proposer's provable fault into a stop
+            # naming that seat, and the honest seats had answered with their secrets (helper-82)
+            self._reveal_part(p)
 
     def _legal(self, action: Action) -> None:
         """The engine's own refusal of ``action`` on the public state, as a public fault."""
