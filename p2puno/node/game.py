@@ -1746,7 +1746,9 @@ class GameNode:
         if deciding and clock is not None and clock[0] == w.step:
             # that seat's person has not turn_s (its bot stands in, or it was resumed): their
             # time, as their own screen counts it, then step_s for their node (_on_turn)
-            left = clock[1] - now + float(self.timing.step_s)
+            # (only shorter: helper-82's seat said turn_s + step_s where the vote came in
+            # step_s, and every screen counted 100 s against the node's 20)
+            left = min(left, clock[1] - now + float(self.timing.step_s))
         return left, waited, deciding
 
     def _wait_deadline(self, kind: str, step: int, seats: tuple[int, ...]) -> float:

@@ -320,3 +320,29 @@ async def test_a_seat_tells_the_table_its_persons_time_when_it_is_not_turn_s(
     with pytest.raises(asyncio.CancelledError):
         await task
     await node.close("done")
+
+
+async def test_a_seats_turn_notice_never_counts_past_this_nodes_own_vote(
+    tmp_path: Path, seat_1_files: tuple[Path, Path]
+) -> None:
+    """protocol/lobby.md 4a, `turn` (helper-82): the notice is the seat's word, for screens
+    only; a hostile seat whose turn had run said left_ms = turn_s + step_s, and every screen
+    and spectator through this node counted that while its vote was step_s away. The count
+    may only be shortened by it, never put past this node's own deadline."""
+    session = _session(seat_1_files)
+    w = session.waiting()
+    node = _node(tmp_path, session)
+    node.watchers.append(SimpleNamespace())  # type: ignore[arg-type]
+    node._deadlines(time.monotonic())
+    t = node.timing
+    node._wait_since -= t.turn_s  # (the seat's turn has run: the vote is step_s away)
+    report = node._wait_report()
+    assert report is not None and isinstance(report[1], dict)
+    own = report[1]["left_ms"]
+    told = {"t": "turn", "step": w.step, "left_ms": 1000 * (t.turn_s + t.step_s)}
+    node._on_notice(0, encode(told))
+    report = node._wait_report()
+    assert report is not None and isinstance(report[1], dict)
+    assert isinstance(own, int) and report[1]["left_ms"] <= own + 200, (own, report[1])
+    node.watchers.clear()
+    await node.close("done")
