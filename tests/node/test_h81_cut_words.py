@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -30,39 +32,48 @@ from p2puno.node.lobby import (
 )
 
 LOOP = "127.0.0.1"
+CUT = b"\x00\x00\x00\x40" + b"x" * 10  # the start of a 64-byte frame, then its end
 
 
-async def test_a_host_whose_first_record_is_cut_is_a_lost_connection_not_another_program() -> None:
+async def _join_a_cutting_host(
+    handler: Callable[[Link], Any], held: list[Link], say: Callable[[str], None] | None = None
+) -> tuple[int, BaseException]:
+    """A joiner's ``join_table`` against a host whose links ``handler`` takes (each kept in
+    ``held``, aborted at the end): the host's port, and what the join raised."""
     host = Endpoint(Identity.generate(), LOOP)
     context = os.urandom(32)
-
-    def cut(link: Link) -> None:  # the handshake done, the first record cut mid-frame
-        link._transport.write(b"\x00\x00\x00\x40" + b"x" * 10)
-        link._transport.write_eof()  # (its end stays open to read: no reset, the cut seen)
-        held.append(link)
-
-    held: list[Link] = []
-    host.handlers[context] = cut
+    host.handlers[context] = handler
     host.default = context
     await host.start()
     ident = Identity.generate()
     me = Endpoint(ident, LOOP)
     await me.start()
     try:
+        join = join_table(me, ident, LOOP, host.port, name="J", secret=os.urandom(32), say=say)
         with pytest.raises(LobbyError) as got:
-            await asyncio.wait_for(
-                join_table(me, ident, LOOP, host.port, name="J", secret=os.urandom(32)), 5
-            )
+            await asyncio.wait_for(join, 5)
     finally:
         for link in held:
             link._transport.abort()
         host.close()
         me.close()
-    said = str(got.value)
+    return host.port, got.value
+
+
+async def test_a_host_whose_first_record_is_cut_is_a_lost_connection_not_another_program() -> None:
+    held: list[Link] = []
+
+    def cut(link: Link) -> None:  # the handshake done, the first record cut mid-frame
+        link._transport.write(CUT)
+        link._transport.write_eof()  # (its end stays open to read: no reset, the cut seen)
+        held.append(link)
+
+    port, got = await _join_a_cutting_host(cut, held)
+    said = str(got)
     assert len(held) == JOIN_TRIES, held  # (dialed again, and cut each time)
     assert "does not answer as a p2puno table" not in said, said
     assert "incompatible" not in said and "truncated" not in said, said
-    assert f"lost the connection to the table at {LOOP}:{host.port}" in said, said
+    assert f"lost the connection to the table at {LOOP}:{port}" in said, said
     assert "try again" in said, said
 
 
@@ -120,8 +131,6 @@ async def test_a_handshake_cut_short_is_said_as_cut_not_as_closed_by_the_peer() 
 
 
 async def test_a_lobby_link_cut_mid_frame_is_said_as_the_host_gone_in_plain_words() -> None:
-    host = Endpoint(Identity.generate(), LOOP)
-    context = os.urandom(32)
     held: list[Link] = []
 
     async def seat_then_cut(link: Link) -> None:
@@ -129,27 +138,12 @@ async def test_a_lobby_link_cut_mid_frame_is_said_as_the_host_gone_in_plain_word
         await receive(link)  # the join
         send(link, {"t": "welcome", "seat": 1})
         await asyncio.sleep(0.05)
-        link._transport.write(b"\x00\x00\x00\x40" + b"x" * 10)
+        link._transport.write(CUT)
         link._transport.write_eof()
 
-    host.handlers[context] = seat_then_cut
-    host.default = context
-    await host.start()
-    ident = Identity.generate()
-    me = Endpoint(ident, LOOP)
-    await me.start()
-    try:
-        with pytest.raises(LobbyError) as got:
-            await asyncio.wait_for(
-                join_table(me, ident, LOOP, host.port, name="J", secret=os.urandom(32)), 5
-            )
-    finally:
-        for link in held:
-            link._transport.abort()
-        host.close()
-        me.close()
-    assert str(got.value) == (
-        f"the host went away: the connection to {LOOP}:{host.port} was cut in the middle of a "
+    port, got = await _join_a_cutting_host(seat_then_cut, held)
+    assert str(got) == (
+        f"the host went away: the connection to {LOOP}:{port} was cut in the middle of a "
         "message (a network fault, or the host's program stopped)"
     )
 
@@ -157,39 +151,20 @@ async def test_a_lobby_link_cut_mid_frame_is_said_as_the_host_gone_in_plain_word
 async def test_a_join_cut_right_after_the_handshake_dials_the_same_host_again() -> None:
     # nothing was sent on the cut link (the join goes after the host's first record): no seat
     # is taken, and the second link carries the join (protocol/lobby.md, "the host went away")
-    host = Endpoint(Identity.generate(), LOOP)
-    context = os.urandom(32)
     held: list[Link] = []
     joins: list[dict[str, object]] = []
 
     async def cut_once(link: Link) -> None:
         held.append(link)
         if len(held) == 1:
-            link._transport.write(b"\x00\x00\x00\x40" + b"x" * 10)
+            link._transport.write(CUT)
             link._transport.write_eof()
             return
         joins.append(await receive(link))
         send(link, {"t": "refuse", "reason": "no room (a test)"})
 
-    host.handlers[context] = cut_once
-    host.default = context
-    await host.start()
-    ident = Identity.generate()
-    me = Endpoint(ident, LOOP)
-    await me.start()
     said: list[str] = []
-    try:
-        with pytest.raises(LobbyError, match=r"the table refused the seat: no room \(a test\)"):
-            await asyncio.wait_for(
-                join_table(
-                    me, ident, LOOP, host.port, name="J", secret=os.urandom(32), say=said.append
-                ),
-                5,
-            )
-    finally:
-        for link in held:
-            link._transport.abort()
-        host.close()
-        me.close()
+    port, got = await _join_a_cutting_host(cut_once, held, said.append)
+    assert str(got) == "the table refused the seat: no room (a test)", got
     assert len(held) == 2 and [j.get("name") for j in joins] == ["J"], (held, joins)
-    assert said == [f"the connection to {LOOP}:{host.port} was cut as it answered: dialing again"]
+    assert said == [f"the connection to {LOOP}:{port} was cut as it answered: dialing again"]
