@@ -218,6 +218,13 @@ def demo(
 
     options = _options(players, house, scoring, target)
     if trustless:
+        from pathlib import Path
+
+        folder = Path(log).absolute().parent
+        if not folder.is_dir():  # (said before the game: helper-77 played one to the end and
+            # read a FileNotFoundError traceback where the log was to be copied)
+            typer.echo(f"p2puno: --log {log}: the folder {folder} does not exist", err=True)
+            raise typer.Exit(2)
         ok = run_network_demo(
             options,
             delay=delay,

@@ -1,4 +1,5 @@
 import re
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -35,6 +36,17 @@ def test_host_refuses_a_bad_option_before_anything_starts(args: list[str], says:
     result = CliRunner().invoke(app, ["host", "--no-discovery", *args])
     assert result.exit_code == 2
     assert says in " ".join(result.output.replace("│", " ").split())  # (out of rich's box)
+
+
+def test_demo_refuses_a_log_in_a_missing_folder_before_the_game(tmp_path: Path) -> None:
+    """helper-77: `p2puno demo --log` into a folder that does not exist played a whole game,
+    then ended in a FileNotFoundError traceback where the host's log was to be copied. It is
+    said before any node starts, with exit code 2."""
+    where = tmp_path / "no" / "such" / "x.log"
+    result = CliRunner().invoke(app, ["demo", "--log", str(where), "--players", "2"])
+    assert result.exit_code == 2, result.output
+    assert f"the folder {where.parent} does not exist" in result.output, result.output
+    assert not (tmp_path / "no").exists()
 
 
 def test_resume_says_plainly_when_there_is_nothing_to_resume(tmp_path: object) -> None:
