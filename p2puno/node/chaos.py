@@ -35,6 +35,26 @@ LOOP = "127.0.0.1"
 TIMING = ["--window-ms", "0", "--step-s", "30", "--turn-s", "30"]
 
 
+def logs_end_well(root: Path, said: dict[str, list[str]]) -> str:
+    """Why a game under ``root`` did not end well ("" if it did): a node that printed a
+    traceback (``said``: each node's lines, by name; one that played on past an error of its
+    own is a failure too), logs not one per node or not holding the same entries, or a log
+    that does not replay VERIFIED as finished with no seat named silent or at fault."""
+    for name, lines in said.items():
+        if any(line.startswith("Traceback") for line in lines):
+            return f"{name} printed a traceback:\n" + "\n".join(lines[-30:])
+    logs = sorted(root.rglob("games/*/log"))
+    sets = [set(p.read_bytes().splitlines()) for p in logs]
+    if len(logs) != len(said) or any(s != sets[0] for s in sets):
+        return f"{len(logs)} logs, not all the same: {[len(s) for s in sets]} entries"
+    for p in logs:
+        r = replay(p)
+        o = r.outcome
+        if not r.ok or o is None or o.state != "finished" or o.silent or o.blame:
+            return f"{p.relative_to(root)}: {r.error or o}"
+    return ""
+
+
 class Proc:
     def __init__(self, args: list[str], data: Path) -> None:
         self.args, self.data = args, data
@@ -177,21 +197,8 @@ def game(
         if any(codes):
             run.why = f"exit codes {codes}"
             return run
-        for n in nodes:  # a node that played on past an error of its own is a failure too
-            if any(ln.startswith("Traceback") for ln in n.lines):
-                run.why = f"{n.data.name} printed a traceback:\n" + "\n".join(n.lines[-30:])
-                return run
-        logs = sorted(root.rglob("games/*/log"))
-        sets = [set(p.read_bytes().splitlines()) for p in logs]
-        if len(logs) != 4 or any(s != sets[0] for s in sets):
-            run.why = f"{len(logs)} logs, not all the same"
-            return run
-        for p in logs:
-            r = replay(p)
-            if not r.ok or r.outcome is None or r.outcome.state != "finished":
-                run.why = f"{p}: {r.error or r.outcome}"
-                return run
-        run.ok = True
+        run.why = logs_end_well(root, {n.data.name: n.lines for n in nodes})
+        run.ok = not run.why
         return run
     finally:
         for n in nodes:

@@ -340,7 +340,7 @@ def game(
     "table code": the game's start, its first shuffle). It ends well when every process exits
     0 with no traceback, every node's log holds the same entries, each replays verified as
     finished, nobody blamed and no seat named silent."""
-    from p2puno.session.replay import replay  # (here: the shim's processes never need it)
+    from p2puno.node.chaos import logs_end_well  # (here: the shim's processes never need it)
 
     t0 = time.monotonic()
     arm = root / "armed"
@@ -425,22 +425,8 @@ def game(
             bad = next(n for n in nodes if n.proc.returncode)
             run.why = f"exit codes {codes}; {bad.data.name} said:\n" + "\n".join(bad.lines[-25:])
             return run
-        for n in nodes:
-            if any(ln.startswith("Traceback") for ln in n.lines):
-                run.why = f"{n.data.name} printed a traceback:\n" + "\n".join(n.lines[-30:])
-                return run
-        logs = sorted(root.rglob("games/*/log"))
-        sets = [set(p.read_bytes().splitlines()) for p in logs]
-        if len(logs) != len(nodes) or any(s != sets[0] for s in sets):
-            run.why = f"{len(logs)} logs, not all the same: {[len(s) for s in sets]} entries"
-            return run
-        for p in logs:
-            r = replay(p)
-            o = r.outcome
-            if not r.ok or o is None or o.state != "finished" or o.silent or o.blame:
-                run.why = f"{p.relative_to(root)}: {r.error or o}"
-                return run
-        run.ok = True
+        run.why = logs_end_well(root, {n.data.name: n.lines for n in nodes})
+        run.ok = not run.why
         return run
     finally:
         for n in nodes:
