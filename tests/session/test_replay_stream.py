@@ -153,6 +153,18 @@ def _game_lines(
     return table, (folder / "node0.log").read_bytes().split(b"\n")[:-1]
 
 
+# One finished game for each size, played once per worker and only read by the tests below
+# (each writes its altered copies to its own tmp_path): a 3-seat game to 200 takes 7-10 s.
+@pytest.fixture(scope="module")
+def three_seats(tmp_path_factory: pytest.TempPathFactory) -> tuple[LocalTable, list[bytes]]:
+    return _game_lines(3, 200, "late", tmp_path_factory.mktemp("three"))
+
+
+@pytest.fixture(scope="module")
+def two_seats(tmp_path_factory: pytest.TempPathFactory) -> tuple[LocalTable, list[bytes]]:
+    return _game_lines(2, 60, "mid-file", tmp_path_factory.mktemp("two"))
+
+
 def _resigned(
     table: LocalTable,
     lines: list[bytes],
@@ -188,12 +200,14 @@ def _resigned(
     return out
 
 
-def test_a_cheat_mid_file_is_the_verdict_though_the_file_goes_on(tmp_path: Path) -> None:
+def test_a_cheat_mid_file_is_the_verdict_though_the_file_goes_on(
+    tmp_path: Path, two_seats: tuple[LocalTable, list[bytes]]
+) -> None:
     """A seat's signed proposal that breaks the rules (spec 10.8) halfway through a file whose
     later lines are sound (a writer that kept writing): the verdict is that cheat, at the last
     line of its step, not a damaged line after it (the session froze its log at the cheat,
     yet the rest of the file is read into it as if it had all been read first)."""
-    table, lines = _game_lines(2, 60, "mid-file", tmp_path)
+    table, lines = two_seats
     actions = [
         i
         for i, raw in enumerate(lines)
@@ -221,13 +235,15 @@ def test_a_cheat_mid_file_is_the_verdict_though_the_file_goes_on(tmp_path: Path)
     assert r.error is not None and "parents" in r.error
 
 
-def test_votes_either_side_of_a_proposal_count_together(tmp_path: Path) -> None:
+def test_votes_either_side_of_a_proposal_count_together(
+    tmp_path: Path, three_seats: tuple[LocalTable, list[bytes]]
+) -> None:
     """spec 10.15: the stop is decided from the votes the file holds, wherever they stand.
     Seat 0 votes naming seats 1 and 2, a proposal of the next step follows (it never
     completes), then seat 1 votes naming seat 2: the replay says exactly what it says for
     the same entries with both votes after the proposal (it never decides from seat 0's vote
     alone, which would name seat 1 silent)."""
-    table, lines = _game_lines(3, 200, "votes", tmp_path)
+    table, lines = three_seats
     log = Log()
     proposals = [i for i, raw in enumerate(lines) if decode(raw)["role"] == "proposal"]  # type: ignore[index]
     cut = proposals[len(proposals) // 2]  # the proposal that will never complete
@@ -268,12 +284,14 @@ def _second_version(table: LocalTable, raw: bytes) -> bytes:
     return _resigned(table, [raw], 0, body={**o["body"], "zz": 1})[0]
 
 
-def test_evidence_and_a_later_cheat_name_the_earliest_fault(tmp_path: Path) -> None:
+def test_evidence_and_a_later_cheat_name_the_earliest_fault(
+    tmp_path: Path, two_seats: tuple[LocalTable, list[bytes]]
+) -> None:
     """spec 10.16: the earliest verdict stands. A seat signs two versions of a response, and
     later another seat proposes an action that breaks the rules (re-signed, so every line is
     sound): the equivocation, at its earlier step, is the verdict, though the session met the
     cheat first (found in review: the streamed replay had named the later cheat)."""
-    table, lines = _game_lines(2, 60, "mid-file", tmp_path)
+    table, lines = two_seats
     actions = [i for i, raw in enumerate(lines) if decode(raw)["kind"] == "action"]  # type: ignore[index]
     at = actions[len(actions) // 2]
     o = decode(lines[at])
@@ -298,14 +316,14 @@ def test_evidence_and_a_later_cheat_name_the_earliest_fault(tmp_path: Path) -> N
 
 
 def test_a_line_reaching_far_back_is_judged_as_if_no_step_were_pruned(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, three_seats: tuple[LocalTable, list[bytes]]
 ) -> None:
     """Found in review: a second signed version of a response of step 1, or a sound vote naming
     an early step, at the end of a finished game's file. Read with every step kept, the first
     names its author's equivocation and the second changes nothing (the game finished); the
     streamed replay says the same with a window of one step (it had refused both lines as
     damage)."""
-    table, lines = _game_lines(3, 200, "late", tmp_path)
+    table, lines = three_seats
     steps = [decode(raw)["seq"] for raw in lines]  # type: ignore[index]
     early = next(
         i for i, raw in enumerate(lines) if decode(raw)["role"] == "response" and steps[i] == 3
@@ -362,7 +380,7 @@ def test_a_body_that_nests_a_role_and_a_step_does_not_widen_the_window(tmp_path:
 
 
 def test_a_vote_dated_back_does_not_undo_the_steps_the_file_shows_complete(
-    tmp_path: Path,
+    tmp_path: Path, three_seats: tuple[LocalTable, list[bytes]]
 ) -> None:
     """spec 10.15, "What it gives": K is the furthest step complete in the log, not the step a
     vote claims. Found in review (helper-39): the host cut its file six steps after a round's
@@ -370,7 +388,7 @@ def test_a_vote_dated_back_does_not_undo_the_steps_the_file_shows_complete(
     the replay said "stopped after step R-1 ... the round in play is void" and the round a
     seat had won, audited in the same file, was gone. Now it says what the honest vote at
     the file's last complete step says."""
-    table, lines = _game_lines(3, 200, "backdated", tmp_path)
+    table, lines = three_seats
     steps = [decode(raw)["seq"] for raw in lines]  # type: ignore[index]
     reveals = [
         steps[i]
