@@ -81,9 +81,9 @@ async def _table(tmp: Path, player: BotPlayer, timing: Timing, target: int = 30)
 
 
 async def test_a_person_who_takes_their_time_is_waited_for(tmp_path: Path) -> None:
-    """Decisions of 0.5-1.5 s, longer than the table's step deadline (1 s) but within the
-    turn deadline (5 s): nobody votes, and the game is played to its end."""
-    person = SlowPerson((0.5, 1.5), "slow", slow_for=10)
+    """Decisions of 1.1-1.5 s, each longer than the table's step deadline (1 s) but within
+    the turn deadline (5 s): nobody votes, and the game is played to its end."""
+    person = SlowPerson((1.1, 1.5), "slow", slow_for=5)
     *results, said = await _table(tmp_path, person, Timing(step_s=1, turn_s=5, window_ms=0))
     outcomes = {r.outcome for r in results}
     assert len(outcomes) == 1, outcomes
