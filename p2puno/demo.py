@@ -17,6 +17,7 @@ from p2puno.engine.game import Game
 from p2puno.engine.options import Options
 from p2puno.sim.narrate import Narrator
 from p2puno.sim.runner import Table
+from p2puno.ui.replay import _GLUE as GLUE
 
 # the file that marks a demo's temporary data directory: `p2puno resume` in it, once its game
 # is over, says where the directory is and that it can be removed (it never removes it: see
@@ -45,8 +46,10 @@ def run_demo(options: Options, seed: int, *, delay: float = 0.0, verbose: bool =
     policies = _policies(options.players)
     bots = [make_bot(n, f"demo:{seed}:{s}") for s, n in enumerate(policies)]
     narrator = Narrator(_seat_names(policies), delay, verbose, sys.stdout.isatty())
-    print(f"p2puno demo: {options}; seed {seed}")
-    print("Seats: " + ", ".join(narrator.who(s) for s in range(options.players)))
+    _paragraph(f"p2puno demo: {options}; seed {seed}")
+    # (a name is never broken: "P4" / "(heuristic)" read as two)
+    seats = (narrator.who(s).replace(" ", GLUE) for s in range(options.players))
+    _paragraph("Seats: " + ", ".join(seats), 2)
     print("Card notation: r/y/g/b + 0-9, S (skip), R (reverse), +2; W and W+4 are wild.")
     print(f"\n=== Draw for dealer ({', '.join(COLORS)} colors)")
     table = Table(options, bots, random.Random(f"demo:{seed}"))
@@ -113,20 +116,23 @@ def run_network_demo(
     # the host names the log that stays (on the table's end screen, or in its last lines):
     # the data directory is removed at the end
     cmd += ["--save-log", log_path]
-    print(f"p2puno demo: {options}")
+    _paragraph(f"p2puno demo: {options}")
+    # (wrapped here, not broken by hand: a line of it was 86 columns, cut at 80: helper-86)
     if person:
-        print(
-            f"You against {options.players - 1} bots, each seat its own node process on "
-            "127.0.0.1\nwith its own keys, over TCP: the deck is shuffled and dealt by all of "
-            "you\ntogether, every move is a signed log entry, every deck is audited when it\n"
-            "ends. The table opens now (? lists the keys).\n"
+        bots = f"{options.players - 1} bot{'s' if options.players > 2 else ''}"
+        _paragraph(
+            f"You against {bots}, each seat its own node process on "
+            "127.0.0.1 with its own keys, over TCP: the deck is shuffled and dealt by all of "
+            "you together, every move is a signed log entry, every deck is audited when it "
+            "ends. The table opens now (? lists the keys)."
         )
     else:
-        print(
+        _paragraph(
             f"{options.players} node processes on 127.0.0.1, each with its own keys: the deck "
-            "is\nshuffled and dealt by all of them together over TCP, every move is a signed "
-            "log entry,\nevery deck is audited when it ends; the host's seat is narrated.\n"
+            "is shuffled and dealt by all of them together over TCP, every move is a signed "
+            "log entry, every deck is audited when it ends; the host's seat is narrated."
         )
+    print()
     start = time.monotonic()
     done = subprocess.run(cmd, stdin=None if person else subprocess.DEVNULL)
     took = time.monotonic() - start
@@ -204,6 +210,17 @@ def _program_path() -> str:
         return f"{sys.executable} -m p2puno"
     rel = os.path.relpath(script)
     return rel if not rel.startswith("..") else str(script)
+
+
+def _paragraph(text: str, indent: int = 0) -> None:
+    """Words no program reads (what the demo is), wrapped at the terminal's width, or at 80
+    columns where there is none (they were broken by hand, a line of 86 columns), the lines
+    after the first indented by ``indent``; a space of ``text`` that is :data:`GLUE` is
+    never broken."""
+    from p2puno.ui.replay import WIDE, width_of, wrap_verdict
+
+    for line in wrap_verdict(text, width_of(sys.stdout) or WIDE, indent):
+        print(line)
 
 
 def _say(text: str) -> None:

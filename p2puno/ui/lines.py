@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
+from p2puno.ui.replay import _cells as cells
 from p2puno.ui.replay import width_of, wrap_verdict
 
 Echo = Callable[[str], None]
@@ -33,10 +34,20 @@ def resume_split(failure: str) -> tuple[str, str]:
 
 def say_line(text: str, echo: Echo = print, stream: TextIO | None = None) -> None:
     """``text`` to ``echo``, wrapped at the width of ``stream`` (standard output by default)
-    when it is a terminal; as it is when it is not."""
+    when it is a terminal; as it is when it is not. The lines after the first are indented
+    two past its own indent (the demo's "  games/.../log: ... VERIFIED: ..." went on at its
+    own two, and read as the next log's line), a path wider than a line broken after a "/"."""
     width = width_of(sys.stdout if stream is None else stream)
-    for line in [text] if width is None else wrap_verdict(text, width):
+    lead = len(text) - len(text.lstrip(" "))
+    for line in [text] if width is None else wrap_verdict(text, width, lead + 2):
         echo(line)
+
+
+def command_lines(cmd: str, width: int) -> list[str]:
+    """A command to copy, on a line of its own: indented by :data:`COMMAND_INDENT` where that
+    fits ``width``, else at the margin, and whole even when it is wider: a command broken
+    over lines does not run (docs/ui.md), and a line the terminal wraps itself stays one."""
+    return [COMMAND_INDENT + cmd if cells(COMMAND_INDENT + cmd) <= width else cmd]
 
 
 def say_command(
@@ -50,8 +61,10 @@ def say_command(
     """A command for a person to copy: ``intro`` (wrapped) and, on a line of its own, the
     command indented by :data:`COMMAND_INDENT`. Where no terminal reads it, after ``intro``
     on the same line (a program reads one line), unless ``own_line``."""
-    if not own_line and width_of(sys.stdout if stream is None else stream) is None:
+    width = width_of(sys.stdout if stream is None else stream)
+    if not own_line and width is None:
         echo(f"{intro}  {cmd}")
         return
     say_line(intro, echo, stream)
-    echo(f"{COMMAND_INDENT}{cmd}")
+    for line in [COMMAND_INDENT + cmd] if width is None else command_lines(cmd, width):
+        echo(line)

@@ -131,13 +131,23 @@ def keys_fit(text: str, width: int) -> str:
 
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
     """Break ``text`` into lines of at most ``width`` cells (at spaces when it can, never
-    between a number and its unit)."""
+    between a number and its unit). A word wider than a line (a path) is broken after a "/"
+    where it has one (the replay's moves cut a path mid-name: helper-77's and helper-83's
+    reviews), else after a "-", else where the line ends."""
     out: list[str] = []
     text = _UNIT.sub("\\1" + NBSP, text)
     while width_of(text) > width and width > len(indent) + 8:
         cut = text.rfind(" ", 0, width + 1)
-        if cut <= len(indent):
-            cut = width
+        word = text[cut + 1 :].split(" ", 1)[0] if cut > len(indent) else ""
+        if cut <= len(indent) or width_of(indent + word) > width:
+            # no space to break at, or the next word fits no line: after its "/", else at the
+            # space; a word wider than the line alone: after a "-", else where the line ends
+            slash = text.rfind("/", len(indent), width)
+            dash = text.rfind("-", len(indent), width)
+            if slash > max(cut, len(indent)):
+                cut = slash + 1
+            elif cut <= len(indent):
+                cut = dash + 1 if dash > len(indent) else width
         out.append(text[:cut].rstrip().replace(NBSP, " "))
         text = indent + text[cut:].lstrip()
     out.append(text.replace(NBSP, " "))
@@ -441,8 +451,11 @@ def _box(
             ("class:box", " " + "─" * rest + "┐ "),
         ]
     out: list[Line] = [top]
+    shown = True  # (the log's path is in the box: not when it is wider than a line of it)
     for t in text:
-        parts = _command_lines(t, inner - 2) or _path_lines(t, inner - 2)
+        path = _path_lines(t, inner - 2)
+        shown = shown and not (path and path[0] != LOG_LEAD.rstrip())
+        parts = _command_lines(t, inner - 2, shown) or path
         for part in parts or _said(t, inner - 2, commands, "    "):
             out.append(
                 [
@@ -455,23 +468,27 @@ def _box(
     return out
 
 
-def _command_lines(text: str, width: int) -> list[str]:
+def _command_lines(text: str, width: int, shown: bool = True) -> list[str]:
     """The end box's replay line in ``width`` cells, the command whole on one line of its own
     (a command to copy split over two lines does not run: helper-71's brief), or, when it is
-    wider than that, where the log is and what to run with it; [] for any other line."""
+    wider than that, the command with LOG for the log's path and what LOG is (``shown``: the
+    box shows the path above); [] for any other line."""
     if not text.startswith(REPLAY_LEAD) or width_of(text) <= width:
         return []
     cmd = text[len(REPLAY_LEAD) :]
     head = REPLAY_LEAD.rstrip()
     if width_of("    " + cmd) <= width:
         return [head, "    " + cmd]
+    # the command with LOG for its path, and what LOG is (helper-86's brief: "then the log's
+    # path above, then --table (the whole command is ...)" was hard to follow)
     prog = cmd.partition(" replay ")[0]
-    return wrap(
-        f"{head} {prog} replay, then the log's path above, then --table (the whole command is "
-        "wider than this screen)",
-        width,
-        indent="    ",
+    short = f"    {prog} replay LOG --table"
+    where = (
+        "the log's path above" if shown else "the log's path, in the terminal once the table closes"
     )
+    if width_of(short) <= width:
+        return [head, short, *wrap(f"    (LOG: {where})", width, indent="     ")]
+    return wrap(f"{head} {prog} replay LOG --table, LOG: {where}", width, indent="    ")
 
 
 def _said(text: str, width: int, commands: Sequence[tuple[str, str]], indent: str) -> list[str]:

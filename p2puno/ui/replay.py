@@ -995,18 +995,29 @@ def _wrapped(
 ) -> list[str]:
     """``prefix`` and the words after it, wrapped at ``width`` under their first (or at
     ``indent`` columns); ``glue``: the words hold :data:`_GLUE` where a space may not break
-    (:func:`_glued`), a space again in the lines."""
+    (:func:`_glued`), a space again in the lines. A word wider than a line (a path) is
+    broken after a "/" (the lines read one after the other give it whole; the reviews of
+    helper-77 and helper-83 read paths cut mid-name at 80 columns)."""
     lines: list[str] = []
     line, first = prefix, True
     pad = " " * (_cells(prefix) if indent < 0 else indent)
     for w in words:
-        if not first and _cells(line) + 1 + _cells(w) > width:
-            lines.append(line)
-            line, first = pad, True
-        line += w if first else " " + w
-        first = False
+        parts = slash_parts(w) if _cells(pad) + _cells(w) > width else [w]
+        for i, part in enumerate(parts):
+            sep = "" if first or i > 0 else " "
+            if not first and _cells(line) + _cells(sep) + _cells(part) > width:
+                lines.append(line)
+                line, first, sep = pad, True, ""
+            line += sep + part
+            first = False
     lines.append(line)
     return [ln.replace(_GLUE, " ") for ln in lines] if glue else lines
+
+
+def slash_parts(word: str) -> list[str]:
+    """``word`` in the parts a line may end after: each up to and with a "/" ("/tmp/",
+    "an-h86/", "p2puno-demo.log"); [word] when it holds none."""
+    return re.findall(r"[^/]*/|[^/]+$", word) or [word]
 
 
 _GLUE = "\x00"  # (a space no line may break at: between a number and its label or unit)
@@ -1040,10 +1051,10 @@ def width_of(stream: TextIO) -> int | None:
     return None
 
 
-def wrap_verdict(text: str, width: int = WIDE) -> list[str]:
+def wrap_verdict(text: str, width: int = WIDE, indent: int = 2) -> list[str]:
     """A verdict's line (REJECTED, NOT OVER) wrapped at ``width`` columns, the lines after the
-    first indented by two: never a number cut from its label or unit."""
-    return _wrapped("", _glued(text).split(" "), width=width, glue=True, indent=2)
+    first indented by ``indent``: never a number cut from its label or unit."""
+    return _wrapped("", _glued(text).split(" "), width=width, glue=True, indent=indent)
 
 
 def score_table(

@@ -1424,7 +1424,7 @@ def test_the_end_boxs_replay_command_stands_whole_on_one_line() -> None:
         else:  # (where the log is, and what to run with it)
             assert not any("--table" in line and path in line for line in lines), lines
             said = " ".join(lines)
-            assert f"replay it: {prog} replay, then the log's path above, then --table" in said
+            assert f"{prog} replay LOG --table" in said and "(LOG: the log's path above)" in said
             # (the path on lines of its own, cut after a "/": helper-77's brief)
             at = lines.index("log:")
             assert "".join(x.strip() for x in lines[at + 1 : at + 3]) == path, said

@@ -160,7 +160,7 @@ async def _play(
     assert ui.log_path.endswith("kept.log") and ui.log_path in flat
     whole = f"p2puno replay {ui.log_path} --table" in text
     words = " ".join(line.strip(" │") for line in text.splitlines())  # (wrapped at a space)
-    assert whole or "replay, then the log's path above, then --table" in words, text
+    assert whole or ("replay LOG --table" in words and "LOG: the log's path above" in words), text
     await press(pipe, "q")
     return await asyncio.wait_for(host, 30)
 
