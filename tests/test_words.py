@@ -45,6 +45,24 @@ def test_the_narration_says_each_event_in_the_tables_words(verbose: bool) -> Non
     assert {"swap", "rotate", "jump", "round-over", "uno"} <= kinds
 
 
+def test_a_rounds_start_with_ten_seats_fits_80_columns() -> None:
+    """The narration's round line names every seat's score (helper-86: 10 seats made a line of
+    over 200 columns): wrapped at 80, a name and its score never apart, nothing lost."""
+    names = [f"P{s} (heuristic)" for s in range(10)]
+    narrator = Narrator(names, 0.0, False, color=False)
+    table = Table(
+        Options(10), [make_bot("heuristic", f"r{s}") for s in range(10)], random.Random(5)
+    )
+    line = None
+    while line is None:
+        _, events = table.step()
+        line = next((narrator.describe(table.game, e) for e in events if e.kind == "round"), None)
+    rows = line.splitlines()[1:]
+    assert len(rows) > 1 and all(len(row) <= 80 for row in rows), rows
+    said = " ".join(row.strip() for row in rows)
+    assert all(f"{name} 0" in said for name in names), said
+
+
 def test_seats_are_named_whole_numbers_only() -> None:
     """The session writes "seat 2", the engine "P2"; the reader sees names. Before, "seat 10"
     became "Bob0" (a text replace of "seat 1")."""

@@ -5,6 +5,7 @@ ones, with each round's hands at its end); the words are the table's (:mod:`p2pu
 from __future__ import annotations
 
 import sys
+import textwrap
 import time
 
 from p2puno.engine.actions import Action
@@ -13,6 +14,7 @@ from p2puno.engine.game import Event, Game
 from p2puno.sim.words import event_words
 
 _ANSI = {0: "31", 1: "33", 2: "32", 3: "34"}
+_KEEP = "\x00"  # (a space no line may break at)
 _SHOWN = {"dealer-card", "dealer", "start", "uno", "out", "penalty"}  # (a large penalty)
 _KEY = {
     "returned",
@@ -66,8 +68,20 @@ class Narrator:
         k = e.kind
         words = event_words(game, self.names, None, e, self.card)
         if k == "round":
-            scores = "  ".join(f"{self.who(s)} {p}" for s, p in enumerate(game.scores))
-            return f"\n=== Round {e.value}: {self.who(e.seat)} deals.  Scores: {scores}"
+            # (wrapped at 80 columns, a seat's name and score never apart: with 10 seats the
+            # line was over 200 columns: helper-86)
+            scores = "  ".join(
+                f"{self.who(s)} {p}".replace(" ", _KEEP) for s, p in enumerate(game.scores)
+            )
+            lines = textwrap.wrap(
+                f"=== Round {e.value}: {self.who(e.seat).replace(' ', _KEEP)} deals.  "
+                f"Scores: {scores}",
+                width=79,
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            return "\n" + "\n".join(lines).replace(_KEEP, " ")
         if k == "play":
             important = CARD_TEXT[e.card].startswith("W+4") or e.value <= 1  # (cards left then)
             return f"  {words}" if self.verbose or important else None
