@@ -161,7 +161,11 @@ def event_lines(
     if narrate:
         from p2puno.sim.narrate import Narrator
 
-        narrator = Narrator(names, 0.0, verbose, color=sys.stdout.isatty())
+        # (no colour: each line goes through the caller's ``say``, which makes every
+        # character a terminal would act on a "?" (terminal_safe: the lines hold peers'
+        # names) and wraps by columns; the escapes read "?[31mr6?[0m" in `scripts/demo` at a
+        # terminal: helper-86. The cards' letters say their colours.)
+        narrator = Narrator(names, 0.0, verbose, color=False)
 
     def on_events(events: list[SessionEvent]) -> None:
         # The narrator reads hands and counts from the engine, which already holds the state

@@ -120,6 +120,24 @@ def test_the_narration_of_a_batch_shows_no_hands_of_a_later_round() -> None:
     assert int(said[overs[-1]].rsplit(" ", 1)[1]) == sum(points)
 
 
+def test_the_narration_at_a_terminal_holds_no_escape(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node's narration (`scripts/demo`, `p2puno host --narrate`) at a terminal: every line
+    goes through the node's ``say``, which makes each character a terminal acts on a "?"
+    (terminal_safe: the lines hold peers' names), so coloured cards read "?[31mr6?[0m"
+    (helper-86). The narration is plain: the cards' letters name their colours."""
+    from p2puno.node.game import terminal_safe
+
+    table = LocalTable(Options(2, target=20), seed="narrate", bots=["heuristic"])
+    table.run()
+    s = table.sessions[0]
+    said: list[str] = []
+    events, s.events = s.events, []
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    event_lines(s, said.append, verbose=False, narrate=True)(events)
+    assert any("Start card" in line for line in said)  # (a card, in words)
+    assert all(terminal_safe(line) == line for line in said)
+
+
 async def test_resume_with_nothing_to_resume_points_at_the_game_that_ended(tmp_path: Path) -> None:
     """`p2puno resume` after the game ended (a node killed once it had marked its game over):
     nothing to resume, said so, with the command that checks the finished game's log."""
