@@ -1269,7 +1269,7 @@ def watch_table(
 
 def _finish_watch(result: object, quiet: bool) -> None:
     from p2puno.node.game import replay_command
-    from p2puno.node.watch import WatchResult
+    from p2puno.node.watch import WatchResult, checked_words
     from p2puno.session.words import outcome_words
 
     assert isinstance(result, WatchResult)
@@ -1278,7 +1278,9 @@ def _finish_watch(result: object, quiet: bool) -> None:
         said = _said_left(o, outcome_words(o, result.names), result.names, result.left)
         _line(f"game: {said}")
         decks = "deck" if result.audits == 1 else "decks"
-        checked = f"{result.checked} steps checked, {result.audits} {decks} audited"
+        # (the last step named as the log numbers it: "16 steps checked" read as disagreeing
+        # with "stopped after step 15", helper-83)
+        checked = f"{checked_words(result.checked)}, {result.audits} {decks} audited"
         if result.error is not None:
             _line(f"stopped watching: {result.error} ({checked})")
         else:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from p2puno.engine.actions import Action
-from p2puno.log import Identity, Log, Role, entry_hash
+from p2puno.log import Identity, Log, Role, entry_hash, vote_waiting
 from p2puno.net import Limits, Link, LinkError, MsgType, TransportError, open_link
 from p2puno.net.frames import MAX_FETCH, decode_fetch, decode_sync, encode_fetch, encode_sync
 from p2puno.net.link import host_group
@@ -201,6 +201,17 @@ def command() -> str:
         if found is not None and os.path.samefile(found, script):
             return "p2puno"
     return shlex.quote(script)
+
+
+def left_words(name: str, seat: int, step_s: float) -> str:
+    """What a node says of a seat whose node said it was leaving (a BYE): how long the others
+    wait, from when, and how it comes back (protocol/lobby.md section 5: step_s from when the
+    game waits for it)."""
+    return (
+        f"{name} (seat {seat}) left the table. The others vote it out unless it is back "
+        f"within {step_s:g} s of when the game waits for it. A player comes back with p2puno "
+        "resume. A host's bot comes back with its host."
+    )
 
 
 def replay_command(path: str | os.PathLike[str]) -> str:
@@ -504,6 +515,9 @@ class GameNode:
         self._linked_since: set[int] = set()
         self.came_back_with: set[int] = set()
         self.unreached = False  # it stopped for that: back, and no seat reached (see below)
+        # this seat's vote joined votes that waited for it (_pump); a vote it held already (a
+        # resumed node that had voted) joined nothing here
+        self._said_joined = session.voted
         # a resumed node: (monotonic) when the step it came back into became due, as far as
         # it can tell (its log's last write before it stopped). The others' deadlines for that
         # step run from then, not from the resume: its person's time and its own wait on the
@@ -784,7 +798,9 @@ class GameNode:
         """What each spectator lacks: first the log file from its start (every entry, in the
         order it joined the log, paced by the link's queue), then each new entry at once."""
         log_ = self.session.log
-        seats = (sorted(self.away() - self.left.keys()), sorted(self.left))
+        # (a seat whose node said its game is over is not away: its game ended there, and a
+        # spectator read "J0 could no longer be reached" after the end, helper-85)
+        seats = (sorted(self.away() - self.left.keys() - self._over_at), sorted(self.left))
         wait = self._wait_report() if self.watchers else None
         for w in list(self.watchers):
             if wait is not None and (
@@ -990,12 +1006,10 @@ class GameNode:
                 again = seat in self.left
                 if not again:
                     self.left[seat] = self.session.processed
-                    self.say(
-                        f"{self._name(seat)} (seat {seat}) left the table: unless it is back "
-                        f"within {self.timing.step_s} s of when the game waits for it (a "
-                        "player with p2puno resume, a host's bot with its host), the others "
-                        "vote it out"
-                    )
+                    # (short sentences: one read "unless it is back within 5 s of when the
+                    # game waits for it (a player with ..., a host's bot with its host), the
+                    # others vote it out" as hard to follow, helper-83)
+                    self.say(left_words(self._name(seat), seat, self.timing.step_s))
             else:  # (in words: "eof: peer 60ab... at ..." read as noise, and "lost the link
                 # to Bot-1 (seat 1): its connection closed (eof)" as jargon, helper-55; the
                 # code goes to the log)
@@ -1279,6 +1293,9 @@ class GameNode:
         if s.events and self.on_events is not None:
             events, s.events = s.events, []
             self.on_events(events)
+        if s.voted and not self._said_joined:
+            self._said_joined = True
+            self._say_joined()
         if s.processed not in self._done_at:
             self._done_at[s.processed] = now
             if self.resumed_at is not None and s.processed > self.resumed_at[0]:
@@ -1635,6 +1652,7 @@ class GameNode:
         gone = list(lost)
         amending = s.voted  # (a vote already cast: the stop waits for seats nobody named)
         named = s.log.named_by_votes()
+        self._said_joined = True  # (this node votes of its own: it joins no one's, _say_joined)
         if self._guard(lambda: s.stop(gone)):
             if amending:
                 added = sorted(s.log.named_by_votes() - named)
@@ -1655,6 +1673,26 @@ class GameNode:
                     f"to end the game for everyone ({gives})"
                 )
             self._pump()
+
+    def _say_joined(self) -> None:
+        """Said once this seat has voted: when the others' votes waited for it (it was away,
+        and its node, back, found them and joined them: session.py ``_on_vote``), why the
+        game ends. The stop then reads "by every seat's vote", and a person back from
+        `p2puno resume` read no word of their absence having caused it (helper-83)."""
+        s = self.session
+        votes = s.log.votes()
+        me = s.seat
+        others = sorted(v for v in votes if v != me)
+        if me is None or not others:
+            return
+        if not all(me in vote_waiting(votes[v][1]) for v in others):
+            return  # (this node's own vote, or votes that waited for others too)
+        has, theirs = ("has", "that vote") if len(others) == 1 else ("have", "their votes")
+        self.say(
+            f"you were away, and {self._who(others)} {has} voted to end the game while "
+            f"waiting for you: your node joins {theirs}, and the game ends for everyone "
+            f"({session_stop_gives(s)})"
+        )
 
     def _reached(self) -> bool:
         """Whether a resumed node has reached, since it came back, a seat its own machine did

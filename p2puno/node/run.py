@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import ipaddress
 import json
 import logging
 import os
@@ -317,8 +318,30 @@ def watch_address(endpoint: Endpoint) -> str:
 
     host = endpoint.bind or ""
     if host in ("", "0.0.0.0", "::"):
-        host = next(iter(lan_addresses()), "<this machine's address>")
+        usable = [a for a in lan_addresses() if _reachable_kind(a)]
+        host = next(iter(usable), "<this machine's address>")
     return f"[{host}]:{endpoint.port}" if is_ip(host) and ":" in host else f"{host}:{endpoint.port}"
+
+
+# the ranges no machine on a LAN answers at (RFC 5737, RFC 3849: documentation; RFC 2544:
+# benchmarking): a sandbox's interface numbered from one made `p2puno lobby` name
+# 192.0.2.2 for spectators (helper-83)
+_NOT_A_LAN = tuple(
+    ipaddress.ip_network(n)
+    for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "198.18.0.0/15", "2001:db8::/32")
+)
+
+
+def _reachable_kind(address: str) -> bool:
+    """Whether another machine could dial ``address`` (for watch_address): not a
+    documentation, benchmarking, reserved, multicast, unspecified or loopback one."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return False
+    if ip.is_multicast or ip.is_reserved or ip.is_unspecified or ip.is_loopback:
+        return False
+    return not any(ip.version == n.version and ip in n for n in _NOT_A_LAN)
 
 
 def _games(data: DataDir) -> list[dict[str, Any]]:

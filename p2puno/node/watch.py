@@ -56,6 +56,17 @@ class WatchResult:
     left: frozenset[int] = frozenset()
 
 
+def checked_words(checked: int) -> str:
+    """How many steps a spectator checked, with the last one named as the log numbers it (from
+    step 0): "16 steps checked (steps 0 to 15)". helper-83 read "16 steps checked" under
+    "stopped after step 15" as two counts that disagree."""
+    if checked <= 0:
+        return "no step checked"
+    if checked == 1:
+        return "1 step checked (step 0)"
+    return f"{checked} steps checked (steps 0 to {checked - 1})"
+
+
 class Spectator:
     """Follows one game through one node at a time (sans seat: ``session.seat is None``)."""
 
@@ -90,6 +101,11 @@ class Spectator:
         # (left or unreachable), and said it was leaving; the table marks them in the wait
         self.away: frozenset[int] = frozenset()
         self.left: frozenset[int] = frozenset()
+        # what this spectator has said of each seat ("left", "away"; not in it: nothing, or
+        # "is back"), so that each change is said once whichever node it came through; and
+        # the seats gone in the last report of the node watched through now (see _on_seats)
+        self._told: dict[int, str] = {}
+        self._reported: frozenset[int] = frozenset()
         # the wait that node reported (step, kind, seconds left, seconds waited, whether a
         # person may be deciding, when it came): its count, not one of this spectator's own
         self._wait: tuple[int, str, float, float, bool, float] | None = None
@@ -211,6 +227,7 @@ class Spectator:
 
     def _attach(self, link: Link) -> None:
         self.link = link
+        self._reported = frozenset()  # (none of its reports yet: see _on_seats)
         self._wait = None  # (another node's count: its own reports follow)
         self._progress = time.monotonic()
         link.set_handler(lambda m: self._on_message(m.type, m.payload))
@@ -294,18 +311,35 @@ class Spectator:
             got.append(frozenset(x for x in seats if type(x) is int))
         away, left = got
         names = [p.name for p in s.log.players]
-        for seat in sorted(left - self.left):
-            # (how long, as the seat's own lines say it: the table waits step_s for a seat
-            # that said it was leaving, protocol/lobby.md 5; "before the deadline" said no number)
-            self.say(
-                f"{names[seat]} (seat {seat}) left the table: the others vote the seat out "
-                f"unless it is back within {s.timing.step_s} s"
-            )
-        for seat in sorted(away - self.away - left):
-            self.say(f"{names[seat]} (seat {seat}) could no longer be reached")
-        for seat in sorted((self.away | self.left) - away - left):
-            self.say(f"{names[seat]} (seat {seat}) is back")
+        # Each change is said once, by what this spectator has said of the seat, not by the
+        # last report: the nodes it watches through in turn see the others each at its own
+        # moment. helper-83: the host killed (-9), its bots' nodes left with a BYE, and the
+        # spectator read "Bot-1 left the table", then "is back", twice: a node just watched
+        # through reports what it has seen so far, and a seat gone that its report did not
+        # name yet was said back. A seat is back when the node that reported it gone reports
+        # it no more (its link to the seat came back), never because another node, just
+        # watched through, has not seen it go yet. Once the game is over, a node gone is not
+        # news (its game ended: "could no longer be reached" read as a fault).
+        over = getattr(getattr(s, "outcome", None), "over", False)
+        told = self._told
+        for seat in sorted(left):
+            if told.get(seat) != "left" and not over:
+                # (how long, as the seat's own lines say it: the table waits step_s for a
+                # seat that said it was leaving, protocol/lobby.md 5)
+                self.say(
+                    f"{names[seat]} (seat {seat}) left the table: the others vote the seat "
+                    f"out unless it is back within {s.timing.step_s} s"
+                )
+            told[seat] = "left"
+        for seat in sorted(away - left):
+            if told.get(seat) is None and not over:  # (one that left stays said so)
+                self.say(f"{names[seat]} (seat {seat}) could no longer be reached")
+            told.setdefault(seat, "away")
+        for seat in sorted(self._reported - away - left):
+            if told.pop(seat, None) is not None and not over:
+                self.say(f"{names[seat]} (seat {seat}) is back")
         self.away, self.left = away, left
+        self._reported = away | left
         self._wake.set()
 
     def _flush_events(self) -> None:
@@ -353,9 +387,8 @@ class Spectator:
                     said = LINK_WORDS.get(why.code, "the connection was lost")
                     gone = "left the table" if left else f"could no longer be reached: {said}"
                     self.say(f"{who}'s node (seat {seat}) {gone}: watching through another seat")
-                    if 0 <= seat < len(players):  # (until the next node's report)
-                        self.away = frozenset({seat})
-                        self.left = frozenset({seat}) if left else frozenset()
+                    if 0 <= seat < len(players):
+                        self._through_gone(seat, left)
                 if not await self._reconnect():
                     return "no node of the table answers"
                 continue
@@ -363,6 +396,15 @@ class Spectator:
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), 0.1)
+
+    def _through_gone(self, seat: int, left: bool) -> None:
+        """The node watched through is gone (said by _follow): marked so until the next
+        node's report, added to what was known (it replaced it: a seat another node had
+        reported gone was said gone again, helper-83), and said, so that the next node's
+        report does not say it again (see _on_seats)."""
+        self.away = self.away | {seat}
+        self.left = self.left | {seat} if left else self.left
+        self._told[seat] = "left" if left or self._told.get(seat) == "left" else "away"
 
     def follows_a_stop(self) -> bool:
         """The game was stopped: the spectator stays while its node does (up to step_s), for

@@ -1158,6 +1158,9 @@ class TableUI:
                     wait_left = left - t.step_s if left > t.step_s else left
                 elif waited > usual:
                     wait_left = left
+        claim = self._claim_left(node_wait, now)
+        if claim is not None:
+            wait_left = claim
         vi = ViewInputs(
             names=self.names,
             me=self.me,
@@ -1184,6 +1187,26 @@ class TableUI:
         if self.extra_view is not None:
             self.extra_view(vi)
         return vi
+
+    def _claim_left(self, node_wait: tuple[float, float, bool] | None, now: float) -> float | None:
+        """A spectator's count in a claim window something can be claimed in: what is left of
+        the window, as each player's claim line counts it (``prompt_left``: window_ms from
+        when the window became due). helper-83's spectator read 'claim window (UNO call or
+        catch on "Bob"): waiting for ...' with no count, where the players' lines said "2 s
+        left" (docs/ui.md, "A spectator's claim window counts as the players' does"). The
+        seconds waited are the node's it watches through (its wait report), else its own.
+        None: not a spectator, not such a window, or the window's time is over (the vote's
+        count, as before, once it is late)."""
+        src = self.source
+        if self.watching is None or self.prompt is not None or src is None:
+            return None
+        w = src.waiting()
+        claims_open = getattr(src, "claims_open", None)
+        if w.kind != "window" or not w.seats or claims_open is None or claims_open() == ((), False):
+            return None
+        waited = node_wait[1] if node_wait is not None else now - self._wait_since
+        left = self.timing.window_ms / 1000 - waited
+        return left if left > 0 else None
 
     def _bots_only(self, seats: tuple[int, ...]) -> bool:
         """Every seat of ``seats`` is a bot by the roster, and none is out of reach (one that

@@ -12,9 +12,10 @@ illegal choice is explained here and never reaches the session.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
+from unicodedata import east_asian_width
 
 from p2puno.engine.actions import Action, Kind, parse_action
 from p2puno.engine.cards import (
@@ -814,6 +815,41 @@ def _claims(src: Source, names: Sequence[str]) -> str:
     return "; ".join(parts)
 
 
+CHOICE_COLUMNS = 79  # a choice line's room at 80 columns (render: one space before it)
+
+
+def _cells(text: str) -> int:
+    """Terminal cells of ``text`` (render.width_of's rule: render imports this module)."""
+    return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _wd4_lines(offender: str, n: int, color: str) -> list[str]:
+    """A Wild Draw Four on you, in three lines of at most 79 cells: with a name of 20
+    characters the offender's two mentions were cut at the 80-column edge ("you see
+    Bartholomew-the-Grea", helper-83). Fewer words first, then "they" for the second
+    mention, then the name only once, on the first line (a name may have 32 characters)."""
+    extra = n + CHALLENGE_EXTRA
+    first = [f"A Wild Draw Four on you: take {n}, or challenge it."]
+    takes = [
+        f"t take: you draw {n}, turn lost.  c challenge: you see {offender}'s hand;",
+        f"t take: draw {n}, turn lost.  c challenge: see {offender}'s hand;",
+    ]
+    ifs = [
+        f"  if it held a {color} card, {offender} draws {n} and you play; if not, you draw "
+        f"{extra}.",
+        f"  if it held a {color} card, they draw {n} and you play; if not, you draw {extra}.",
+    ]
+    for take in takes:
+        for if_ in ifs:
+            if _cells(take) <= CHOICE_COLUMNS and _cells(if_) <= CHOICE_COLUMNS:
+                return [*first, take, if_]
+    return [
+        f"{offender}'s Wild Draw Four on you: take {n} or challenge.",
+        f"t take: draw {n}, turn lost.  c challenge: see their hand;",
+        ifs[1],
+    ]
+
+
 def _selected_rank(g: Game, me: int, ui: UiState) -> int:
     """The rank of the card under the cursor in the person's own hand, in the order
     table_view shows it (-1: none, or not known)."""
@@ -935,14 +971,7 @@ def _choices(
             n = g.pending
             if simple_of(prompt, Kind.CHALLENGE) is not None:
                 offender = names[g.offender] if 0 <= g.offender < len(names) else "they"
-                lines.append(f"A Wild Draw Four on you: take {n}, or challenge it.")
-                lines.append(
-                    f"t take: you draw {n}, turn lost.  c challenge: you see {offender}'s hand;"
-                )
-                lines.append(
-                    f"  if it held a {color_name(g.wd4_color)} card, {offender} draws {n} and "
-                    f"you play; if not, you draw {n + CHALLENGE_EXTRA}."
-                )
+                lines.extend(_wd4_lines(offender, n, color_name(g.wd4_color)))
                 keys.append("t take · c challenge")
             else:
                 lines.append(f"A Draw Two on you: t takes {n} and ends your turn.")
@@ -1067,7 +1096,7 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
             )
             lines.append(f"GAME STOPPED: {silent} did not answer in time")
         else:
-            lines.append("GAME STOPPED by every player's vote")
+            lines.append(_every_vote_line(o, vi, name, me))
         if o.voters:  # (a vote is a signed claim, not a proof: whose claim, spec 10.15)
             voters = in_a_sentence([name(s) for s in o.voters])
             whose = (
@@ -1076,7 +1105,10 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
                 else f"the vote{'s' if len(o.voters) > 1 else ''} of {voters}"
             )
             say = "says" if len(o.voters) == 1 else "say"
-            lines.append(f"  so {say} {whose}")
+            joined = ""
+            if not o.silent and me in o.voters and waited_for_first(o) == (me,):
+                joined = " (your node joined theirs when it was back)"
+            lines.append(f"  so {say} {whose}{joined}")
         if o.void:
             lines.append(f"  {void_words(*verified_dealt(src))}")
     lines.append(
@@ -1104,6 +1136,34 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         lines.append(f"{LOG_LEAD}{vi.log_path}")  # (render cuts it only at a "/")
         lines.append(f"{REPLAY_LEAD}{vi.command} replay {shlex.quote(vi.log_path)} --table")
     return lines
+
+
+def waited_for_first(o: Outcome) -> tuple[int, ...]:
+    """Of a stop every seat voted for, the seats the first votes waited for: those named by
+    the votes of seats that no vote names (whoever voted while nobody waited for them). A
+    seat back from ``p2puno resume`` finds those votes and joins them, naming nobody or a
+    seat whose vote crossed its own (session.py ``_on_vote``), so without this the stop read
+    "by every player's vote", the absence that caused it unsaid (helper-83). () when every
+    voter was waited for by another (the votes all crossed): the first cannot be told."""
+    named = {x for seats in o.waited for x in seats}
+    first = {x for v, seats in enumerate(o.waited) if v not in named for x in seats}
+    return tuple(sorted(s for s in first if 0 <= s < len(o.scores)))
+
+
+def _every_vote_line(o: Outcome, vi: ViewInputs, name: Callable[[int], str], me: int | None) -> str:
+    """The end box's first line of a stop every seat voted for: that the others voted while
+    the seats the first votes waited for were away (docs/ui.md, "A stop every seat voted for
+    says whose absence began it")."""
+    away = waited_for_first(o)
+    if not away:
+        return "GAME STOPPED by every player's vote"
+    who = in_a_sentence([name(s) for s in away])
+    if away == (me,):
+        return "GAME STOPPED: the others voted to stop while you were away"
+    if all(s in vi.left for s in away):  # (a goodbye this node got is said as such)
+        return f"GAME STOPPED: {who} left the table, and the others voted to stop"
+    was = "were" if len(away) > 1 else "was"
+    return f"GAME STOPPED: the others voted to stop while {who} {was} away"
 
 
 def hands_known_lines(game: Game, names: Sequence[str], me: int | None) -> list[str]:
