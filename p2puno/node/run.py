@@ -737,7 +737,10 @@ async def host_game(
         on_lobby(lobby)
     where = f"{bind or 'every interface'}:{endpoint.port}"
     addr = bind if bind and bind not in ("0.0.0.0", "::") else "<this machine's address>"
-    say(f'table "{table}" open on {where}: others join with  p2puno join {addr}:{endpoint.port}')
+    # (the command on a line of its own: wrapped at 80 columns it read "others join with
+    # p2puno join" / "127.0.0.1:38413", a command in two pieces: helper-86)
+    say(f'table "{table}" open on {where}; others join with:')
+    say(f"    p2puno join {addr}:{endpoint.port}")
     procs = []
     for k in range(bots):
         bot = f"Bot-{k + 1}"

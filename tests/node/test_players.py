@@ -105,6 +105,8 @@ async def test_a_person_away_past_the_turn_deadline_is_played_by_their_own_node(
     assert {r.outcome.state for r in results} == {"finished"}
     # (said once, and what follows: helper-79's brief read "plays for you" as for good)
     assert sum("your node's bot plays this turn; any key gives" in line for line in said) == 1
+    # (the command to join on a line of its own: wrapped at 80 columns it was cut in two)
+    assert any(re.fullmatch(r"    p2puno join 127\.0\.0\.1:\d+", line) for line in said), said
     assert person.asked > 1  # asked each turn, the bot playing it when the moment passed
 
 
