@@ -1,7 +1,8 @@
 """helper-86's brief, read as a person at 80x24: the demo's report, the replay table's moves
 and the end box's replay line fit 80 columns, with nothing lost (docs/ui.md, "Decisions where
 the issue is silent": "A command a person types is never broken", "The end box's log path,
-wider than the box, stands on lines of its own cut only after a "/""; docs/ui-h86.md)."""
+wider than the box, stands on lines of its own cut only after a "/"", and the lines at 80
+columns outside the table)."""
 
 from __future__ import annotations
 
