@@ -26,7 +26,9 @@ holds its keys and its nonce at its seat, and exactly the options and the roster
 bot: it was shown); then it shows its code secret, and once every seat's is in, the table code
 (from the game id and the secrets, all committed before any is shown: nobody can try values
 until two codes match), which every player sees, so a man in the middle of the lobby would show
-as two codes.
+as two codes. A seat whose link is cut (a fault, not a leave) is kept REJOIN_GRACE_S while its
+node dials the host again and sends the same join; after the start, it gets the same start
+and code again (protocol/lobby.md section 2, "A seat whose link is cut comes back").
 """
 
 from __future__ import annotations
@@ -83,6 +85,10 @@ CODE_DOMAIN = b"p2puno/v1/table-code\x00"
 SECRET_DOMAIN = b"p2puno/v1/code-secret\x00"
 HERE = "@"  # in a start message: "the address you reached the host at"
 REVEAL_S = 20.0  # how long the host waits for every seat's code secret after the start
+# a seated joiner whose lobby link is lost to a fault (cut, broken, silent) keeps its seat this
+# long, detached, for its node to dial again and take it back with the same keys and join
+REJOIN_GRACE_S = 5.0
+REJOINS_MAX = 10  # times one seat may come back on a new link in one lobby (a flood: no more)
 
 
 class LobbyError(Exception):
@@ -254,6 +260,11 @@ class Endpoint:
             self._busy_said, self._busy_unsaid = now, 0
             self.say(f"refused a connection: {err}{more}")
             return
+        if isinstance(err, LinkError) and err.code == LinkErrorCode.EOF and err.peer is None:
+            # (helper-81: "refused a connection: eof: ..." read as a refusal of this node's,
+            # when the connection was cut, by a network fault or the program that opened it)
+            self.say(f"a connection from {err.address} was cut: {err.detail}")
+            return
         self.say(f"refused a connection: {err}")
 
     def close(self) -> None:
@@ -276,6 +287,8 @@ class Seat:
     link: Link | None = None
     confirms: bool = False  # a person who confirms the final table (the host's own seat: no)
     confirmed: set[str] = field(default_factory=set)  # digests of the tables its person confirmed
+    join: dict[str, Any] | None = None  # the join it sat with (a rejoin must repeat it exactly)
+    rejoins: int = 0  # how often it came back on a new link (at most REJOINS_MAX)
 
     def public(self, digest: str | None = None) -> dict[str, JSONValue]:
         """As every player sees it; ``digest``: the table's as it is now, to say whether this
@@ -382,6 +395,10 @@ class HostLobby:
         self._revealed = asyncio.Event()
         self._setup: GameSetup | None = None
         self._coding: asyncio.Future[str] | None = None
+        # what a seat that comes back after the start is sent again, exactly as it was sent
+        self._start_msg: dict[str, JSONValue] | None = None
+        self._code_msg: dict[str, JSONValue] | None = None
+        self._failed: str | None = None  # why the game did not start (the code's wait)
         self.lobby_id = os.urandom(32)
         # what the bots this host's node starts carry to claim "runner": "host" (given to
         # them in their environment): anyone else claiming it was believed, and the table
@@ -446,7 +463,10 @@ class HostLobby:
         return [s for s in self.seats if s.confirms and digest not in s.confirmed]
 
     def can_start(self) -> bool:
-        return self.confirming and not self.unconfirmed()
+        """The roster is final, every person at it confirmed it, and every seat is linked
+        (a seat whose link was cut, kept for it to come back, would miss the start)."""
+        linked = all(s.link is None or not s.link.closed for s in self.seats)
+        return self.confirming and not self.unconfirmed() and linked
 
     def ask_start(self) -> None:
         """Start with the seats taken (2 or more), once each person at them has confirmed."""
@@ -588,8 +608,12 @@ class HostLobby:
         if msg.get("t") == "watch":
             await self._spectator(link, msg)
             return
+        back = self._returning(link, msg)
+        if isinstance(back, Seat):
+            await self._rejoin(back, link)
+            return
         host = host_of(link)
-        reason = self._check_join(link, msg)
+        reason = back if back is not None else self._check_join(link, msg)
         if reason is None and msg.get("runner") == "host" and msg.get("token") != self.bot_token:
             reason = (
                 "only the bots this host's node starts run on the host (p2puno host --bots K); "
@@ -624,17 +648,28 @@ class HostLobby:
             port=msg["port"],
             link=link,
             confirms=msg.get("confirms") is True,
+            join=msg,
         )
         self.seats.append(seat)
-        try:
+        with contextlib.suppress(LinkError):  # (a link gone already: the seat waits for it)
             send(link, {"t": "welcome", "seat": len(self.seats) - 1})
-            self.say(f"seat {len(self.seats) - 1}: {seat.name} ({seat.kind}) joined")
-            self._roster_changed()
+        self.say(f"seat {len(self.seats) - 1}: {seat.name} ({seat.kind}) joined")
+        self._roster_changed()
+        await self._serve(seat, link)
+
+    async def _serve(self, seat: Seat, link: Link) -> None:
+        """A seat's messages on its link until it leaves, the start's reveal, or the link
+        ends: a link lost to a fault before the start leaves the seat kept, detached, for
+        REJOIN_GRACE_S (protocol/lobby.md, "A seat whose link is cut comes back")."""
+        lost = False
+        try:
             while True:
                 m = await receive(link)
                 if self.started:  # (the start is out: only the seat's code secret counts)
                     if m.get("t") == "reveal" and seat in self.seats:
-                        self._reveal(self.seats.index(seat), m.get("secret"))
+                        index = self.seats.index(seat)
+                        if index not in self.revealed:  # (a seat back says it again: the
+                            self._reveal(index, m.get("secret"))  # first one stands)
                         break
                     continue
                 if m.get("t") == "leave":
@@ -643,15 +678,88 @@ class HostLobby:
                     self._heard(seat, m["text"])
                 if m.get("t") == "ready":
                     self._ready(seat, m.get("table"))
-        except (LobbyError, LinkError):
+        except LinkError as e:
+            lost = e.code in _LOST
+        except LobbyError:
             pass
         finally:  # (however it ends, even a link gone before its welcome: no seat stays)
-            if not self.started and seat in self.seats:
-                if self.confirming:  # (whoever it says runs it: a joiner's claim is its own)
-                    self._hold_off(host)
-                self.seats.remove(seat)
-                self.say(f"{seat.name} left the table")
-                self._roster_changed()
+            if seat.link is link and not self.started and seat in self.seats:
+                if lost and seat.rejoins < REJOINS_MAX:
+                    self._detach(seat, link)
+                else:
+                    self._leave(seat, host_of(link), "left the table")
+
+    def _leave(self, seat: Seat, address: str, words: str) -> None:
+        """The seat is free again (it left, its link ended, or it did not come back)."""
+        if self.confirming:  # (whoever it says runs it: a joiner's claim is its own)
+            self._hold_off(address)
+        self.seats.remove(seat)
+        self.say(f"{seat.name} {words}")
+        self._roster_changed()
+
+    def _detach(self, seat: Seat, link: Link) -> None:
+        """The seat's link was lost to a fault: kept REJOIN_GRACE_S for its node to dial
+        again (no start meanwhile: can_start needs every seat linked), then freed as one
+        that left."""
+        self.say(
+            f"the connection to {seat.name} was cut: the seat is kept {REJOIN_GRACE_S:g} s "
+            "for it to come back"
+        )
+        self._broadcast()  # (shown not connected)
+        address = host_of(link)
+
+        def expire() -> None:
+            if seat.link is link and not self.started and seat in self.seats:
+                self._leave(
+                    seat,
+                    address,
+                    f"left the table (its connection was cut and it did not come back within "
+                    f"{REJOIN_GRACE_S:g} s)",
+                )
+
+        asyncio.get_running_loop().call_later(REJOIN_GRACE_S, expire)
+
+    def _returning(self, link: Link, msg: dict[str, Any]) -> Seat | str | None:
+        """The seat a join takes back (its link's key is that seat's, and the join is the one
+        it sat with, exactly), or why not (a refusal), or None: not a seat's key here."""
+        if msg.get("t") != "join":
+            return None
+        seat = next((s for s in self.seats[1:] if s.sign_pk == link.peer), None)
+        if seat is None:
+            return None
+        if seat.join != msg:
+            return (
+                "a seat with these keys is at this table, taken with another join: it is not "
+                "taken back with a different one"
+            )
+        if seat.rejoins >= REJOINS_MAX:
+            return f"this seat came back {REJOINS_MAX} times already: it is not taken back again"
+        if self._failed is not None:  # (said as "the game did not start: ..." after the start)
+            return self._failed
+        return seat
+
+    async def _rejoin(self, seat: Seat, link: Link) -> None:
+        """The seat's node is back on a new link (its key proved in the handshake, its join
+        the same): the new link replaces the old one, and it is sent what it may have missed:
+        the table before the start; after it, the same start (and code) again, unchanged."""
+        old, seat.link = seat.link, link
+        seat.rejoins += 1
+        if old is not None and not old.closed:  # (a link the host had not seen cut yet)
+            old.close("the seat came back on a new link")
+        index = self.seats.index(seat)
+        self.say(f"{seat.name} is back at seat {index} (its connection had been cut)")
+        try:
+            send(link, {"t": "welcome", "seat": index})
+            if not self.started:
+                self._broadcast()  # (connected again; the same table: nothing to confirm)
+            else:  # (no table now: the start's must stay the last one it was shown)
+                if self._start_msg is not None:
+                    send(link, self._start_msg)
+                if self._code_msg is not None:
+                    send(link, self._code_msg)
+        except LinkError:
+            pass
+        await self._serve(seat, link)
 
     def _heard(self, seat: Seat, text: str) -> None:
         """A seat's chat line: passed on to every seat by this host (at most CHAT_BURST a
@@ -733,6 +841,7 @@ class HostLobby:
             "addresses": addresses,
             "table": self.view(),
         }
+        self._start_msg = msg  # (sent again, unchanged, to a seat that comes back)
         for s in self.seats[1:]:
             if s.link is not None:
                 with contextlib.suppress(LinkError):
@@ -797,11 +906,13 @@ class HostLobby:
                     with contextlib.suppress(LinkError):
                         send(s.link, {"t": "refuse", "reason": why})
                     s.link.close(why)
+            self._failed = why
             raise LobbyError(f"{why}: the game does not start")
         secrets = [self.revealed[i] for i in range(len(self.seats))]
         setup.code = table_code(setup.game_id, secrets)
         setup.secrets = secrets
         msg: dict[str, JSONValue] = {"t": "code", "secrets": [x.hex() for x in secrets]}
+        self._code_msg = msg
         for s in self.seats[1:]:
             if s.link is not None:
                 with contextlib.suppress(LinkError):
@@ -885,6 +996,14 @@ _NOT_P2PUNO: Final = frozenset(
 # how a connection is lost, whatever cut it: once the handshake is done, they say nothing of
 # what listens there (it proved itself a p2puno node)
 _CUT: Final = frozenset({FrameErrorCode.TRUNCATED, LinkErrorCode.EOF, LinkErrorCode.IO_ERROR})
+# a lobby link lost to a fault, not closed by a word (BYE) or a bad message: a seat's node
+# dials its host again (join_table), and the host keeps the seat meanwhile (HostLobby._serve)
+_LOST: Final = frozenset({*_CUT, LinkErrorCode.SILENT, LinkErrorCode.STALLED})
+# a dial's link that ended after the handshake, before the host's first record: the link reads
+# an end there as "refused" (our key), but a lobby's host takes every key at the handshake (its
+# handler checks the join), so there it is a cut too (chaos_net 705/3: this node's own
+# connection cut mid-write read "closed the connection after the handshake (our key refused)")
+_ANSWERED_CUT: Final = frozenset({*_CUT, LinkErrorCode.REFUSED})
 _HOST_LOST: Final[dict[str, str]] = {  # (the code goes to the log)
     FrameErrorCode.TRUNCATED: "was cut in the middle of a message (a network fault, or the "
     "host's program stopped)",
@@ -904,8 +1023,8 @@ def unreachable(host: str, port: int, e: LinkError) -> str:
     on, or something there that is not a p2puno node, rather than the transport's codes."""
     if e.code == LinkErrorCode.CONNECT:
         return f"cannot reach a table at {host}:{port}: {e.detail}"
-    if e.peer is not None and e.code in _CUT:  # (helper-80: the host's first record cut, after
-        # a handshake that authenticated it, read "does not answer as a p2puno table")
+    if e.peer is not None and e.code in _ANSWERED_CUT:  # (helper-80: the host's first record
+        # cut, after a handshake that authenticated it, read "does not answer as a p2puno table")
         return (
             f"lost the connection to the table at {host}:{port} just after it answered (a "
             "network fault, or its program stopped): try again"
@@ -915,10 +1034,21 @@ def unreachable(host: str, port: int, e: LinkError) -> str:
             f"{host}:{port} does not answer as a p2puno table (something else listens there, "
             f"or an incompatible version: {e.code})"
         )
+    if e.peer is None and e.code in (LinkErrorCode.EOF, LinkErrorCode.IO_ERROR):
+        return (
+            f"the connection to {host}:{port} was cut during the handshake, each time it was "
+            f"dialed (a network fault, or something else listens there): {e.detail}"
+        )
     if e.code == LinkErrorCode.HANDSHAKE_TIMEOUT:
         return (
             f"{host}:{port} did not answer as a p2puno table within a few seconds (something "
             "else listens there, or the node is too busy)"
+        )
+    if e.code == HandshakeErrorCode.UNEXPECTED_IDENTITY:  # (only when dialing again: helper-82
+        # read "does not answer as a p2puno table (... unexpected_identity)")
+        return (
+            f"another program answers at {host}:{port} now (a key other than the host's that "
+            "answered before): it was not joined again, and nothing was sent to it"
         )
     if e.code == HandshakeErrorCode.OTHER_CONTEXT:
         return (
@@ -981,13 +1111,20 @@ async def join_table(
                     "answered: list the tables again)"
                 ) from None
             tries += 1
-            if e.peer is None or e.code not in _CUT or tries >= JOIN_TRIES:
+            answered = e.peer is not None and e.code in _ANSWERED_CUT
+            # (or cut during the handshake: nothing proved, nothing sent; chaos_net 711/2, its
+            # own first handshake message cut, read "cannot reach a table ... eof")
+            shaking = e.peer is None and e.code in (LinkErrorCode.EOF, LinkErrorCode.IO_ERROR)
+            if not (answered or shaking) or tries >= JOIN_TRIES:
                 raise LobbyError(unreachable(host, port, e)) from None
             # the host answered, then the connection was cut before anything was sent:
             # no seat is taken yet, and dialing again is safe (helper-80's cut first record)
             log.info("join: %s; dialing again", e)
-            say(f"the connection to {host}:{port} was cut as it answered: dialing again")
-            expect = e.peer
+            if answered:
+                say(f"the connection to {host}:{port} was cut as it answered: dialing again")
+                expect = e.peer
+            else:
+                say(f"the connection to {host}:{port} was cut in the handshake: dialing again")
             await asyncio.sleep(JOIN_REDIAL_S * tries)
     if advert is not None and not link.peer.hex().startswith(advert[0]):
         link.close("not the host the listing named")
@@ -1018,7 +1155,47 @@ async def join_table(
     asking: tuple[str, asyncio.Task[bool]] | None = None  # (the table's digest, the question)
     final_tables = False  # the host marks a table final (a host older than that never does)
     started: GameSetup | None = None  # the genesis is out: this seat waits for the code
+    start_msg: dict[str, Any] = {}  # (the start as it came: one sent again must be the same)
     left = False
+    host_key, lobby_id = link.peer, link.context  # (a node back after a cut: this host only)
+    rejoins = 0  # links this seat came back on (at most REJOINS_MAX, as the host counts)
+
+    async def redial(cut: LinkError) -> Link:
+        """The link to the host was lost to a fault with the join sent: the same host (its
+        key, its lobby) again, JOIN_TRIES tries, and the same join, for the host to give this
+        seat back (protocol/lobby.md, "A seat whose link is cut comes back")."""
+        how = _HOST_LOST.get(cut.code, "went silent (a network fault, or the host's program hangs)")
+        lost = f"the connection to {host}:{port} {how}"
+        say(f"{lost}: dialing again to keep the seat")
+        why = ""
+        for tries in range(JOIN_TRIES):  # (at once, then JOIN_REDIAL_S, twice that, apart)
+            await asyncio.sleep(JOIN_REDIAL_S * tries)
+            try:
+                new = await open_link(host, port, identity, lobby_id, host_key, limits=NODE_LIMITS)
+            except LinkError as e:
+                log.info("rejoin: %s", e)
+                if e.code == HandshakeErrorCode.UNEXPECTED_IDENTITY:
+                    raise LobbyError(
+                        f"the host went away: {lost}, and another program answers there now "
+                        "(a key other than the host's): the seat was not taken back, and "
+                        "nothing was sent to it"
+                    ) from None
+                if e.code == HandshakeErrorCode.OTHER_CONTEXT:
+                    raise LobbyError(
+                        f"the host went away: {lost}, and the node there now has another "
+                        "table: the seat was not taken back"
+                    ) from None
+                why = unreachable(host, port, e)
+                continue
+            try:
+                send(new, join)
+            except LinkError as e:
+                why = unreachable(host, port, e)
+                continue
+            return new
+        raise LobbyError(
+            f"the host went away: {lost}; dialed it again {JOIN_TRIES} times, in vain ({why})"
+        )
 
     async def ask(view: dict[str, Any], digest: str) -> bool:
         nonlocal left
@@ -1086,10 +1263,14 @@ async def join_table(
                         msg = await receive(link)
                     else:  # (the code's secrets come within REVEAL_S of the start, or never)
                         msg = await asyncio.wait_for(receive(link), REVEAL_S + 10.0)
-                except LinkError:
+                except LinkError as e:
                     if left:
                         raise LobbyError("you left the table") from None
-                    raise
+                    if e.code not in _LOST or rejoins >= REJOINS_MAX:
+                        raise
+                    rejoins += 1
+                    link = await redial(e)  # (LobbyError if it cannot)
+                    continue
                 except TimeoutError:
                     raise LobbyError(
                         "the host sent no table code after the start: the game did not start "
@@ -1107,7 +1288,7 @@ async def join_table(
                     seat = msg.get("seat")
                     if type(seat) is not int or not 0 < seat < 10:
                         raise LobbyError("the host sent a bad welcome")
-                    say(f"seated at seat {seat}")
+                    say(f"back at seat {seat}" if rejoins else f"seated at seat {seat}")
                 elif t == "table":
                     if on_table is None and table_digest(msg) != table_digest(table):
                         # (in words where no table shows it; not again for a seat's "ready")
@@ -1122,12 +1303,23 @@ async def join_table(
                     # own included: more comes from a host flooding, dropped here unsaid)
                     if host_pace.take("host", time.monotonic(), CHAT_BURST * 10) == "ok":
                         _lobby_line(msg, chat, say)
-                elif t == "start" and started is None:
+                elif t == "start" and started is not None:  # (sent again to a seat back)
+                    if encode(msg) != encode(start_msg):
+                        link.close("another start")
+                        raise LobbyError(
+                            "the host sent another start when this seat came back after a "
+                            "cut: the game did not start (nothing was signed)"
+                        )
+                    with contextlib.suppress(LinkError):  # (the same secret: its nonce's)
+                        send(link, {"t": "reveal", "secret": secret.hex()})
+                elif t == "start":
                     if chat is not None:
                         chat.bind(None)  # (the game's own chat takes over)
                     started = await _started(msg, table)
+                    start_msg = msg
                     # the genesis commits to every seat's code secret: show this seat's
-                    send(link, {"t": "reveal", "secret": secret.hex()})
+                    with contextlib.suppress(LinkError):  # (a link lost: said at the next read)
+                        send(link, {"t": "reveal", "secret": secret.hex()})
                 elif t == "code" and started is not None:
                     g = Genesis.from_obj(Entry.from_obj(decode(started.genesis)).body)
                     started.secrets = check_secrets(msg.get("secrets"), g.nonces)

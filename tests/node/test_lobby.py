@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -798,7 +799,8 @@ async def test_the_host_writes_the_genesis_before_its_advert_says_in_play() -> N
                 )
             )  # fmt: skip
             await _until(lambda: any("open on" in line for line in said))
-            port = int(next(line for line in said if "open on" in line).rsplit(":", 1)[1])
+            line = next(line for line in said if "open on" in line)
+            port = int(re.search(r"open on 127\.0\.0\.1:(\d+)", line).group(1))  # type: ignore[union-attr]
             ann_says = _Person()
             ann = await _join_person(port, "Ann", ann_says)
             ann_says.answers.put_nowait(True)
