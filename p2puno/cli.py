@@ -349,16 +349,23 @@ def replay(
     assert result.outcome is not None  # (a log that verifies to its end has its result)
     # the verdict first, for a person: the result, what it vouches for, the game's length;
     # the counts a verifier wants in one line (it read "VERIFIED: 4600 entries; ...")
+    from p2puno.ui.lines import say_line
+
+    def out(text: str) -> None:
+        # (wrapped at word ends at a terminal, as they are in a pipe otherwise: the terminal
+        # cut "before the dea" / "dline" and a key "(key b1b05f5" / "bd5e5075d", helper-87)
+        say_line(text, typer.echo)
+
     for line in verified_lines(result, length):
-        typer.echo(line)
+        out(line)
     for b in result.bluffs:
-        typer.echo(f"note: {named(b, result.names)} (unchallenged bluffs stand)")
+        out(f"note: {named(b, result.names)} (unchallenged bluffs stand)")
     if result.after_end:
-        typer.echo(
+        out(
             f"note: {result.after_end:,} of the signed entries come after the game's end: not "
             "part of the game (an honest seat writes nothing after the end), and not judged"
         )
-    typer.echo(result.players_line())
+    out(result.players_line())
     code = _code_beside(log)
     if code is not None:  # (helper-34: the code every screen showed was nowhere in a replay)
         typer.echo(f"table code {code} (from node.json beside the log, checked against the log)")

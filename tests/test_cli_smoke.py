@@ -520,3 +520,20 @@ def test_a_resumed_demo_that_ends_says_where_its_temporary_directory_is(
     temporary_note(data, over, True)  # (--quiet)
     assert capsys.readouterr().out == ""
     assert root.is_dir()  # (never removed here)
+
+
+def test_a_verified_replay_at_a_terminal_is_wrapped_at_word_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`p2puno replay --verify LOG` at a terminal: its VERIFIED, notes and players lines are
+    wrapped at word ends (the terminal cut "before the dea" / "dline" and a key "(key
+    b1b05f5" / "bd5e5075d": helper-87); in a pipe each stays one line."""
+    import p2puno.ui.lines
+
+    log = str(Path(__file__).parent.parent / "protocol" / "vectors" / "game-2p.log")
+    piped = CliRunner().invoke(app, ["replay", "--verify", log]).output.splitlines()
+    assert max(len(line) for line in piped) > 60
+    monkeypatch.setattr(p2puno.ui.lines, "width_of", lambda stream: 60)
+    shown = CliRunner().invoke(app, ["replay", "--verify", log]).output.splitlines()
+    assert len(shown) > len(piped) and all(len(line) <= 60 for line in shown), shown
+    assert " ".join(" ".join(shown).split()) == " ".join(" ".join(piped).split())

@@ -96,7 +96,8 @@ class Narrator:
             for s in range(game.players):
                 hand = " ".join(self.card(c) for c in sorted(game.hand_cards(s)))
                 points = game.hand_points(s)
-                held = f"left with {hand}  ({points} pts)" if hand else "went out"
+                pts = "1 pt" if points == 1 else f"{points} pts"
+                held = f"left with {hand}  ({pts})" if hand else "went out"
                 lines.append(f"    {self.who(s)} {held}")
             return "\n".join(lines)
         if k == "game-over":

@@ -38,9 +38,15 @@ def say_line(text: str, echo: Echo = print, stream: TextIO | None = None) -> Non
     two past its own indent (the demo's "  games/.../log: ... VERIFIED: ..." went on at its
     own two, and read as the next log's line), a path wider than a line broken after a "/"."""
     width = width_of(sys.stdout if stream is None else stream)
-    lead = len(text) - len(text.lstrip(" "))
-    for line in [text] if width is None else wrap_verdict(text, width, lead + 2):
-        echo(line)
+    if width is None:
+        echo(text)
+        return
+    # each of its lines on its own (a round's end is one text of several lines, each hand on
+    # its own: wrapped as one, its lines broke mid-line, "Bot-1 went" / "out": helper-87)
+    for part in text.split("\n"):
+        lead = len(part) - len(part.lstrip(" "))
+        for line in wrap_verdict(part, width, lead + 2) if part else [""]:
+            echo(line)
 
 
 def command_lines(cmd: str, width: int) -> list[str]:

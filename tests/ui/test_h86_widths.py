@@ -142,3 +142,21 @@ def test_the_end_boxs_replay_line_says_plainly_what_to_run() -> None:
     text = ["GAME OVER", f"  log: {wide}", f"  replay it:  {prog} replay {wide} --table"]
     said = " ".join(line.strip(" │") for line in plain(_box(text, 80))[1:-1])
     assert "the log's path above" not in said and "LOG: the log's path" in said, said
+
+
+def test_a_text_of_several_lines_is_wrapped_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round's end is narrated as one text, each hand on a line of its own: at a terminal
+    each line is wrapped on its own, not the text as one (helper-87 read "Bot-1 went" /
+    "out" and "Host left with r2 r3 r5 r6 y5 b7 b8" / "(36 pts)" at 80 columns)."""
+    monkeypatch.setattr(lines, "width_of", lambda stream: 79)
+    text = (
+        "  Round over: Bot-1 scores 36\n    Bot-1 went out\n    Host left with r2 r3 b8  (36 pts)"
+    )
+    said: list[str] = []
+    lines.say_line(text, said.append)
+    assert said == text.split("\n")
+    long = "    " + " ".join(["Bartholomew-Quincey"] * 6)
+    said.clear()
+    lines.say_line(f"\n{long}", said.append)
+    assert said[0] == "" and len(said) == 3 and all(len(x) <= 79 for x in said)
+    assert said[2].startswith("      Bartholomew")  # (its own indent, and two more)
