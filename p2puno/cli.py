@@ -763,6 +763,12 @@ def _run_node(
                     "the others vote it out once the table's deadline passes, and the game "
                     f"ends for everyone, unless you come back{_within(games[0])}:"
                 )
+                if _own_bots_only(games[0]):  # (as the table's leave says: helper-87 read
+                    # "the others vote it out" at a table of the host's own bots only)
+                    said = (
+                        "Nobody else is at the table: the game waits for you. Take it up "
+                        "again with:"
+                    )
                 if width_of(sys.stderr) is None:  # (a program reads one line)
                     typer.echo(f"{said} `{back}`", err=True)
                 else:  # (wrapped at word ends, the command whole on a line of its own)

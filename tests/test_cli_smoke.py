@@ -537,3 +537,40 @@ def test_a_verified_replay_at_a_terminal_is_wrapped_at_word_ends(
     shown = CliRunner().invoke(app, ["replay", "--verify", log]).output.splitlines()
     assert len(shown) > len(piped) and all(len(line) <= 60 for line in shown), shown
     assert " ".join(" ".join(shown).split()) == " ".join(" ".join(piped).split())
+
+
+@pytest.mark.parametrize("others", ["own bots", "a joiner"])
+def test_ctrl_c_says_whether_anyone_is_left_to_vote(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], others: str
+) -> None:
+    """Ctrl-C at a node (protocol/lobby.md 5): a host whose every other seat is one of its own
+    bots (they stop with it) is told the game waits for it, as the table's leave question
+    says; helper-87 read "the others vote it out ... unless you come back" there. Elsewhere
+    the others' deadline stands."""
+    import asyncio
+    import json
+    import os
+    import signal
+
+    import typer
+
+    from p2puno.cli import _run_node
+    from p2puno.node.store import DataDir
+
+    data = DataDir(tmp_path / "d")
+    folder = data.root / "games" / "0a1b2c3d4e5f6071"
+    folder.mkdir(parents=True)
+    (folder / "log").write_bytes(b"")
+    second = {"name": "Bot-1", "kind": "bot", "runner": "host" if others == "own bots" else "self"}
+    view = {"seats": [{"name": "Ann", "kind": "person"}, second], "options": {}}
+    (folder / "node.json").write_text(json.dumps({"over": False, "seat": 0, "view": view}))
+
+    async def node() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.sleep(10)
+
+    with pytest.raises(typer.Exit):
+        _run_node(node(), data=data)
+    err = " ".join(capsys.readouterr().err.split())
+    waits = "Nobody else is at the table: the game waits for you" in err
+    assert waits == (others == "own bots") and ("the others vote it out" in err) != waits, err
