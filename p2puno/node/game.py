@@ -203,14 +203,20 @@ def command() -> str:
     return shlex.quote(script)
 
 
-def left_words(name: str, seat: int, step_s: float) -> str:
+def left_words(name: str, seat: int, step_s: float, runner: object = None) -> str:
     """What a node says of a seat whose node said it was leaving (a BYE): how long the others
     wait, from when, and how it comes back (protocol/lobby.md section 5: step_s from when the
-    game waits for it)."""
+    game waits for it). ``runner``: the seat's in the lobby's view ("host": a bot its host's
+    node runs, back with its host; else a player's own node, back with `p2puno resume`;
+    helper-87 read both ways said of a person, and "it" for them)."""
+    back = (
+        "A host's bot comes back with its host."
+        if runner == "host"
+        else f"{name} comes back with p2puno resume."
+    )
     return (
-        f"{name} (seat {seat}) left the table. The others vote it out unless it is back "
-        f"within {step_s:g} s of when the game waits for it. A player comes back with p2puno "
-        "resume. A host's bot comes back with its host."
+        f"{name} (seat {seat}) left the table. The others vote the seat out unless it is back "
+        f"within {step_s:g} s of when the game waits for it. {back}"
     )
 
 
@@ -1009,7 +1015,9 @@ class GameNode:
                     # (short sentences: one read "unless it is back within 5 s of when the
                     # game waits for it (a player with ..., a host's bot with its host), the
                     # others vote it out" as hard to follow, helper-83)
-                    self.say(left_words(self._name(seat), seat, self.timing.step_s))
+                    self.say(
+                        left_words(self._name(seat), seat, self.timing.step_s, self._runner(seat))
+                    )
             else:  # (in words: "eof: peer 60ab... at ..." read as noise, and "lost the link
                 # to Bot-1 (seat 1): its connection closed (eof)" as jargon, helper-55; the
                 # code goes to the log)
@@ -1024,6 +1032,13 @@ class GameNode:
             if not again or seat not in self._lost_at:  # (a BYE again: no more time)
                 self._lost_at[seat] = time.monotonic()
             self._watched_via.pop(seat, None)  # (its spectators go on through another node)
+
+    def _runner(self, seat: int) -> object:
+        """Who runs ``seat`` as the lobby's view of the table says ("host", "self"), or None."""
+        seats = self.table_view.get("seats") if isinstance(self.table_view, dict) else None
+        if isinstance(seats, list) and 0 <= seat < len(seats) and isinstance(seats[seat], dict):
+            return seats[seat].get("runner")
+        return None
 
     def _name(self, seat: int) -> str:
         players = self.session.log.players

@@ -114,13 +114,15 @@ def test_a_seat_that_left_is_said_in_short_sentences() -> None:
     the game waits for it). helper-83 found the line "X left the table: unless it is back
     within 5 s of when the game waits for it (a player with p2puno resume, a host's bot with
     its host), the others vote it out" hard to read."""
-    said = left_words("Bot-1", 1, 5)
+    said = left_words("Bot-1", 1, 5, "host")
     assert said == (
-        "Bot-1 (seat 1) left the table. The others vote it out unless it is back within 5 s of "
-        "when the game waits for it. A player comes back with p2puno resume. A host's bot "
-        "comes back with its host."
+        "Bot-1 (seat 1) left the table. The others vote the seat out unless it is back within "
+        "5 s of when the game waits for it. A host's bot comes back with its host."
     )
     assert "(" not in said.replace("(seat 1)", "")  # (no parenthesis inside a sentence)
+    # (a player's own node: only the way back that is theirs, helper-87)
+    assert left_words("Jo", 2, 5, "self").endswith("Jo comes back with p2puno resume.")
+    assert left_words("Jo", 2, 5).endswith("Jo comes back with p2puno resume.")
 
 
 @pytest.mark.parametrize(
