@@ -353,7 +353,9 @@ def test_replay_prints_the_files_date_each_rounds_end_and_a_table_of_scores() ->
     head = next(i for i, ln in enumerate(out) if ln.startswith("scores by round"))
     rounds = out.index(total) - head - 2  # (the table's rows)
     assert re.fullmatch(
-        rf"  {rounds} rounds?, \d+ moves; the log: [\d,]+ signed entries, [\d,]+ steps", out[at + 2]
+        rf"  {rounds} rounds?, \d+ moves; the log: [\d,]+ signed entries, [\d,]+ steps "
+        r"\(0 to [\d,]+\)",
+        out[at + 2],
     ), out[at + 2]
     assert "(each line's [step N]: the step of the signed log it happened in)" in out[:3]
     quiet = subprocess.run(
@@ -533,6 +535,9 @@ def test_a_verified_replay_at_a_terminal_is_wrapped_at_word_ends(
     log = str(Path(__file__).parent.parent / "protocol" / "vectors" / "game-2p.log")
     piped = CliRunner().invoke(app, ["replay", "--verify", log]).output.splitlines()
     assert max(len(line) for line in piped) > 60
+    # (steps counted from 0, as the stop's words number them: "40 steps" for steps 0 to 40
+    # read against "stopped after step 40", helper-87)
+    assert "82 signed entries, 41 steps (0 to 40)" in " ".join(piped)
     monkeypatch.setattr(p2puno.ui.lines, "width_of", lambda stream: 60)
     shown = CliRunner().invoke(app, ["replay", "--verify", log]).output.splitlines()
     assert len(shown) > len(piped) and all(len(line) <= 60 for line in shown), shown

@@ -604,12 +604,23 @@ class Length:
             elif e.kind == "jump":
                 self.jumps += 1
         self.moves = session.engine.stats.turns + self.jumps
-        self.steps = max(session._done_seq, 0)
+        # (steps count from 0: K complete is K + 1 of them; "347 steps" read against "stopped
+        # after step 347", helper-87)
+        self.steps = max(session._done_seq + 1, 0)
 
     def words(self) -> str:
         """ "10 rounds, 612 moves" """
         rounds = f"{self.rounds} round{'' if self.rounds == 1 else 's'}"
         return f"{rounds}, {self.moves:,} move{'' if self.moves == 1 else 's'}"
+
+
+def steps_words(length: Length) -> str:
+    """The log's steps counted, and numbered as the log and the stop's words number them:
+    "41 steps (0 to 40)"."""
+    n = length.steps
+    if n <= 1:
+        return "1 step (0)" if n == 1 else "no step"
+    return f"{n:,} steps (0 to {n - 1:,})"
 
 
 def verified_lines(result: ReplayResult, length: Length) -> list[str]:
@@ -628,7 +639,7 @@ def verified_lines(result: ReplayResult, length: Length) -> list[str]:
     return [
         f"VERIFIED: {outcome_words(o, result.names)}",
         *checked,
-        f"  {length.words()}; the log: {result.entries:,} signed entries, {length.steps:,} steps",
+        f"  {length.words()}; the log: {result.entries:,} signed entries, {steps_words(length)}",
     ]
 
 
