@@ -1202,15 +1202,19 @@ def round_end_lines(
     # what each hand's points do, said beside them (a person read "Bob 23 pts" under standard
     # scoring as Bob's own): given to the one who went out, added to one's own, or only held
     verb = "adds" if lowest else "holds" if e.seat < 0 else "gives"
+    # (the names' column as wide as the longest, up to 20: names of 20 characters left the
+    # points out of line, helper-87; longer ones push their own row only)
+    named = [names[s] if s < len(names) else str(s) for s in range(game.players)]
+    pad = min(max(12, *(len(n) for n in named)), 20)
     for s in range(game.players):
         cards = sorted((game.faces[x] for x in game.hands[s]), key=card_sort_key)
-        name = names[s] if s < len(names) else str(s)
+        name = named[s]
         if not cards:
-            lines.append(f"  {name:<12} (out)")
+            lines.append(f"  {name:<{pad}} (out)")
             continue
         text = " ".join(CARD_TEXT[c] if c >= 0 else "??" for c in cards)
         pts = sum(CARD_POINTS[c] for c in cards if c >= 0)
-        lines.append(f"  {name:<12} {verb} {pts:>3}  {text}")
+        lines.append(f"  {name:<{pad}} {verb} {pts:>3}  {text}")
     lines.append("  scores: " + "  ".join(f"{names[s]} {p}" for s, p in enumerate(game.scores)))
     return lines
 

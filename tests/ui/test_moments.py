@@ -1181,6 +1181,25 @@ def test_a_blocked_round_says_what_its_hands_do_under_each_scoring() -> None:
         assert lines[2].split() == ["Bob", verb, str(pts), CARD_TEXT[2]], lines
 
 
+def test_a_rounds_end_lines_up_its_points_under_long_names() -> None:
+    """The round's end box (002 · SCORING: each hand's points beside it): names of up to 20
+    characters widen the names' column, so every row's points stand in one column (helper-87:
+    "Hosta        gives  50" above "Bartholomew-Quincey2 gives  41")."""
+    from p2puno.ui.model import round_end_lines
+
+    faces = list(range(108))
+    game = SimpleNamespace(
+        options=SimpleNamespace(scoring="standard"), players=3, hands=[[], [0, 1], [2]],
+        faces=faces, scores=[0, 0, 0],
+    )  # fmt: skip
+    out = SimpleNamespace(seat=0, value=9)
+    names = ["Hosta", "Bartholomew-Quincey2", "Maximilian-Ostergard"]
+    lines = round_end_lines(game, names, None, out, 1)  # type: ignore[arg-type]
+    rows = lines[1:4]
+    assert [row.index(" gives ") for row in rows[1:]] == [22, 22], rows
+    assert rows[0] == "  Hosta" + " " * 16 + "(out)", rows
+
+
 def test_a_long_wait_keeps_its_countdown_at_80_columns() -> None:
     """helper-54 read '⠙ waiting for "Ann" (not connected) and "Bot-1" (left the table) to
     confirm the' at 80 columns: the rest, and the countdown, were cut. The status wraps to a
