@@ -63,6 +63,24 @@ def test_a_rounds_start_with_ten_seats_fits_80_columns() -> None:
     assert all(f"{name} 0" in said for name in names), said
 
 
+def test_a_wild_draw_fours_colour_is_told() -> None:
+    """000 · WILD DRAW 4 (the player names the color that continues play): the narration
+    tells each Wild Draw Four and the colour it names (helper-87 read "played W+4 (3 left)"
+    and never the colour)."""
+    names = ["Ann", "Bob", "Cid"]
+    narrator = Narrator(names, 0.0, False, color=False)
+    table = Table(
+        Options(3, target=200), [make_bot("heuristic", f"c{s}") for s in range(3)], random.Random(5)
+    )
+    told: list[str] = []
+    while not table.over:
+        _, events = table.step()
+        told += [ln for e in events if (ln := narrator.describe(table.game, e)) is not None]
+    fours = [k for k, ln in enumerate(told) if "played W+4" in ln]
+    assert len(fours) >= 3
+    assert all(told[k + 1].strip().startswith("color is now") for k in fours), told
+
+
 def test_seats_are_named_whole_numbers_only() -> None:
     """The session writes "seat 2", the engine "P2"; the reader sees names. Before, "seat 10"
     became "Bob0" (a text replace of "seat 1")."""

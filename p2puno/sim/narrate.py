@@ -37,6 +37,7 @@ class Narrator:
         self.delay = delay
         self.verbose = verbose
         self.color = color
+        self._last_play = ""  # (the card of the last play told: a W+4's colour follows it)
 
     def card(self, card: int) -> str:
         text = CARD_TEXT[card]
@@ -83,12 +84,14 @@ class Narrator:
             )
             return "\n" + "\n".join(lines).replace(_KEEP, " ")
         if k == "play":
+            self._last_play = CARD_TEXT[e.card]
             important = CARD_TEXT[e.card].startswith("W+4") or e.value <= 1  # (cards left then)
             return f"  {words}" if self.verbose or important else None
         if k == "color":
-            if self.verbose or (CARD_TEXT[game.top] == "W+4" and game.phase.value == "turn"):
-                return f"  {words}"
-            return None
+            # (the colour a Wild Draw Four names, told after it: read from the engine's state
+            # it was never told, that state being past the challenge's question or a whole
+            # batch later: helper-87 read "played W+4 (3 left)" and no colour)
+            return f"  {words}" if self.verbose or self._last_play == "W+4" else None
         if k == "penalty" and not (self.verbose or e.value >= 4):
             return None
         if k == "round-over":
