@@ -40,6 +40,7 @@ import dataclasses
 import errno
 import hashlib
 import logging
+import math
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -89,6 +90,10 @@ REVEAL_S = 20.0  # how long the host waits for every seat's code secret after th
 # long, detached, for its node to dial again and take it back with the same keys and join
 REJOIN_GRACE_S = 5.0
 REJOINS_MAX = 10  # times one seat may come back on a new link in one lobby (a flood: no more)
+# ... and how long, in all, it may be away in one lobby: each time away counts against it (a
+# seat that came back 4.7 s after each cut, then cut its new link at once, held a full table
+# from starting for 50 s: helper-88)
+REJOIN_BUDGET_S = 2 * REJOIN_GRACE_S
 
 
 class LobbyError(Exception):
@@ -289,6 +294,9 @@ class Seat:
     confirmed: set[str] = field(default_factory=set)  # digests of the tables its person confirmed
     join: dict[str, Any] | None = None  # the join it sat with (a rejoin must repeat it exactly)
     rejoins: int = 0  # how often it came back on a new link (at most REJOINS_MAX)
+    away_s: float = 0.0  # how long, in all, it was away after cuts (at most REJOIN_BUDGET_S)
+    cut_at: float | None = None  # (loop time) when its link was cut, while it is away
+    expiry: asyncio.TimerHandle | None = None  # the end of its grace, while it is away
 
     def public(self, digest: str | None = None) -> dict[str, JSONValue]:
         """As every player sees it; ``digest``: the table's as it is now, to say whether this
@@ -626,7 +634,7 @@ class HostLobby:
             reason = (
                 "a seat from your address was given up at this table (left while its "
                 "players were confirming it, or unseated): seats from that address are open "
-                f"again in {wait_s:.0f} s"
+                f"again in {math.ceil(wait_s)} s"  # (not "in 0 s": helper-88)
             )
         if reason is not None:
             with contextlib.suppress(LinkError):
@@ -691,6 +699,9 @@ class HostLobby:
 
     def _leave(self, seat: Seat, address: str, words: str) -> None:
         """The seat is free again (it left, its link ended, or it did not come back)."""
+        if seat.expiry is not None:
+            seat.expiry.cancel()
+            seat.expiry = None
         if self.confirming:  # (whoever it says runs it: a joiner's claim is its own)
             self._hold_off(address)
         self.seats.remove(seat)
@@ -700,24 +711,36 @@ class HostLobby:
     def _detach(self, seat: Seat, link: Link) -> None:
         """The seat's link was lost to a fault: kept REJOIN_GRACE_S for its node to dial
         again (no start meanwhile: can_start needs every seat linked), then freed as one
-        that left."""
+        that left. Each time away counts against REJOIN_BUDGET_S: past it, freed at once."""
+        address = host_of(link)
+        grace = min(REJOIN_GRACE_S, REJOIN_BUDGET_S - seat.away_s)
+        if grace <= 0:
+            self._leave(
+                seat,
+                address,
+                f"left the table (its connection was cut again, after {seat.away_s:.0f} s away "
+                "in all)",
+            )
+            return
         self.say(
-            f"the connection to {seat.name} was cut: the seat is kept {REJOIN_GRACE_S:g} s "
+            f"the connection to {seat.name} was cut: the seat is kept {round(grace, 1):g} s "
             "for it to come back"
         )
         self._broadcast()  # (shown not connected)
-        address = host_of(link)
+        loop = asyncio.get_running_loop()
+        seat.cut_at = loop.time()
 
         def expire() -> None:
+            seat.expiry = None
             if seat.link is link and not self.started and seat in self.seats:
                 self._leave(
                     seat,
                     address,
                     f"left the table (its connection was cut and it did not come back within "
-                    f"{REJOIN_GRACE_S:g} s)",
+                    f"{round(grace, 1):g} s)",
                 )
 
-        asyncio.get_running_loop().call_later(REJOIN_GRACE_S, expire)
+        seat.expiry = loop.call_later(grace, expire)
 
     def _returning(self, link: Link, msg: dict[str, Any]) -> Seat | str | None:
         """The seat a join takes back (its link's key is that seat's, and the join is the one
@@ -744,6 +767,14 @@ class HostLobby:
         the table before the start; after it, the same start (and code) again, unchanged."""
         old, seat.link = seat.link, link
         seat.rejoins += 1
+        if seat.expiry is not None:
+            seat.expiry.cancel()
+            seat.expiry = None
+        if seat.cut_at is not None:
+            seat.away_s += asyncio.get_running_loop().time() - seat.cut_at
+            seat.cut_at = None
+        if not self.started:  # (where it is now: the start gives the others its address)
+            seat.host = host_of(link)
         if old is not None and not old.closed:  # (a link the host had not seen cut yet)
             old.close("the seat came back on a new link")
         index = self.seats.index(seat)
@@ -951,6 +982,12 @@ def check_join(
     for s in seats:
         if s.name.casefold() == name.casefold():
             was = "" if s.name == name else f' (as "{s.name}")'
+            if s.link is not None and s.link.closed:  # (a node restarted at once: helper-88)
+                return (
+                    f'the name "{name}" is taken at this table{was} by a seat whose connection '
+                    "was cut, kept a few seconds for its node to come back: if it was yours, "
+                    "join again in a few seconds"
+                )
             return f'the name "{name}" is taken at this table{was}: join with another --name'
         if name_skeleton(s.name) == name_skeleton(name):
             return (
@@ -1160,6 +1197,10 @@ async def join_table(
     host_key, lobby_id = link.peer, link.context  # (a node back after a cut: this host only)
     rejoins = 0  # links this seat came back on (at most REJOINS_MAX, as the host counts)
 
+    def leaving() -> bool:
+        """Whether the person left (``ask`` may say so while this node awaits)."""
+        return left
+
     async def redial(cut: LinkError) -> Link:
         """The link to the host was lost to a fault with the join sent: the same host (its
         key, its lobby) again, JOIN_TRIES tries, and the same join, for the host to give this
@@ -1170,6 +1211,8 @@ async def join_table(
         why = ""
         for tries in range(JOIN_TRIES):  # (at once, then JOIN_REDIAL_S, twice that, apart)
             await asyncio.sleep(JOIN_REDIAL_S * tries)
+            if left:
+                raise LobbyError("you left the table")
             try:
                 new = await open_link(host, port, identity, lobby_id, host_key, limits=NODE_LIMITS)
             except LinkError as e:
@@ -1266,10 +1309,22 @@ async def join_table(
                 except LinkError as e:
                     if left:
                         raise LobbyError("you left the table") from None
-                    if e.code not in _LOST or rejoins >= REJOINS_MAX:
+                    if e.code not in _LOST:
                         raise
+                    if rejoins >= REJOINS_MAX:
+                        raise LobbyError(
+                            f"the host went away: the connection to {host}:{port} was cut "
+                            f"again, after this seat came back {REJOINS_MAX} times: it is not "
+                            "dialed again"
+                        ) from None
                     rejoins += 1
                     link = await redial(e)  # (LobbyError if it cannot)
+                    if leaving():  # (the person left while it dialed: said on the new link,
+                        # helper-88: the seat was taken back and the person asked again)
+                        with contextlib.suppress(LinkError):
+                            send(link, {"t": "leave"})
+                        link.close("left the table")
+                        raise LobbyError("you left the table") from None
                     continue
                 except TimeoutError:
                     raise LobbyError(

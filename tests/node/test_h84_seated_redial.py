@@ -372,3 +372,60 @@ async def test_a_seat_back_after_the_code_was_given_up_is_told_why(
     refusal = await ann.until("refuse")
     assert refusal["reason"] == "no code secret from Ann (seat 1), Bob (seat 2) in time"
     ep.close()
+
+
+async def test_a_seat_away_past_its_budget_is_freed_at_its_next_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each time away counts (REJOIN_BUDGET_S in all): helper-88's seat came back 4.7 s after
+    each cut and cut its new link at once, and held a full table from starting for 50 s."""
+    monkeypatch.setattr(lobby_mod, "REJOIN_BUDGET_S", 0.6)
+    ep, lobby, _, said = await _host(3)
+    ann = _Raw("Ann")
+    await ann.sit(ep.port)
+    await _until(lambda: len(lobby.seats) == 2)
+    ann.cut()
+    await _until(lambda: lobby.seats[1].link is not None and lobby.seats[1].link.closed)
+    assert said[-1] == "the connection to Ann was cut: the seat is kept 0.6 s for it to come back"
+    await asyncio.sleep(0.4)
+    await ann.sit(ep.port)
+    await ann.until("welcome")
+    await _until(lambda: lobby.seats[1].away_s >= 0.4)
+    ann.cut()  # (0.2 s of its budget left: kept that long, no more)
+    await _until(lambda: len(lobby.seats) == 1, 1.0)
+    assert said[-1].startswith("Ann left the table (its connection was cut and it did not come")
+    ep.close()
+
+
+async def test_a_person_who_leaves_while_the_node_dials_again_leaves() -> None:
+    """protocol/lobby.md 2: a person answers "leave" to the final table while their node is
+    dialing the host again after a cut; the leave went to the closed link, and the node took
+    the seat back and asked again (helper-88). The leave is said on the new link."""
+    ep, lobby, _, _ = await _host(2)
+    asked: list[asyncio.Future[bool]] = []
+
+    async def confirm(view: object) -> bool:
+        asked.append(asyncio.get_running_loop().create_future())
+        return await asked[-1]
+
+    def say(text: str) -> None:
+        if "dialing again to keep the seat" in text and asked and not asked[0].done():
+            asked[0].set_result(False)  # (the person says leave, now)
+
+    ident = Identity.generate()
+    node = Endpoint(ident, LOOP)
+    await node.start()
+    ann = asyncio.ensure_future(
+        join_table(
+            node, ident, LOOP, ep.port, name="Ann", secret=os.urandom(32), kind="person",
+            say=say, confirm=confirm, timeout=20,
+        )
+    )  # fmt: skip
+    await _until(lambda: len(asked) == 1)
+    _cut_seat(lobby, 1)
+    with pytest.raises(LobbyError, match="you left the table"):
+        await asyncio.wait_for(ann, 5)
+    await _until(lambda: len(lobby.seats) == 1)
+    assert len(asked) == 1
+    node.close()
+    ep.close()
