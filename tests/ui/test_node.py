@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -203,7 +204,8 @@ async def test_a_person_joining_confirms_the_final_table_by_a_key(tmp_path: Path
     )  # fmt: skip
     while not any("open on" in line for line in said):
         await asyncio.sleep(0.02)
-    port = int(next(line for line in said if "open on" in line).rsplit(":", 1)[1])
+    line = next(line for line in said if "open on" in line)
+    port = int(re.search(r"open on 127\.0\.0\.1:(\d+)", line).group(1))  # type: ignore[union-attr]
     quinn_says = _Later()
     with create_pipe_input() as pipe:
         ui = TableUI(name="Pat", address=f"{LOOP}:{port}", input=pipe, output=screen.output)

@@ -5,6 +5,7 @@ the end, the verdict and its copy of the log; the players' table shows who watch
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 from prompt_toolkit.input import create_pipe_input
@@ -50,7 +51,8 @@ async def test_a_spectator_sees_the_public_table_and_the_players_see_who_watches
     )  # fmt: skip
     while not any("open on" in line for line in port_said):
         await asyncio.sleep(0.02)
-    port = int(next(line for line in port_said if "open on" in line).split(":")[-1].split()[0])
+    line = next(line for line in port_said if "open on" in line)
+    port = int(re.search(r"open on 127\.0\.0\.1:(\d+)", line).group(1))  # type: ignore[union-attr]
     screen = Screen(80, 24)
     with create_pipe_input() as pipe:
         ui = TableUI(name="Eve", input=pipe, output=screen.output, tick_s=0.1)
