@@ -1260,11 +1260,20 @@ def watch_table(
         raise typer.Exit(2) from None
 
     if _terminal() and not quiet:
+        from p2puno.ui.app import TableUI
         from p2puno.ui.launch import watch_table
 
-        shown = _run_node(watch_table(addr.host, addr.port, name=name, data=data))
+        # (the table built here, as the launcher would: what it saw last says whether the game
+        # went on when the person left, helper-87)
+        ui = TableUI(
+            name=name,
+            address=f"{addr.host}:{addr.port}",
+            title=f"p2puno · watching as {name}",
+            spectator=True,
+        )
+        shown = _run_node(watch_table(addr.host, addr.port, name=name, data=data, ui=ui))
         if shown is None:
-            typer.echo("you stopped watching (the game goes on without you)")
+            typer.echo(_left_watching(ui.watching))
             return
         _finish_watch(shown, quiet)
         return
@@ -1280,6 +1289,25 @@ def watch_table(
     _finish_watch(result, quiet)
 
 
+def _left_watching(spectator: object) -> str:
+    """The line when the person leaves a spectator's table before its watch ends: "the game
+    goes on without you" only while a node of the table was being watched through (helper-87
+    read it after every node had gone, the spectator looking for one)."""
+    from p2puno.node.watch import Spectator, checked_words
+
+    if not isinstance(spectator, Spectator) or spectator.session is None:
+        return "you stopped watching (the game goes on without you)"
+    checked = checked_words(spectator.session.processed + 1)
+    decks = "deck" if spectator.audits == 1 else "decks"
+    done = f"{checked}, {spectator.audits} {decks} audited"
+    if spectator.seeking is not None:
+        return (
+            "you stopped watching while no node of the table answered (whether the game goes "
+            f"on is not known here); {done}"
+        )
+    return f"you stopped watching (the game goes on without you); {done}"
+
+
 def _finish_watch(result: object, quiet: bool) -> None:
     from p2puno.node.game import replay_command
     from p2puno.node.watch import WatchResult, checked_words
@@ -1289,13 +1317,17 @@ def _finish_watch(result: object, quiet: bool) -> None:
     o = result.outcome
     if not quiet:
         said = _said_left(o, outcome_words(o, result.names), result.names, result.left)
+        if result.error is not None and o.state == "playing":  # ("not over yet" read as
+            # known: the spectator saw no end, and the game may have ended since, helper-87)
+            said = said.replace("not over yet", "its end not seen here: the watch ended first", 1)
         _line(f"game: {said}")
         decks = "deck" if result.audits == 1 else "decks"
         # (the last step named as the log numbers it: "16 steps checked" read as disagreeing
         # with "stopped after step 15", helper-83)
         checked = f"{checked_words(result.checked)}, {result.audits} {decks} audited"
         if result.error is not None:
-            _line(f"stopped watching: {result.error} ({checked})")
+            # (not in brackets: "(74 steps checked (steps 0 to 73), ...)", helper-87)
+            _line(f"stopped watching: {result.error}; {checked}")
         else:
             _line(f"verified as it happened: {checked}; table code {result.code}")
         if result.log_path is not None:

@@ -111,6 +111,14 @@ class Spectator:
         self._wait: tuple[int, str, float, float, bool, float] | None = None
         self.refused = 0
         self.audits = 0
+        # while no node is watched through: when the search for one gives up (monotonic), and
+        # the words of why it began; the table shows it in place of the wait (helper-87 read
+        # "... 0 s left" and a spinner for minutes after the last node had gone)
+        self.seeking: float | None = None
+        self.lost = ""
+        # the seats whose bot the host's machine runs (the table's roster): they stop with
+        # their host (the host's own lines say so), so none of them votes once it is gone
+        self.host_bots: frozenset[int] = frozenset()
         self._progress = time.monotonic()
         self._asked: dict[bytes, float] = {}
         self._last_sync = 0.0
@@ -137,8 +145,18 @@ class Spectator:
             t = msg.get("t")
             if t == "refuse":
                 raise LobbyError(f"the node refused a spectator: {msg.get('reason')}")
-            if t == "table" and self.on_table is not None:
-                self.on_table(msg)
+            if t == "table":
+                seats = msg.get("seats")
+                if isinstance(seats, list):
+                    self.host_bots = frozenset(
+                        i
+                        for i, x in enumerate(seats)
+                        if isinstance(x, dict)
+                        and x.get("kind") == "bot"
+                        and x.get("runner") == "host"
+                    )
+                if self.on_table is not None:
+                    self.on_table(msg)
             if t == "watching":
                 return msg
 
@@ -227,6 +245,7 @@ class Spectator:
 
     def _attach(self, link: Link) -> None:
         self.link = link
+        self.seeking = None
         self._reported = frozenset()  # (none of its reports yet: see _on_seats)
         self._wait = None  # (another node's count: its own reports follow)
         self._progress = time.monotonic()
@@ -327,8 +346,7 @@ class Spectator:
                 # (how long, as the seat's own lines say it: the table waits step_s for a
                 # seat that said it was leaving, protocol/lobby.md 5)
                 self.say(
-                    f"{names[seat]} (seat {seat}) left the table: the others vote the seat "
-                    f"out unless it is back within {s.timing.step_s} s"
+                    f"{names[seat]} (seat {seat}) left the table: {self._who_votes(away, left)}"
                 )
             told[seat] = "left"
         for seat in sorted(away - left):
@@ -341,6 +359,33 @@ class Spectator:
         self.away, self.left = away, left
         self._reported = away | left
         self._wake.set()
+
+    def _who_votes(self, away: frozenset[int], left: frozenset[int]) -> str:
+        """Who decides on a seat that left, and how long it has, as the node watched through
+        would (GameNode._cut_off): "the others", unless that node is the only seat left, or
+        none is (the host gone: the bots its machine runs stop with it, as the host's own lines
+        say). helper-87's spectator
+        read "the others vote the seat out" when the last other seat had gone: that node,
+        connected to no other player (one of them not said leaving), stops the game
+        unfinished there instead; with every other seat said leaving, it votes alone."""
+        s = self.session
+        assert s is not None
+        t = self.through
+        gone = away | left
+        if 0 in gone:  # (the host, seat 0: the bots its machine runs stop with it)
+            gone |= self.host_bots
+        within = f"unless it is back within {s.timing.step_s} s"
+        if t is not None and not set(range(s.n)) - gone:  # (the node watched through too)
+            return "nobody is left to vote: the host has gone, and the bots it runs stop with it"
+        if t is None or set(range(s.n)) - gone != {t}:
+            return f"the others vote the seat out {within}"
+        who = f"{s.log.players[t].name}'s node" if 0 <= t < len(s.log.players) else "the node"
+        if s.n > 2 and any(x not in left for x in away | left if x != t):
+            return (
+                f"nobody is left to vote: {who}, connected to no other player, stops the game "
+                f"unfinished there {within}"
+            )
+        return f"{who} votes the seat out {within}"
 
     def _flush_events(self) -> None:
         s = self.session
@@ -376,21 +421,30 @@ class Spectator:
                     return None
             if link is None or link.closed:
                 why = link.error if link is not None else None
+                players = s.log.players
+                seat = self.through if self.through is not None else -1
+                who = players[seat].name if 0 <= seat < len(players) else f"seat {seat}"
+                self.lost = f"{who}'s node (seat {seat}) is gone"
                 if why is not None:
-                    players = s.log.players
-                    seat = self.through if self.through is not None else -1
-                    who = players[seat].name if 0 <= seat < len(players) else f"seat {seat}"
                     left = why.code == "bye"  # (said on purpose: its person left, or it stopped)
                     # (in words, its code in the log: helper-83 read "(eof: peer ed62b8cd...
                     # at 127.0.0.1:44099: closed the connection without BYE)")
                     log.info("the link to seat %d ended: %s", seat, why)
                     said = LINK_WORDS.get(why.code, "the connection was lost")
                     gone = "left the table" if left else f"could no longer be reached: {said}"
-                    self.say(f"{who}'s node (seat {seat}) {gone}: watching through another seat")
+                    self.lost = f"{who}'s node (seat {seat}) {gone}"
                     if 0 <= seat < len(players):
                         self._through_gone(seat, left)
+                # (not "watching through another seat": helper-87's spectator read it when
+                # there was none; the seats' nodes are tried, and what came of it is said)
+                self.say(
+                    f"{self.lost}: trying the other seats' nodes (for up to {GIVE_UP_S:.0f} s)"
+                )
                 if not await self._reconnect():
-                    return "no node of the table answers"
+                    return (
+                        f"no node of the table answered for {GIVE_UP_S:.0f} s: the players' "
+                        "nodes have stopped, or are out of reach"
+                    )
                 continue
             self._ask(link, now)
             self._wake.clear()
@@ -433,6 +487,7 @@ class Spectator:
         assert s is not None
         keys = [p.sign_pk for p in s.log.players]
         end = time.monotonic() + GIVE_UP_S
+        self.seeking = end
         delay = 0.2
         start = (self.through or 0) + 1
         while time.monotonic() < end:

@@ -35,12 +35,14 @@ from prompt_toolkit.styles import Style
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import CARD_TEXT, COLORS
 from p2puno.engine.game import Event, Game, Phase
-from p2puno.node.game import CHAT_MAX, chat_words, with_command
+from p2puno.node.game import CHAT_MAX, chat_words, command, with_command
 from p2puno.node.lobby import HostLobby, LobbyChat, LobbyError, table_digest
+from p2puno.node.watch import checked_words
 from p2puno.session.session import Prompt, SessionEvent, Timing
 from p2puno.ui.lines import resume_split
 from p2puno.ui.model import (
     BOT_QUIET_S,
+    SPINNER,
     Source,
     TableView,
     UiState,
@@ -58,6 +60,7 @@ from p2puno.ui.model import (
     round_end_lines,
     simple_of,
     table_view,
+    watch_end_lines,
 )
 from p2puno.ui.render import Line, lobby_lines, render, screen_text
 
@@ -723,7 +726,12 @@ class TableUI:
             elif k in ("n", "N", "escape", "c-c"):
                 st.mode = "play"
             return
-        if self.over() or self.failure or (self.source is None and self.result):
+        if (
+            self.over()
+            or self.failure
+            or (self.source is None and self.result)
+            or self.watch_ended()
+        ):
             now = self.clock()
             if self._over_since is None:
                 self._over_since = now
@@ -733,6 +741,8 @@ class TableUI:
                 self.close()
             elif k in ("enter", "escape", " "):
                 ended = "the game is over" if self.over() else "your node has stopped"
+                if self.watching is not None and not self.over():
+                    ended = "you are no longer watching"
                 st.message = f"{ended}: q closes the table"
             elif k == "?":
                 st.mode = "help"
@@ -1254,6 +1264,8 @@ class TableUI:
             st = UiState(**{**st.__dict__, "message": st.flash})
         view = table_view(self.source, st, self.inputs())
         failure = self.failure or ""
+        if self.watch_ended() or getattr(self.watching, "seeking", None) is not None:
+            return self._watch_view(view, failure)  # (else a spectator's as before)
         stopped = bool(failure) and not self.over()
         if stopped:  # (its node stopped: nothing is waited for now; a round's end box still
             # up gives way: it hid the stop, its footer naming keys that close the table now,
@@ -1327,6 +1339,55 @@ class TableUI:
             view = replace(view, help_line=help_line, box_note=note)
         return view
 
+    def watch_ended(self) -> str:
+        """Why a spectator's watch ended before the game's verdict ("": it has not; the game's
+        end has its own box): no node of the table answered, or an error."""
+        if self.watching is None or self.over():
+            return ""
+        if self.failure:
+            return self.failure
+        error = getattr(self.result, "error", None)
+        return error if isinstance(error, str) else ""
+
+    def _watch_view(self, view: TableView, failure: str) -> TableView:
+        """A spectator's table before the game's verdict: while no node answers, that (not the
+        wait of the node gone, counted to "0 s left", helper-87); once the watch has ended, a
+        box as the players' end and stop boxes are: why, what was checked, its copy of the log
+        and the command that replays it; nothing counts or spins any more."""
+        w = self.watching
+        assert w is not None
+        why = self.watch_ended()
+        seeking = getattr(w, "seeking", None)  # (a test's stand-in may have none)
+        if not why and seeking is not None:
+            left = max(0.0, seeking - time.monotonic())
+            spin = SPINNER[self.spinner % len(SPINNER)]
+            lost = getattr(w, "lost", "") or "the node watched through is gone"
+            status = f"{spin} {lost}: trying the other seats' nodes"
+            return replace(
+                view,
+                status=status,
+                status_shorter=(f"{spin} trying the seats' nodes",),
+                status_kind="wait",
+                deadline=left,
+                progress="the watch ends if none answers in time",
+            )
+        result = self.result
+        s = w.session
+        checked = checked_words(getattr(result, "checked", s.processed + 1 if s else 0))
+        audits = getattr(result, "audits", w.audits)
+        end = watch_end_lines(why, checked, audits, self.log_path, command())
+        return replace(
+            view,
+            status="you are no longer watching",
+            status_shorter=(),
+            status_kind="over",
+            deadline=None,
+            progress="",
+            end=end,
+            message="" if failure and self.state.message.startswith(failure) else view.message,
+            help_line="q / Enter / Esc: close the table (you are no longer watching) · ? help",
+        )
+
     def lines(self, width: int, height: int) -> list[Line]:
         if self.source is None:
             waiting = "(opening the table...)" if self.is_host else "(reaching the host...)"
@@ -1365,7 +1426,7 @@ class TableUI:
 
     def _after_render(self, app: Application[None]) -> None:
         self.rendered += 1
-        if self._over_since is None and self.over():
+        if self._over_since is None and (self.over() or self.watch_ended()):
             self._over_since = self.clock()
         if self.on_rendered is not None:
             self.on_rendered()
@@ -1374,7 +1435,7 @@ class TableUI:
         """Something on the screen moves with time (a countdown, a spinner)."""
         if self.source is None:
             return True
-        return not self.over()
+        return not self.over() and not self.watch_ended()
 
     async def ticker(self) -> None:
         """Redraw a few times a second while a countdown or a spinner shows: the screen

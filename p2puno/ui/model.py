@@ -1138,6 +1138,25 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
     return lines
 
 
+def watch_end_lines(why: str, checked: str, audits: int, log_path: str, cmd: str) -> list[str]:
+    """A spectator's box when its watch ends before the game's verdict (no node of the table
+    answers, an error): why, what it checked, and how its own copy of the log is replayed.
+    helper-87's spectator kept a spinner and "0 s left" for minutes after its watch had ended,
+    and only the terminal said so once the table was left (docs/ui.md)."""
+    decks = f"{audits} deck{'' if audits == 1 else 's'}"
+    lines = [
+        "YOU ARE NO LONGER WATCHING",
+        f"  {why}",
+        f"  before it ended: {checked}, {decks} audited",
+        "  the game's end is not known here",
+    ]
+    if log_path:
+        lines.append("  your copy of the log, as far as it got:")
+        lines.append(f"{LOG_LEAD}{log_path}")  # (render cuts it only at a "/")
+        lines.append(f"{REPLAY_LEAD}{cmd} replay {shlex.quote(log_path)} --table")
+    return lines
+
+
 def waited_for_first(o: Outcome) -> tuple[int, ...]:
     """Of a stop every seat voted for, the seats the first votes waited for: those named by
     the votes of seats that no vote names (whoever voted while nobody waited for them). A
