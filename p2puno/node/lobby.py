@@ -1312,9 +1312,10 @@ async def join_table(
                     if e.code not in _LOST:
                         raise
                     if rejoins >= REJOINS_MAX:
+                        how = _HOST_LOST.get(e.code, "went silent")
                         raise LobbyError(
-                            f"the host went away: the connection to {host}:{port} was cut "
-                            f"again, after this seat came back {REJOINS_MAX} times: it is not "
+                            f"the host went away: the connection to {host}:{port} {how}, "
+                            f"after this seat had come back {REJOINS_MAX} times: it is not "
                             "dialed again"
                         ) from None
                     rejoins += 1

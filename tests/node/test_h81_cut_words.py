@@ -23,6 +23,7 @@ from p2puno.log import Identity
 from p2puno.net import Link, LinkError
 from p2puno.node.lobby import (
     JOIN_TRIES,
+    REJOINS_MAX,
     Endpoint,
     LobbyError,
     join_table,
@@ -142,9 +143,12 @@ async def test_a_lobby_link_cut_mid_frame_is_said_as_the_host_gone_in_plain_word
         link._transport.write_eof()
 
     port, got = await _join_a_cutting_host(seat_then_cut, held)
+    # (a host that cuts the seat each time it comes back: said after the last time it may,
+    # protocol/lobby.md 2, REJOINS_MAX)
     assert str(got) == (
         f"the host went away: the connection to {LOOP}:{port} was cut in the middle of a "
-        "message (a network fault, or the host's program stopped)"
+        "message (a network fault, or the host's program stopped), after this seat had come "
+        f"back {REJOINS_MAX} times: it is not dialed again"
     )
 
 
