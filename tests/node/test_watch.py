@@ -40,7 +40,8 @@ def _bots(tmp: Path, port: int, k: int) -> list[Node]:
 
 
 def test_a_spectator_from_the_lobby_checks_every_move_and_sees_no_hand(tmp_path: Path) -> None:
-    h = host(tmp_path / "host", "--seats", "3", "--bot", "heuristic", "--target", "200", *FAST)
+    # (to 80: a round or two, every move checked; to 200 it took 16-35 s in the suite)
+    h = host(tmp_path / "host", "--seats", "3", "--bot", "heuristic", "--target", "80", *FAST)
     nodes = [h]
     try:
         port = h.port()
@@ -82,7 +83,7 @@ def test_a_spectator_from_the_lobby_checks_every_move_and_sees_no_hand(tmp_path:
         sp = spectator_seen[0]
         assert sp.session is not None and sp.session.seat is None  # no seat, no keys
         assert result.error is None and result.outcome.state == "finished"
-        assert result.audits >= 1 and hidden_checks > 20
+        assert result.audits >= 1 and hidden_checks > 10  # (a round is 19 turns or more)
         assert any("verified" in t for t in shown)
         # the same game as every seat: same final state and verdict
         final = h.wait_for(r"^game over: (.* wins?; scores: .*)").group(1)
