@@ -37,6 +37,7 @@ from p2puno.node.lobby import (
     unreachable,
 )
 from p2puno.session import Timing
+from tests.node.test_h81_cut_words import _join_a_cutting_host
 
 LOOP = "127.0.0.1"
 
@@ -303,27 +304,10 @@ async def test_a_join_whose_link_ends_before_the_hosts_first_record_dials_again(
         held.append(link)
         link._transport.write_eof()  # (no record, no partial frame: the stream just ends)
 
-    host = Endpoint(Identity.generate(), LOOP)
-    host.handlers[os.urandom(32)] = end
-    host.default = next(iter(host.handlers))
-    await host.start()
-    ident = Identity.generate()
-    me = Endpoint(ident, LOOP)
-    await me.start()
     said: list[str] = []
-    try:
-        join = join_table(
-            me, ident, LOOP, host.port, name="J", secret=os.urandom(32), say=said.append
-        )
-        with pytest.raises(LobbyError) as got:
-            await asyncio.wait_for(join, 5)
-    finally:
-        for link in held:
-            link._transport.abort()
-        host.close()
-        me.close()
+    _, got = await _join_a_cutting_host(end, held, said.append)
     assert len(held) == 3 and len(said) == 2, (held, said)  # (JOIN_TRIES dials)
-    assert "just after it answered" in str(got.value) and "refused" not in str(got.value)
+    assert "just after it answered" in str(got) and "refused" not in str(got)
 
 
 async def test_a_join_cut_during_the_handshake_dials_again() -> None:
