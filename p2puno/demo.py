@@ -17,7 +17,7 @@ from p2puno.engine.game import Game
 from p2puno.engine.options import Options
 from p2puno.sim.narrate import Narrator
 from p2puno.sim.runner import Table
-from p2puno.ui.replay import _GLUE as GLUE
+from p2puno.ui.replay import GLUE
 
 # the file that marks a demo's temporary data directory: `p2puno resume` in it, once its game
 # is over, says where the directory is and that it can be removed (it never removes it: see

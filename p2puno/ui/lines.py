@@ -9,8 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from p2puno.ui.replay import _cells as cells
-from p2puno.ui.replay import width_of, wrap_verdict
+from p2puno.ui.replay import cells, width_of, wrap_verdict
 
 Echo = Callable[[str], None]
 

@@ -936,6 +936,9 @@ def _cells(text: str) -> int:
     return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+cells = _cells  # (for ui.lines: a line's width in terminal cells, one definition)
+
+
 def _fit(text: str, width: int) -> str:
     """``text`` cut to ``width`` cells ("…" where it was cut), padded to ``width``."""
     if _cells(text) > width:
@@ -1032,6 +1035,7 @@ def slash_parts(word: str) -> list[str]:
 
 
 _GLUE = "\x00"  # (a space no line may break at: between a number and its label or unit)
+GLUE = _GLUE  # (for the lines of ui.lines and the demo: the same glue, one definition)
 
 
 def _glued(text: str) -> str:
