@@ -48,7 +48,7 @@ def _copy(base: Log) -> Log:
 def _try(data: bytes) -> None:
     log = _copy(_BASE_LOG)
     before = _snapshot(log)
-    start = time.perf_counter()
+    start = time.thread_time()  # (CPU: a wait for a core under load is not the add's cost)
     try:
         result = log.add(data)
     except LogError as e:
@@ -63,7 +63,7 @@ def _try(data: bytes) -> None:
         else:
             # Only an untouched held-back entry can be added.
             assert data in _CANDIDATES
-    assert time.perf_counter() - start < 1.0
+    assert time.thread_time() - start < 1.0
 
 
 @st.composite

@@ -298,12 +298,14 @@ def test_the_container_count_agrees_with_a_walk(value: JSONValue) -> None:
 
 
 def _fastest_of(data: bytes, runs: int = 3) -> float:
+    # (this thread's CPU, not the wall clock: under a load of 7.6 on 2 cores, a decode's wait
+    # for a core was timed as its cost and two of these checks failed in a full suite run)
     best = 1.0
     for _ in range(runs):
-        start = time.perf_counter()
+        start = time.thread_time()
         with contextlib.suppress(EncodingError):
             decode(data)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.thread_time() - start)
     return best
 
 
@@ -432,14 +434,15 @@ def test_round_trip(value: JSONValue) -> None:
 
 
 def _check_hostile(data: bytes) -> None:
-    start = time.perf_counter()
+    # (CPU, not wall time: see _fastest_of)
+    start = time.thread_time()
     try:
         value = decode(data)
     except EncodingError:
         pass
     else:
         assert encode(value) == data
-    assert time.perf_counter() - start < 1.0
+    assert time.thread_time() - start < 1.0
 
 
 @settings(max_examples=500, deadline=None)
