@@ -223,7 +223,7 @@ def demo(
         folder = Path(log).absolute().parent
         if not folder.is_dir():  # (said before the game: helper-77 played one to the end and
             # read a FileNotFoundError traceback where the log was to be copied)
-            typer.echo(f"p2puno: --log {log}: the folder {folder} does not exist", err=True)
+            _err_line(f"p2puno: --log {log}: the folder {folder} does not exist")
             raise typer.Exit(2)
         ok = run_network_demo(
             options,
@@ -242,7 +242,7 @@ def demo(
 @app.command(cls=_PlainCommand, short_help="Verify a game log offline, signature by signature.")
 def replay(
     log: str = typer.Argument(
-        ..., metavar="LOG", help="a game log file (one signed entry per line)"
+        ..., metavar="LOG", help="a game log file (a game's end says where its log is)"
     ),
     verify: bool = typer.Option(
         False,
@@ -262,11 +262,12 @@ def replay(
         "every hand face up once its deck was audited; the verdict at the end)",
     ),
 ) -> None:
-    """Check a finished game log offline, signature by signature and card by card.
+    """Check a game log offline, signature by signature and card by card.
 
     It prints the game move by move, each round's end (who went out, each player's points
     and total, and every hand once the round's deck passed its audit), a table of the scores
-    of every round, and the file's date (the signed log holds no clock time)."""
+    of every round, and the file's date (the signed log holds no clock time). A game left
+    unfinished is checked as far as it goes and said to be NOT OVER (exit status 1)."""
     from p2puno.session.replay import replay as run_replay
     from p2puno.session.session import Session
     from p2puno.ui.replay import Length
@@ -274,12 +275,10 @@ def replay(
     length = Length()  # (rounds, moves and steps, for the verdict)
 
     if not os.path.exists(log):  # (said plainly: not "REJECTED at the log")
-        typer.echo(f"p2puno: cannot read {log}: no such file", err=True)
+        _err_line(f"p2puno: cannot read {log}: no such file")
         raise typer.Exit(1)
     if os.path.isdir(log):  # (nor a folder: helper-42)
-        typer.echo(
-            f"p2puno: {log} is a folder: replay the log file in it (games/<game>/log)", err=True
-        )
+        _err_line(f"p2puno: {log} is a folder: replay the log file in it (games/<game>/log)")
         raise typer.Exit(1)
     if table:
         import asyncio
@@ -287,7 +286,7 @@ def replay(
         from p2puno.ui.replay import run_replay_table
 
         if not _terminal():
-            typer.echo("p2puno: --table needs a terminal (without it: p2puno replay LOG)", err=True)
+            _err_line("p2puno: --table needs a terminal (without it: p2puno replay LOG)")
             raise typer.Exit(2)
         shown = asyncio.run(run_replay_table(log, thorough=thorough, length=length))
         assert shown is not None
@@ -341,7 +340,7 @@ def replay(
         if result.author is not None:
             # (the seat as spec 10.11 gives it, and the player's name: the table says both)
             who = _safe(result.names[result.author]) if result.author < len(result.names) else ""
-            typer.echo(f"at fault: seat {result.author}{f' ({who})' if who else ''}", err=True)
+            _err_line(f"at fault: seat {result.author}{f' ({who})' if who else ''}")
         raise typer.Exit(1)
     from p2puno.session.words import named
     from p2puno.ui.replay import verified_lines
@@ -770,7 +769,7 @@ def _run_node(
                         "again with:"
                     )
                 if width_of(sys.stderr) is None:  # (a program reads one line)
-                    typer.echo(f"{said} `{back}`", err=True)
+                    _err_line(f"{said} `{back}`")
                 else:  # (wrapped at word ends, the command whole on a line of its own)
                     say_command(said, back, _err_echo, sys.stderr)
         raise typer.Exit(code) from None
@@ -796,13 +795,17 @@ def host(
     scoring: Scoring = "standard",
     target: Target = 500,
     step_s: int = typer.Option(
-        20, metavar="SECONDS", help="seconds a seat's node may take to answer a step"
+        20,
+        metavar="SECONDS",
+        help="seconds a player's program may take to answer each move (a person's own time "
+        "to decide is --turn-s)",
     ),
     turn_s: int = typer.Option(60, metavar="SECONDS", help="seconds a person may take to decide"),
     window_ms: int = typer.Option(
         2500,
         metavar="MS",
-        help="claim window (UNO catch, jump-in), milliseconds (0: no time to claim: bots only)",
+        help="time to call UNO, catch a missed UNO or jump in, in milliseconds (0: none, for "
+        "tables of bots only)",
     ),
     bind: Bind = "",
     port: int = typer.Option(
@@ -846,7 +849,7 @@ def host(
         data = DataDir(data_dir)
         data.hold()  # (one node per data directory: see DataDir.hold)
     except DataError as e:
-        typer.echo(f"p2puno: {_safe(e)}", err=True)
+        _err_line(f"p2puno: {_safe(e)}")
         raise typer.Exit(2) from None
     _offer_resume(data)
     try:
@@ -987,7 +990,8 @@ def lobby(
         "",
         "--join",
         metavar="TABLE",
-        help="join this table without asking: its number, name or host key's start",
+        help="join this table without asking: its number or name as listed (or the first "
+        "characters of its host's key, also listed)",
     ),
     spectate: bool = typer.Option(False, "--watch", help="watch the table picked, without a seat"),
     name: str = typer.Option(
@@ -1023,10 +1027,9 @@ def lobby(
         tables = asyncio.run(listen())
     except OSError as e:  # (an address this machine does not have: "No such device")
         where = f"on {interface}" if interface else "on this machine's interfaces"
-        typer.echo(
+        _err_line(
             f"p2puno: cannot look for tables {where}: {e.strerror or e} (is it an address of "
-            "this machine? `ip addr` lists them)",
-            err=True,
+            "this machine? `ip addr` lists them)"
         )
         raise typer.Exit(2) from None
     if not tables:
@@ -1131,26 +1134,26 @@ def resume(
         False, "--give-up", help="stop offering this game here (its log stays as it is)"
     ),
 ) -> None:
-    """Bring a node back into the game it was playing when it stopped.
+    """Take your seat back in a game you left (q) or lost (a crash, a closed terminal).
 
-    After a crash or a closed terminal: the same seat and keys, what it missed fetched from
-    the others (a host's bot seats come back with it)."""
+    The same seat and keys; what you missed is fetched from the others (a host's bot seats
+    come back with it). Be back before the others' deadline, or they vote the seat out."""
     from p2puno.node.game import replay_command
     from p2puno.node.run import nothing_to_resume, resume_game, unfinished_games
     from p2puno.node.store import DataDir, DataError
 
     if data_dir is not None and not os.path.isdir(data_dir):
-        typer.echo(f"p2puno: no data directory {data_dir} (nothing to resume there)", err=True)
+        _err_line(f"p2puno: no data directory {data_dir} (nothing to resume there)")
         raise typer.Exit(1)
     try:
         data = DataDir(data_dir)
         data.hold()  # (one node per data directory: see DataDir.hold)
     except DataError as e:
-        typer.echo(f"p2puno: {_safe(e)}", err=True)
+        _err_line(f"p2puno: {_safe(e)}")
         raise typer.Exit(2) from None
     games = [m for m in unfinished_games(data) if str(m["game"]).startswith(game or "")]
     if not games:  # (the same answer and code whether a game was named or not)
-        typer.echo(f"p2puno: {nothing_to_resume(data, game)}", err=True)
+        _err_line(f"p2puno: {nothing_to_resume(data, game)}")
         raise typer.Exit(1)
     if give_up:
         from pathlib import Path
@@ -1228,7 +1231,7 @@ def temporary_note(data: object, result: object, quiet: bool) -> None:
 @app.command(cls=_PlainCommand, name="watch", short_help="Watch a game without a seat.")
 def watch_table(
     address: str = typer.Argument(
-        ..., metavar="HOST:PORT", help="the address of any node of the table"
+        ..., metavar="HOST:PORT", help="the table's address (the host's, or any player's)"
     ),
     name: str = typer.Option(
         "spectator", "--name", metavar="NAME", help="the name the players see", callback=_name
@@ -1256,7 +1259,7 @@ def watch_table(
     try:
         data = DataDir(data_dir)
     except DataError as e:
-        typer.echo(f"p2puno: {_safe(e)}", err=True)
+        _err_line(f"p2puno: {_safe(e)}")
         raise typer.Exit(2) from None
 
     if _terminal() and not quiet:
@@ -1354,16 +1357,14 @@ def _offer_resume(data: object, ask: bool = True) -> None:
         g = games[0]
         gid = str(g["game"])[:16]
         cmd = with_command(resume_command(data.root, bytes.fromhex(str(g["game"]))))
-        typer.echo(
+        _err_line(
             f'note: game {gid} (table "{g.get("table")}", seat {g.get("seat")}) was left '
-            f"unfinished here: `{cmd}` takes it up again",
-            err=True,
+            f"unfinished here: `{cmd}` takes it up again"
         )
         if g.get("unreached"):  # (it stopped reaching no seat: it may be over elsewhere)
-            typer.echo(
+            _err_line(
                 "  when it was last taken up it reached no other player: the others most "
-                f"likely ended it without you. `{cmd} --give-up` stops offering it",
-                err=True,
+                f"likely ended it without you. `{cmd} --give-up` stops offering it"
             )
         if (
             ask
@@ -1403,7 +1404,7 @@ def _join(
         data = DataDir(data_dir)
         data.hold()  # (one node per data directory: see DataDir.hold)
     except DataError as e:
-        typer.echo(f"p2puno: {_safe(e)}", err=True)
+        _err_line(f"p2puno: {_safe(e)}")
         raise typer.Exit(2) from None
     if runner == "self":
         _offer_resume(data, ask)
