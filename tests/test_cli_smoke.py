@@ -312,7 +312,8 @@ def test_replay_help_names_the_log_plainly() -> None:
     usage = result.output.splitlines()[0]
     assert usage.startswith("Usage: ") and usage.endswith(" replay [OPTIONS] LOG"), usage
     args = result.output.split("Arguments:", 1)[1].split("Options:", 1)[0]
-    assert re.search(r"^  LOG  a game log file \(a game's end says where its log is\)", args, re.M), args
+    said = r"^  LOG  a game log file \(a game's end says where its log is\)"
+    assert re.search(said, args, re.M), args
     assert "<str>" not in result.output and "{LOG}" not in result.output
     missing = CliRunner().invoke(app, ["replay"])
     assert missing.exit_code == 2 and "Missing argument 'LOG'" in missing.output
