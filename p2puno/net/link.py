@@ -20,7 +20,8 @@ silent / stalled    sent nothing / left a frame unfinished for ``dead_after`` se
 too_slow            did not read what we send (send queue full, or drain timed out)
 eof / io_error      closed the connection without BYE / broke it
 bye                 said BYE (a clean close); ``closed``: we closed the link ourselves
-refused             (initiator) the responder refused our key after the handshake
+refused             (initiator) the responder refused our key after the handshake (its BYE, or
+                    its end of the stream, before any record)
 ==================  ==========================================================================
 
 Every :class:`LinkError` names the peer by its key when the handshake got that far, else by its
@@ -299,6 +300,9 @@ class _Conn(asyncio.BufferedProtocol):
         self._drainers: deque[asyncio.Future[None]] = deque()
         self._lost: asyncio.Future[None] = loop.create_future()
         self._peer_done: asyncio.Future[None] = loop.create_future()  # its EOF, or the end
+        # the peer ended its side (its EOF came): a connection lost without it and without
+        # an OSError was closed at this end (a reset or a broken socket comes with one)
+        self.peer_eof = False
 
     # ------------------------------------------------------------ asyncio's calls
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -325,6 +329,7 @@ class _Conn(asyncio.BufferedProtocol):
         self._wake()
 
     def eof_received(self) -> bool:
+        self.peer_eof = True
         if not self._peer_done.done():
             self._peer_done.set_result(None)
         if self._link is not None:
@@ -834,6 +839,18 @@ class Link:
             return
         if exc is not None:
             self._fail(self._err(LinkErrorCode.IO_ERROR, f"read failed: {_os_text(exc)}"))
+        elif self.role == "initiator" and not self._first.is_set() and not self._conn.peer_eof:
+            # closed at this end (this node, or a cut of its own write: tests/node/netshim.py)
+            # before the responder's first record: no word of the peer's, so not "our key
+            # refused", which is the peer's EOF or BYE there (helper-91)
+            self._fail(
+                self._err(
+                    LinkErrorCode.CLOSED,
+                    "the connection was closed at this end before the peer's first record "
+                    "(not a refusal of our key)",
+                ),
+                bye=False,
+            )
         else:
             self._eof()
 

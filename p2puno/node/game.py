@@ -203,21 +203,36 @@ def command() -> str:
     return shlex.quote(script)
 
 
-def left_words(name: str, seat: int, step_s: float, runner: object = None) -> str:
-    """What a node says of a seat whose node said it was leaving (a BYE): how long the others
-    wait, from when, and how it comes back (protocol/lobby.md section 5: step_s from when the
-    game waits for it). ``runner``: the seat's in the lobby's view ("host": a bot its host's
-    node runs, back with its host; else a player's own node, back with `p2puno resume`;
-    helper-87 read both ways said of a person, and "it" for them)."""
+def left_words(
+    name: str, seat: int, step_s: float, runner: object = None, decides: str = "others"
+) -> str:
+    """What a node says of a seat whose node said it was leaving (a BYE): who decides on it,
+    how long it has, from when, and how it comes back (protocol/lobby.md section 5: step_s
+    from when the game waits for it). ``runner``: the seat's in the lobby's view ("host": a
+    bot its host's node runs, back with its host; else a player's own node, back with
+    `p2puno resume`; helper-87 read both ways said of a person, and "it" for them).
+    ``decides`` (GameNode._who_decides): "others", the seats still there vote; "alone", this
+    node is the only one left and votes; "stops", nobody else is left to vote and this node,
+    cut off, stops the game unfinished there (helper-91: "The others vote" was said with no
+    other seat left)."""
     back = (
         "A host's bot comes back with its host."
         if runner == "host"
         else f"{name} comes back with p2puno resume."
     )
-    return (
-        f"{name} (seat {seat}) left the table. The others vote the seat out unless it is back "
-        f"within {step_s:g} s of when the game waits for it. {back}"
-    )
+    within = f"within {step_s:g} s of when the game waits for it"
+    if decides == "alone":
+        then = (
+            f"Your node is the only one left: it votes the seat out unless {name} is back {within}."
+        )
+    elif decides == "stops":
+        then = (
+            "Nobody else is left to vote: your node is connected to no other player, and "
+            f"stops the game unfinished here unless {name} is back {within}."
+        )
+    else:
+        then = f"The others vote the seat out unless it is back {within}."
+    return f"{name} (seat {seat}) left the table. {then} {back}"
 
 
 def replay_command(path: str | os.PathLike[str]) -> str:
@@ -1015,9 +1030,10 @@ class GameNode:
                     # (short sentences: one read "unless it is back within 5 s of when the
                     # game waits for it (a player with ..., a host's bot with its host), the
                     # others vote it out" as hard to follow, helper-83)
-                    self.say(
-                        left_words(self._name(seat), seat, self.timing.step_s, self._runner(seat))
-                    )
+                    runner = self._runner(seat)
+                    name = self._name(seat)
+                    decides = self._who_decides()
+                    self.say(left_words(name, seat, self.timing.step_s, runner, decides))
             else:  # (in words: "eof: peer 60ab... at ..." read as noise, and "lost the link
                 # to Bot-1 (seat 1): its connection closed (eof)" as jargon, helper-55; the
                 # code goes to the log)
@@ -1032,6 +1048,29 @@ class GameNode:
             if not again or seat not in self._lost_at:  # (a BYE again: no more time)
                 self._lost_at[seat] = time.monotonic()
             self._watched_via.pop(seat, None)  # (its spectators go on through another node)
+
+    def _who_decides(self) -> str:
+        """Who decides on a seat that just said it was leaving, for :func:`left_words`, by the
+        rule node/watch.py's ``_who_votes`` says for a spectator: "others" while another seat
+        is linked to this node (not counting the host's bots once the host is gone: they stop
+        with it); else "stops" when this node would stop alone (:meth:`stops_alone`: cut off,
+        one of the lost not said leaving; or resumed and reaching nobody), else "alone"."""
+        live = {i for i, link in self.links.items() if not link.closed and i != self.me}
+        host_gone = 0 in self.left or 0 in self._lost_at  # (not one not linked yet)
+        if self.me != 0 and host_gone and 0 not in live:  # (the bots its machine runs go too)
+            seats = self.table_view.get("seats") if isinstance(self.table_view, dict) else None
+            seats = seats if isinstance(seats, list) else []
+            live -= {
+                i
+                for i in live
+                if i < len(seats)
+                and isinstance(seats[i], dict)
+                and seats[i].get("kind") == "bot"
+                and seats[i].get("runner") == "host"
+            }
+        if live:
+            return "others"
+        return "stops" if self.stops_alone() else "alone"
 
     def _runner(self, seat: int) -> object:
         """Who runs ``seat`` as the lobby's view of the table says ("host", "self"), or None."""

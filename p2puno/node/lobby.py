@@ -296,6 +296,7 @@ class Seat:
     rejoins: int = 0  # how often it came back on a new link (at most REJOINS_MAX)
     away_s: float = 0.0  # how long, in all, it was away after cuts (at most REJOIN_BUDGET_S)
     cut_at: float | None = None  # (loop time) when its link was cut, while it is away
+    cut_said: bool = False  # a line said its link was cut, and it is not said back since
     expiry: asyncio.TimerHandle | None = None  # the end of its grace, while it is away
 
     def public(self, digest: str | None = None) -> dict[str, JSONValue]:
@@ -691,11 +692,25 @@ class HostLobby:
         except LobbyError:
             pass
         finally:  # (however it ends, even a link gone before its welcome: no seat stays)
+            if lost and seat.link is link and self.started and seat in self.seats:
+                self._cut_after_start(seat)
             if seat.link is link and not self.started and seat in self.seats:
                 if lost and seat.rejoins < REJOINS_MAX:
                     self._detach(seat, link)
                 else:
                     self._leave(seat, host_of(link), "left the table")
+
+    def _cut_after_start(self, seat: Seat) -> None:
+        """The seat's link was lost after the start, before its code secret came: said, as
+        the host waits for it (no seat is freed after the start; the code's wait decides).
+        Once the code is given up (``_failed``), the host closed every link itself."""
+        if self._failed is not None or self.seats.index(seat) in self.revealed:
+            return
+        seat.cut_said = True
+        self.say(
+            f"the connection to {seat.name} was cut after the start: the game starts if it "
+            f"comes back and shows its code secret within {REVEAL_S:.0f} s of the start"
+        )
 
     def _leave(self, seat: Seat, address: str, words: str) -> None:
         """The seat is free again (it left, its link ended, or it did not come back)."""
@@ -722,6 +737,7 @@ class HostLobby:
                 "in all)",
             )
             return
+        seat.cut_said = True
         self.say(
             f"the connection to {seat.name} was cut: the seat is kept {round(grace, 1):g} s "
             "for it to come back"
@@ -775,12 +791,29 @@ class HostLobby:
             seat.cut_at = None
         if not self.started:  # (where it is now: the start gives the others its address)
             seat.host = host_of(link)
+        half_open = False
         if old is not None and not old.closed:  # (a link the host had not seen cut yet)
+            half_open = True
             old.close("the seat came back on a new link")
         index = self.seats.index(seat)
-        self.say(f"{seat.name} is back at seat {index} (its connection had been cut)")
+        if not seat.cut_said:  # (a person reads a seat back only after reading it cut,
+            # helper-91: a cut seen first at its end, or one after its code secret came,
+            # when the host no longer reads its link)
+            how = "at its end (seen" if half_open else "(said"
+            self.say(
+                f"the connection to {seat.name} was cut {how} here only now, as its node "
+                "dialed again)"
+            )
+        seat.cut_said = False
+        again = ""  # (after the start: why it gets a start now, helper-91)
+        if self.started:
+            code = " and the table code" if self._code_msg is not None else ""
+            again = f": it is sent the start{code} again"
+        self.say(f"{seat.name} is back at seat {index} (its connection had been cut){again}")
         try:
-            send(link, {"t": "welcome", "seat": index})
+            # ("back": the seat it held, kept; a welcome without it, to a node that was
+            # seated before, is a new seat: the one it held was freed, helper-91)
+            send(link, {"t": "welcome", "seat": index, "back": True})
             if not self.started:
                 self._broadcast()  # (connected again; the same table: nothing to confirm)
             else:  # (no table now: the start's must stay the last one it was shown)
@@ -1039,8 +1072,10 @@ _LOST: Final = frozenset({*_CUT, LinkErrorCode.SILENT, LinkErrorCode.STALLED})
 # a dial's link that ended after the handshake, before the host's first record: the link reads
 # an end there as "refused" (our key), but a lobby's host takes every key at the handshake (its
 # handler checks the join), so there it is a cut too (chaos_net 705/3: this node's own
-# connection cut mid-write read "closed the connection after the handshake (our key refused)")
-_ANSWERED_CUT: Final = frozenset({*_CUT, LinkErrorCode.REFUSED})
+# connection cut mid-write read "closed the connection after the handshake (our key refused)");
+# and the link's own end closed there (``closed``: the chaos shim's cut of this node's own
+# write now reads so, no longer as the host refusing our key, helper-91)
+_ANSWERED_CUT: Final = frozenset({*_CUT, LinkErrorCode.REFUSED, LinkErrorCode.CLOSED})
 _HOST_LOST: Final[dict[str, str]] = {  # (the code goes to the log)
     FrameErrorCode.TRUNCATED: "was cut in the middle of a message (a network fault, or the "
     "host's program stopped)",
@@ -1060,6 +1095,11 @@ def unreachable(host: str, port: int, e: LinkError) -> str:
     on, or something there that is not a p2puno node, rather than the transport's codes."""
     if e.code == LinkErrorCode.CONNECT:
         return f"cannot reach a table at {host}:{port}: {e.detail}"
+    if e.peer is not None and e.code == LinkErrorCode.CLOSED:  # (this end's close: helper-91)
+        return (
+            f"the connection to the table at {host}:{port} was closed at this end just after "
+            "it answered (nothing was sent on it): try again"
+        )
     if e.peer is not None and e.code in _ANSWERED_CUT:  # (helper-80: the host's first record
         # cut, after a handshake that authenticated it, read "does not answer as a p2puno table")
         return (
@@ -1207,7 +1247,10 @@ async def join_table(
         seat back (protocol/lobby.md, "A seat whose link is cut comes back")."""
         how = _HOST_LOST.get(cut.code, "went silent (a network fault, or the host's program hangs)")
         lost = f"the connection to {host}:{port} {how}"
-        say(f"{lost}: dialing again to keep the seat")
+        if seat == -1:  # (no welcome yet: it holds no seat it knows of, helper-91)
+            say(f"{lost}: dialing again to take a seat (the host had not answered the join)")
+        else:
+            say(f"{lost}: dialing again to keep the seat")
         why = ""
         for tries in range(JOIN_TRIES):  # (at once, then JOIN_REDIAL_S, twice that, apart)
             await asyncio.sleep(JOIN_REDIAL_S * tries)
@@ -1341,10 +1384,18 @@ async def join_table(
                     why = str(msg.get("reason")).replace("HOST:PORT", f"{host}:{port}")
                     raise LobbyError(f"the table refused the seat: {why}")
                 if t == "welcome":
-                    seat = msg.get("seat")
+                    had, seat = seat, msg.get("seat")
                     if type(seat) is not int or not 0 < seat < 10:
                         raise LobbyError("the host sent a bad welcome")
-                    say(f"back at seat {seat}" if rejoins else f"seated at seat {seat}")
+                    if had == -1:  # (a welcome lost in a cut: the first this node read)
+                        say(f"seated at seat {seat}")
+                    elif msg.get("back") is True:
+                        say(f"back at seat {seat}")
+                    else:  # (the grace ran out: helper-91 read "back at seat 1" here)
+                        say(
+                            "the host had freed the seat (this node was not back in time): "
+                            f"seated again at seat {seat}, as a new join"
+                        )
                 elif t == "table":
                     if on_table is None and table_digest(msg) != table_digest(table):
                         # (in words where no table shows it; not again for a seat's "ready")
@@ -1366,6 +1417,7 @@ async def join_table(
                             "the host sent another start when this seat came back after a "
                             "cut: the game did not start (nothing was signed)"
                         )
+                    say("the host sent the same start again: this seat's code secret is sent again")
                     with contextlib.suppress(LinkError):  # (the same secret: its nonce's)
                         send(link, {"t": "reveal", "secret": secret.hex()})
                 elif t == "start":

@@ -298,6 +298,7 @@ async def test_a_link_dropped_for_a_fault_is_not_a_seat_leaving() -> None:
         node = SimpleNamespace(
             links={1: link}, _closing=False, done=asyncio.Event(), left={},
             say=said.append, _name=lambda seat: "J0", _runner=lambda seat: "self",
+            _who_decides=lambda: "others",
             _lost_at={}, _watched_via={},
             session=SimpleNamespace(processed=7), timing=SimpleNamespace(step_s=20),
             _over_at=set(),
