@@ -993,12 +993,18 @@ class Session:
             # read "Bot-1 votes to stop (waiting for Host)" on the host's screen as blame).
             # Each seat once, and only seats (helper-47: [0] * 1800 made a 9,000-character
             # line on every terminal)
+            # (helper-92 read "waiting for seat 0 (voted too: the votes crossed), seat 2" as
+            # still waiting for seat 2's vote and hard to follow: the crossed ones said apart)
             voted = self.log.votes()
-            crossed = " (voted too: the votes crossed)"
             seats = sorted({w for w in waiting if type(w) is int and 0 <= w < self.n})
-            waiting = (
-                ", ".join(f"seat {w}{crossed if w in voted else ''}" for w in seats) or "no one"
-            )
+            waits = ", ".join(f"seat {w}" for w in seats if w not in voted)
+            crossed = ", ".join(f"seat {w}" for w in seats if w in voted)
+            if not crossed:
+                waiting = waits or "no one"
+            elif waits:
+                waiting = f"{waits}; {crossed} voted too: the votes crossed"
+            else:
+                waiting = f"{crossed}, who voted too: the votes crossed"
         else:  # (any JSON a voter signed: shown short and printable, as a dispute's words)
             waiting = "".join(c if c.isprintable() else "?" for c in str(waiting)[:80])
         self.events.append(

@@ -1008,9 +1008,15 @@ def test_a_vote_that_crossed_anothers_says_so() -> None:
     assert host.stop([2])  # (its deadline passed: it names seat 2)
     host.receive(bot.log.vote(bot.identity, 1, "stop", {"waiting": [0, 2]}))
     said = [ev.text for ev in host.events if ev.kind == "vote" and ev.text.startswith("seat 1")]
+    # (no brackets in brackets: helper-92 read "waiting for seat 0 (voted too: the votes
+    # crossed), seat 2" as hard to follow)
     assert said == [
-        "seat 1 votes to stop (waiting for seat 0 (voted too: the votes crossed), seat 2)"
-    ], said
+        "seat 1 votes to stop (waiting for seat 2; seat 0 voted too: the votes crossed)"
+    ]
+    # a vote that waited only for seats that voted too
+    host.receive(bot.log.vote(bot.identity, 1, "stop", {"waiting": [0]}))
+    said = [ev.text for ev in host.events if ev.kind == "vote" and ev.text.startswith("seat 1")]
+    assert said[-1].endswith(" to stop (waiting for seat 0, who voted too: the votes crossed)")
 
 
 @pytest.mark.parametrize(
