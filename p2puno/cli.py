@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import signal
 import sys
@@ -106,7 +107,30 @@ class _PlainCommand(TyperCommand):
         for title, rows in (("Arguments", args), ("Options", opts)):
             if rows:
                 with formatter.section(title):
-                    formatter.write_dl(rows)
+                    _write_dl(formatter, rows)
+
+
+def _write_dl(formatter: click.HelpFormatter, rows: list[tuple[str, str]]) -> None:
+    """click's list of options (HelpFormatter.write_dl), its words wrapped at spaces only and
+    a default kept whole: at 80 columns `p2puno demo --help` read "[default: p2puno-" /
+    "demo.log]", a file name broken at its hyphen, and "[default:" / "0.0]"."""
+    import textwrap
+
+    first = min(max((len(opt) for opt, _ in rows), default=0), 30) + 2
+    width = max(formatter.width - first - 2, 10)
+    wrapper = textwrap.TextWrapper(width, break_on_hyphens=False, break_long_words=False)
+    glue = "\xa0"  # (a space no line breaks at: textwrap breaks at ASCII white space only)
+    for opt, text in rows:
+        formatter.write(f"{'':>{formatter.current_indent}}{opt}")
+        if len(opt) <= first - 2:
+            formatter.write(" " * (first - len(opt)))
+        else:
+            formatter.write("\n" + " " * (first + formatter.current_indent))
+        held = re.sub(r"\[default: [^\]]*\]", lambda m: m.group(0).replace(" ", glue), text)
+        lines = [line.replace(glue, " ") for line in wrapper.wrap(held)] or [""]
+        formatter.write(f"{lines[0]}\n")
+        for line in lines[1:]:
+            formatter.write(f"{'':>{first + formatter.current_indent}}{line}\n")
 
 
 @app.command(cls=_PlainCommand)
@@ -209,15 +233,25 @@ def demo(
     bots_only: bool = typer.Option(
         False, "--bots-only", help="at a terminal too: bots in every seat, the host's narrated"
     ),
+    name: str | None = typer.Option(
+        None,
+        "--name",
+        metavar="NAME",
+        help="your seat's name (default: Player; Host where a bot plays it)",
+        callback=lambda v: v if v is None else _name(v),
+    ),
 ) -> None:
     """A full game on this machine: you against bots, or bots alone.
 
     At a terminal you play one seat in the table against bots; without one (CI), or with
     --bots-only, bots play every seat and it is narrated."""
-    from p2puno.demo import run_demo, run_network_demo
+    from p2puno.demo import name_problem, run_demo, run_network_demo
 
     options = _options(players, house, scoring, target)
     if trustless:
+        problem = name_problem(name, players) if name is not None else None
+        if problem is not None:  # (a bot's name: said before any node starts)
+            raise typer.BadParameter(f"{name!r}: {problem}", param_hint="'--name'")
         from pathlib import Path
 
         folder = Path(log).absolute().parent
@@ -232,11 +266,12 @@ def demo(
             log_path=log,
             data_dir=data_dir,
             person=_terminal() and not bots_only,
+            name=name,
         )
         if not ok:
             raise typer.Exit(1)
     else:
-        run_demo(options, seed, delay=delay, verbose=verbose)
+        run_demo(options, seed, delay=delay, verbose=verbose, name=name)
 
 
 @app.command(cls=_PlainCommand, short_help="Verify a game log offline, signature by signature.")

@@ -30,6 +30,28 @@ TEMPORARY_WORDS = (
 )
 
 
+def bot_names(players: int) -> list[str]:
+    """The names the host gives its bots, seats 1 on (node.run): "Bot-1", "Bot-2", ..."""
+    return [f"Bot-{k}" for k in range(1, players)]
+
+
+def name_problem(name: str, players: int) -> str | None:
+    """Why ``name`` cannot be the demo's own seat's name (None: it can): a seat's name, as
+    any node checks one (node.names), and none its bots have: a name that looks like
+    "Bot-1" would keep that bot from its seat (names at a table are unique by look)."""
+    from p2puno.node.names import name_problem as seat_problem
+    from p2puno.node.names import name_skeleton
+    from p2puno.session.words import in_a_sentence
+
+    problem = seat_problem(name)
+    if problem is not None:
+        return problem
+    bots = bot_names(players)
+    if name_skeleton(name) in {name_skeleton(b) for b in bots}:
+        return f"the demo's bots are {in_a_sentence(bots)}: choose another name"
+    return None
+
+
 def _policies(players: int) -> list[str]:
     """The demo's bots by seat: heuristic and random in turn (the trustless demo's
     LocalTable seats them so too)."""
@@ -42,10 +64,21 @@ def _seat_names(policies: list[str]) -> list[str]:
     return [f"P{s} ({n})" for s, n in enumerate(policies)]
 
 
-def run_demo(options: Options, seed: int, *, delay: float = 0.0, verbose: bool = False) -> Game:
+def run_demo(
+    options: Options,
+    seed: int,
+    *,
+    delay: float = 0.0,
+    verbose: bool = False,
+    name: str | None = None,
+) -> Game:
+    """``name``: seat 0's name in the narration (a bot plays it too: "Ann (heuristic)")."""
     policies = _policies(options.players)
     bots = [make_bot(n, f"demo:{seed}:{s}") for s, n in enumerate(policies)]
-    narrator = Narrator(_seat_names(policies), delay, verbose, sys.stdout.isatty())
+    names = _seat_names(policies)
+    if name is not None:
+        names[0] = f"{name} ({policies[0]})"
+    narrator = Narrator(names, delay, verbose, sys.stdout.isatty())
     _paragraph(f"p2puno demo: {options}; seed {seed}")
     # (a name is never broken: "P4" / "(heuristic)" read as two)
     seats = (narrator.who(s).replace(" ", GLUE) for s in range(options.players))
@@ -77,12 +110,14 @@ def run_network_demo(
     log_path: str = "p2puno-demo.log",
     data_dir: str | None = None,
     person: bool = False,
+    name: str | None = None,
 ) -> bool:
     """The main job: one node process per seat on this machine (127.0.0.1), a host with its
     bots, playing over TCP with mental poker and a signed log. ``person``: the host's seat is
     the person at this terminal, in the full-screen table (the other seats are bots); else a
     bot plays it and its view is narrated. Then every node's log is replayed offline: all must
-    verify and hold the same entries."""
+    verify and hold the same entries. ``name``: the host's seat's name (default "Player" for
+    a person, "Host" for its bot; checked by :func:`name_problem` first)."""
     import shutil
     import subprocess
     import tempfile
@@ -91,6 +126,9 @@ def run_network_demo(
     from p2puno.session.replay import replay
     from p2puno.session.words import outcome_words
 
+    problem = name_problem(name, options.players) if name is not None else None
+    if problem is not None:  # (said before any node starts: the command line says it so too)
+        raise ValueError(f"--name {name!r}: {problem}")
     tmp = tempfile.mkdtemp(prefix="p2puno-demo-") if data_dir is None else data_dir
     root = Path(tmp)
     if data_dir is None:  # (a resume that finishes its game says the directory can go)
@@ -107,9 +145,10 @@ def run_network_demo(
         # the bots take up to a second a move, so a person sees each one happen
         # (named "Player": the log and its replay speak of each seat by name, and "You deals
         # first", "You wins" read wrong there; the table itself says "you": helper-50)
-        cmd += ["--name", "Player", "--think", str(delay or 1.0), "--step-s", "30"]
+        cmd += ["--name", name or "Player", "--think", str(delay or 1.0), "--step-s", "30"]
     else:
-        cmd += ["--name", "Host", "--bot", "heuristic", "--narrate", "--think", str(delay)]
+        cmd += ["--name", name or "Host", "--bot", "heuristic", "--narrate"]
+        cmd += ["--think", str(delay)]
         cmd += ["--window-ms", "300", "--step-s", "30", "--turn-s", "30"]
     if verbose:
         cmd.append("--verbose")

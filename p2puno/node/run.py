@@ -275,7 +275,10 @@ async def _run_game(
     say(f"game {game_id.hex()[:16]}: table code {code}; you are seat {me}")
     # (a spectator who comes once the game runs needs a seat's address: no screen gave one,
     # and the listing's is the host's alone; docs/discovery.md, "In play")
-    say(f"others can watch the game with  p2puno watch {node.watch_address}")
+    # (the command on a line of its own, as the host's join command: "with  p2puno watch",
+    # two spaces and a command run on from the sentence, read as a slip and copied badly)
+    say("others can watch the game with:")
+    say(f"    p2puno watch {node.watch_address}")
     try:
         outcome = await node.run()
     except asyncio.CancelledError:

@@ -20,6 +20,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from p2puno.engine.game import Event
 from p2puno.log import (
     Equivocation,
     Log,
@@ -32,7 +33,7 @@ from p2puno.log import (
 from p2puno.log.store import LogFileReader, LogShape, scan_log_file
 from p2puno.session.session import Blame, Outcome, Session
 from p2puno.session.words import named, outcome_words, session_words
-from p2puno.sim.words import event_words
+from p2puno.sim.words import event_words, told_draw
 from p2puno.wire import EncodingError, decode
 
 PRUNE_KEEP = 100  # steps the replay keeps in memory, as a node does (p2puno.node.game)
@@ -242,6 +243,7 @@ def _run(
             say("(each line's [step N]: the step of the signed log it happened in)")
 
     names: list[str] = []  # the players' names, once the genesis is read
+    told_last: list[Event] = []  # the engine event told last (a penalty's draw: its line's)
 
     def narrate(s: Session) -> None:
         if on_step is not None:
@@ -250,9 +252,14 @@ def _run(
             names.extend(p.name for p in s.log.players)
         for ev in s.events:
             if ev.kind in ("engine", "bluff", "audit", "dispute", "blame", "over", "vote"):
+                last = told_last[-1] if told_last else None
+                if ev.event is not None:
+                    told_last[:] = [ev.event]
+                    if told_draw(last, ev.event):
+                        continue  # (the penalty's line said these cards)
                 # the table's words (players by name), else the session's own text
                 text = (
-                    event_words(s.engine, names, None, ev.event)
+                    event_words(s.engine, names, None, ev.event, before=last)
                     if ev.event is not None
                     else f"game over: {outcome_words(s.outcome, names)}"
                     if ev.kind == "over"

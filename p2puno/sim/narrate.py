@@ -38,6 +38,7 @@ class Narrator:
         self.verbose = verbose
         self.color = color
         self._last_play = ""  # (the card of the last play told: a W+4's colour follows it)
+        self._before: Event | None = None  # (the event before: a penalty's draw is its own)
 
     def card(self, card: int) -> str:
         text = CARD_TEXT[card]
@@ -67,7 +68,10 @@ class Narrator:
         color it names, a last card, UNO, a large penalty, challenges, catches, swaps, jumps).
         The words are the table's own (:func:`~p2puno.sim.words.event_words`)."""
         k = e.kind
-        words = event_words(game, self.names, None, e, self.card)
+        before, self._before = self._before, e
+        words = event_words(game, self.names, None, e, self.card, before=before)
+        if k == "draw" and words is None:
+            return None  # (the penalty's line said these cards: sim.words.told_draw)
         if k == "round":
             # (wrapped at 80 columns, a seat's name and score never apart: with 10 seats the
             # line was over 200 columns: helper-86)

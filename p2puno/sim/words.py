@@ -41,16 +41,43 @@ def color_name(color: int) -> str:
     return COLOR_NAMES[color] if 0 <= color < 4 else "none yet"
 
 
+def owed_cards(e: Event) -> tuple[int, int] | None:
+    """(seat, count) of the cards event ``e`` says a seat must draw as a penalty (a Draw Two's
+    or a stack's taken, a catch without UNO, a challenge's verdict); None for any other. The
+    engine draws them at once after it (``Game._settle``), as a "draw" event of that seat."""
+    if e.kind in ("penalty", "innocent"):
+        return e.seat, e.value
+    if e.kind == "caught":
+        return e.seat, UNO_PENALTY
+    if e.kind == "guilty":
+        return e.other, e.value
+    return None
+
+
+def told_draw(before: Event | None, e: Event) -> bool:
+    """Whether ``e`` is the "draw" of cards that ``before``, the event told just before it,
+    already said were drawn, every one of them ("Bob took 2 cards and lost the turn", then
+    the engine's "draw" of those 2): its words would say the same cards twice (a review read
+    "took 2 and lost the turn" and "drew 2 cards" as four cards). A draw cut short by an
+    empty draw pile is not: it says how many of them came."""
+    owed = owed_cards(before) if before is not None else None
+    return e.kind == "draw" and owed is not None and owed == (e.seat, e.value)
+
+
 def event_words(
     game: Game,
     names: Sequence[str],
     me: int | None,
     e: Event,
     card_text: Callable[[int], str] | None = None,
+    *,
+    before: Event | None = None,
 ) -> str | None:
     """One move in plain words (names, not seat numbers; "you" for seat ``me``); None for
     an event a reader need not see. ``card_text``: how a card is written (default: its
-    notation, ``r7``; the narration colours it)."""
+    notation, ``r7``; the narration colours it). ``before``: the engine event told just
+    before this one, where the reader has it: a penalty's draw is then told once, by the
+    penalty's line (:func:`told_draw`: None for the draw); without it every draw is told."""
 
     def who(seat: int) -> str:
         if seat == me:
@@ -84,6 +111,12 @@ def event_words(
     if k == "color":
         return f"  color is now {color_name(e.value)}"
     if k == "draw":
+        if told_draw(before, e):
+            return None  # (the penalty's line said these cards: one line for one draw)
+        owed = owed_cards(before) if before is not None else None
+        if owed is not None and owed[0] == e.seat:  # (the pile ran out: the rest follow its
+            # reshuffle, "Bob drew 3 cards", or are forgiven if nothing is left to shuffle)
+            return f"{Who(e.seat)} got only {e.value} of them before the draw pile ran out"
         s = "" if e.value == 1 else "s"
         return f"{Who(e.seat)} drew {e.value} card{s}"
     if k == "keep":
@@ -95,13 +128,18 @@ def event_words(
     if k == "reverse":
         return "  direction reverses"
     if k == "penalty":
-        return f"{Who(e.seat)} took {e.value} and lost the turn"
+        return f"{Who(e.seat)} took {e.value} cards and lost the turn"
     if k == "stack":
         return f"  the stack on {who(e.seat)} is now {e.value}"
     if k == "uno":
         return f"{Who(e.seat)}: UNO!"
     if k == "caught":
-        return f"{Who(e.other)} caught {who(e.seat)} without UNO: +{UNO_PENALTY} cards"
+        # (who draws, said as a verdict's line says it: the table names your own cards after
+        # it, "...: you draw 2: r5 g7", where "+2 cards: r5 g7" read as a list of two)
+        verb = "draw" if e.seat == me else "draws"
+        return (
+            f"{Who(e.other)} caught {who(e.seat)} without UNO: {who(e.seat)} {verb} {UNO_PENALTY}"
+        )
     if k == "challenge":
         whose = "your" if e.other == me else f"{who(e.other)}'s"
         return f"{Who(e.seat)} challenged {whose} Wild Draw Four"

@@ -39,6 +39,7 @@ from p2puno.node.game import CHAT_MAX, chat_words, command, with_command
 from p2puno.node.lobby import HostLobby, LobbyChat, LobbyError, table_digest
 from p2puno.node.watch import checked_words
 from p2puno.session.session import Prompt, SessionEvent, Timing
+from p2puno.sim.words import owed_cards, told_draw
 from p2puno.ui.lines import resume_split
 from p2puno.ui.model import (
     BOT_QUIET_S,
@@ -193,6 +194,10 @@ class TableUI:
         self._logged = 0  # lines ever put in the move list (it keeps the last 300)
         # your draws not named yet: (the line's serial, the slots, the line, the deck's faces)
         self._drawn: list[tuple[int, tuple[int, ...], str, list[int]]] = []
+        # the engine event told last, and the serial and line of a penalty's (the cards that
+        # it says are drawn are told by it alone: sim.words.told_draw; yours are named on it)
+        self._before: Event | None = None
+        self._owed_line: tuple[int, str] | None = None
         self._said_from = "play"  # the mode a chat line was begun in (it returns there)
         self._drew_for_dealer: set[int] = set()  # who drew for dealer since the last tie
         # a resumed node's and a spectator's first batch is the game so far: its swaps and
@@ -412,9 +417,12 @@ class TableUI:
         passed_over: tuple[int, str] | None = None  # a round's end passed over (no box)
         for i, ev in enumerate(events):
             self.verification.note(ev)
+            told = False  # (a draw a penalty's line said: none of its own)
             if ev.event is not None:
                 e = ev.event
-                line = describe_event(g, self.names, self.me, e)
+                line = describe_event(g, self.names, self.me, e, before=self._before)
+                told = told_draw(self._before, e)
+                self._before = e
                 if e.kind == "dealer-card":
                     if e.seat in self._drew_for_dealer:  # (helper-36: a tie, unexplained)
                         self._log("A tie for the highest card: the tied players draw again")
@@ -451,11 +459,16 @@ class TableUI:
                 line = describe_session_event(ev, self.names)
             if line:
                 self._log(line)
-                d = ev.event
-                if d is not None and d.kind == "draw" and d.seat == self.me is not None:
-                    slots = drawn.get(i)
-                    if slots is not None:  # (else of a deck gone since: the count stays)
-                        self._drawn.append((self._logged, slots, line, g.faces))
+                if ev.event is not None and owed_cards(ev.event) is not None:
+                    self._owed_line = (self._logged, line)
+            d = ev.event
+            if d is not None and d.kind == "draw" and d.seat == self.me is not None:
+                # (a penalty's draw is named on the penalty's line, which said it: "You took
+                # 2 cards and lost the turn: r5 g7")
+                at = (self._logged, line) if line else self._owed_line if told else None
+                slots = drawn.get(i)
+                if slots is not None and at is not None:  # (else a deck gone: a count stays)
+                    self._drawn.append((at[0], slots, at[1], g.faces))
         if passed_over is not None and not src.outcome.over:
             # a catch-up passed over the last round's end (its box would show the next
             # round's hands): one line, last in the batch and so in view, says where the game

@@ -85,6 +85,56 @@ def cut(text: str, width: int) -> str:
     return fit(fit(text, width - 1).rstrip(" ") + "…", width)
 
 
+# what ends a name's last word ("Alexander-the-Great": "Great"), kept whole after a cut's "…"
+_WORD_ENDS = " -_."
+
+
+def _tail(text: str, width: int) -> str:
+    """The end of ``text`` in at most ``width`` cells."""
+    out: list[str] = []
+    used = 0
+    for ch in reversed(text):
+        used += width_of(ch)
+        if used > width:
+            break
+        out.append(ch)
+    return "".join(reversed(out))
+
+
+def short_names(names: Sequence[str], widths: Sequence[int]) -> list[str]:
+    """Each name in at most its ``widths`` cells: whole where it fits, else its start and
+    "…"; and where that start is another's too (at 80 columns "Alexander-the-Great" and
+    "Alexander-the-Grey" both read "Alexander-the…"), its start, "…" and as much of its end
+    as tells it from the others: its last word where that takes at most half the cells
+    ("Alexande…Great", "Alexander…Grey"), else at least its last three cells
+    ("Maximilian…ame", "Maximilian…ome"). A name's skeleton is unique at a table
+    (node.names), its start need not be."""
+    shown = [
+        n if width_of(n) <= w else cut(n, w).rstrip(" ") for n, w in zip(names, widths, strict=True)
+    ]
+    for i, (name, w) in enumerate(zip(names, widths, strict=True)):
+        start = shown[i].removesuffix("…")
+        if shown[i] == name or w < 5:
+            continue
+        # (the others it could be read as: "Alexander-the-Gre…" is Grey's start too)
+        others = [o for j, o in enumerate(names) if j != i and o.startswith(start)]
+        if not others:
+            continue
+        least = next(
+            (t for t in range(1, w - 1) if all(_tail(o, t) != _tail(name, t) for o in others)),
+            None,
+        )
+        if least is None:  # (alike to their last cells: the start and "…" stay)
+            continue
+        ends = max(name.rfind(c) for c in _WORD_ENDS)
+        word = width_of(name[ends + 1 :]) if ends > 0 else w
+        # (its last word where that fits half the cells, else three cells at least: the
+        # start is what a person knows a name by; "…t" and "…y" said little)
+        tail = _tail(name, min(w - 2, max(least, word if word <= w // 2 else min(3, w // 2))))
+        shown[i] = fit(name, w - 1 - width_of(tail)).rstrip(" ") + "…" + tail
+    return shown
+
+
 def fit_line(line: Line, width: int, fill: str = "") -> Line:
     out: Line = []
     used = 0
@@ -223,22 +273,29 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     vstyle = "class:alert" if view.verification.startswith(("✗", "!")) else "class:ok"
     top.append([("class:header", header + " " * pad), ("class:header " + vstyle, right)])
     # middle: seats and the table on the left, the log on the right
-    left_w = 50
+    # (14 cells for a name: an 8-character name and its "(you)" fit; they read "Annabe…
+    # (you)" at a 4-seat table, helper-64's brief; the count's column gives its spare cell.
+    # Past 80 columns the column widens to a long name's whole, up to 32 characters and its
+    # tag: names were cut at 13 at any width; the moves keep their 29 cells of 80 columns)
+    tags = [(" (you)" if r.you else "") + (" ·bot" if r.kind == "bot" else "") for r in view.seats]
+    need = max(
+        (width_of(r.name) + len(t) for r, t in zip(view.seats, tags, strict=True)), default=0
+    )
+    name_w = 14 + max(0, min(need - 14, width - MIN_WIDTH))
+    left_w = 50 + name_w - 14
     right_w = width - left_w - 1
-    left: list[Line] = [[("class:dim", "   # player        cards UNO  score")]]
-    for r in view.seats:
+    names = short_names([r.name for r in view.seats], [name_w - len(t) for t in tags])
+    left: list[Line] = [[("class:dim", f"   # {fit('player', name_w)}cards UNO  score")]]
+    for r, tag, short in zip(view.seats, tags, names, strict=True):
         mark = "▶" if r.on_turn else " "
-        tag = (" (you)" if r.you else "") + (" ·bot" if r.kind == "bot" else "")
-        # (14 cells: an 8-character name and its "(you)" fit; they read "Annabe… (you)" at
-        # a 4-seat table, helper-64's brief; the count's column gives its spare cell)
-        name = cut(r.name, 14 - len(tag)).rstrip(" ") + tag
+        name = short + tag
         style = "class:you" if r.you else ""
         if r.on_turn:
             style += " class:turn"
         uno_style = "class:alert" if r.uno == "open!" else "class:ok" if r.uno else ""
         left.append(
             [
-                (style, f" {mark} {r.seat} {fit(name, 14)}{r.cards:>4} "),
+                (style, f" {mark} {r.seat} {fit(name, name_w)}{r.cards:>4} "),
                 (uno_style, fit(r.uno, 5)),
                 (style, f" {r.score:>4} "),
                 ("class:dim", r.note),

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, TextIO
 from unicodedata import east_asian_width
 
 from p2puno.engine.cards import CARD_COLOR, CARD_POINTS, CARD_TEXT, UNKNOWN_CARD, WILD
-from p2puno.engine.game import Claim, Game, Need, Phase
+from p2puno.engine.game import Claim, Event, Game, Need, Phase
 from p2puno.engine.options import Options
 from p2puno.session.replay import ReplayResult
 from p2puno.session.replay import replay as verify_log
@@ -161,6 +161,8 @@ class _Frames:
         self.progress = progress
         self.cards_deck = 0  # the deck whose cards the engine holds (Frame.deck)
         self.ended: list[str] | None = None  # the box of the round that ended, until a deal
+        self.before: Event | None = None  # the engine event told last (a penalty's draw is
+        # told by the penalty's line alone: sim.words.told_draw)
 
     def step(self, session: Session) -> None:
         from p2puno.ui.model import describe_event, describe_session_event, round_end_lines
@@ -180,7 +182,8 @@ class _Frames:
             if ev.event is not None:
                 e = ev.event
                 moved = True
-                text = describe_event(g, names, None, e)
+                text = describe_event(g, names, None, e, before=self.before)
+                self.before = e
                 if e.kind == "round":
                     later_rounds -= 1
                     self.starting = e.value

@@ -197,7 +197,8 @@ def test_a_table_found_by_discovery_is_watched_from_the_lobby(tmp_path: Path) ->
         w.wait_for(rf"\d\. {table}  1/2 seats", 30)
         time.sleep(1.0)
         nodes.extend(_bots(tmp_path, port, 1))
-        h.wait_for(rf"others can watch the game with  p2puno watch 127\.0\.0\.1:{port}$", 30)
+        h.wait_for(r"^others can watch the game with:$", 30)  # (the command on its own line)
+        h.wait_for(rf"^    p2puno watch 127\.0\.0\.1:{port}$", 30)
         # one who comes once the game is under way: the table is listed as in play, and a
         # spectator by its address follows it to its end (in this process: the game is a few
         # seconds long, a `lobby` process's start and its wait could outlast it)

@@ -760,11 +760,14 @@ def test_a_resumed_table_names_your_draws_of_the_round_in_play_as_it_did() -> No
         lines = [x for x in log if not x.startswith("caught up: ")]  # type: ignore[attr-defined]
         return lines[max(k for k, x in enumerate(lines) if x.startswith("Start card")) :]
 
-    named = [x for x in round_in_play(back.log) if re.fullmatch(r"You drew \d cards?: .+", x)]
+    # (a penalty's cards are named on its own line: docs/ui.md, "A penalty's cards are told
+    # once")
+    drew = r"You (?:drew \d cards?|took \d cards and lost the turn): .+"
+    named = [x for x in round_in_play(back.log) if re.fullmatch(drew, x)]
     assert len(named) >= 3, round_in_play(back.log)
     assert round_in_play(back.log) == round_in_play(live.log)
     for line in back.log:  # no other seat's cards: only a count
-        assert not re.match(r"P[12] drew \d+ cards?:", line), line
+        assert not re.match(r"P[12] (?:drew|took) \d+ cards?[^:]*:", line), line
 
 
 def test_the_slots_of_each_draw_are_read_back_from_the_pile() -> None:
