@@ -1354,7 +1354,9 @@ class GameNode:
             self._done_at[s.processed] = now
             if self.resumed_at is not None and s.processed > self.resumed_at[0]:
                 took = now - self.resumed_at[1]
-                self.say(f"back in the game at step {s.processed} ({took:.2f} s after resuming)")
+                # (not "at step 40 (14.00 s after resuming)": a step is the log's word, and
+                # the time is the wait for the next move, not a catching up, helper-92)
+                self.say(f"back in the game: play went on {took:.1f} s after the resume")
                 self.resumed_at = None
                 self.due_since = None  # (the step it came back into is done)
         if self._trace is not None and s.processed > self._traced_done:
