@@ -1496,7 +1496,15 @@ class GameNode:
                         # you", then the table's "you are back: your node's bot played only the
                         # turn that ran out", read as contradicting each other)
                         self._autopilot = prompt.kind == "turn" and not no_chance
-                        if no_chance:  # (the table gives the seat back too: TableUI.ask)
+                        if no_chance and not self.reached_since_resume():
+                            # (nobody since it came back may be there to take the move: the
+                            # others may have ended the game, helper-93; as the table says)
+                            self.say(
+                                "your turn ran out while you were away: your node's bot plays "
+                                "it, but it counts only once another player answers, and none "
+                                "has since you came back"
+                            )
+                        elif no_chance:  # (the table gives the seat back too: TableUI.ask)
                             self.say(
                                 "your turn ran out while you were away: your node's bot plays "
                                 "only that turn, and the next one is yours"
@@ -1749,6 +1757,12 @@ class GameNode:
             f"waiting for you: your node joins {theirs}, and the game ends for everyone "
             f"({session_stop_gives(s)})"
         )
+
+    def reached_since_resume(self) -> bool:
+        """Whether this node, back by `p2puno resume`, has reached another seat since (see
+        :meth:`_reached`); True for a node that did not resume. For the table's words: a
+        move its bot makes counts only once another seat answers (ui.app)."""
+        return self.resumed_at is None or self._reached()
 
     def _reached(self) -> bool:
         """Whether a resumed node has reached, since it came back, a seat its own machine did

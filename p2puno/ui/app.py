@@ -63,7 +63,7 @@ from p2puno.ui.model import (
     table_view,
     watch_end_lines,
 )
-from p2puno.ui.render import Line, lobby_lines, render, screen_text
+from p2puno.ui.render import NBSP, Line, lobby_lines, render, screen_text
 
 if TYPE_CHECKING:
     from p2puno.node.game import GameNode
@@ -99,7 +99,12 @@ STYLE = {
 # color is also written out (the card letters, the color in play in words).
 MONO = {k: " ".join(w for w in v.split() if not w.startswith("#")) for k, v in STYLE.items()}
 
-END_GRACE_S = 1.5  # the game's end shows this long before Enter may close it
+# an end (the game's, a stop's, a watch's) is drawn this long before Enter, Esc or Space may
+# close it (q closes at once): a key meant for the table must not close an end unseen; a box up
+# a second is seen (helper-92 pressed Enter 5 s after the stop box came: docs/ui.md, helper-93)
+END_GRACE_S = 1.0
+# what a resumed turn its bot played at once begins with (TableUI._ran_out_words)
+RAN_OUT = "your turn ran out while you were away"
 _FLASHED = ("reshuffle", "swap", "rotate", "returned", "caught", "jump")  # a line of its own
 _MOVES = frozenset({"play", "jump", "keep", "pass"})  # a turn's end (a jump ends one too)
 CHAT_IN_MOVES = 90  # characters of a chat line kept in the moves (the rest: "…")
@@ -249,6 +254,7 @@ class TableUI:
         self.key_time = 0.0  # when the last key was handled (bench_ui)
         self._over_since: float | None = None  # when the game's end was first drawn
         self._help_pages = 1  # the lobby's help, as last drawn: its number of pages
+        self._join_said = ""  # the host's node's join command, said under "others join with:"
         color = not no_color() if color is None else color
         self.app: Application[None] = Application(
             layout=Layout(Window(FormattedTextControl(self._fragments, show_cursor=False))),
@@ -378,6 +384,8 @@ class TableUI:
             if host == "every":  # "every interface"
                 host = _lan_address()
             self.address = f"{host}:{m.group(2)}"
+        if text[:1].isspace() and self.log and self.log[-1].endswith("others join with:"):
+            self._join_said = text.strip()  # (the host's join command: see _lobby_word)
         self._log(text.strip())
         self.invalidate()
 
@@ -540,10 +548,7 @@ class TableUI:
                 # decision, with its whole clock; helper-71's brief saw the bot go on playing
                 # on a 5 s count until a key was pressed, and expected a fresh clock)
                 self._give_back = True
-                st.message = (
-                    "your turn ran out while you were away, so your node's bot played it; the "
-                    "next one is yours"
-                )
+                st.message = self._ran_out_words()  # (said again as it changes: view)
             elif prompt.kind == "turn":
                 self.autopilot = True
                 st.message = "time's up: your node's bot played this turn (any key: you play again)"
@@ -559,6 +564,24 @@ class TableUI:
                 self._said_from = "play"  # (a chat begun at a question the bot then answered
                 # went back to that question, stale: helper-35)
             self.invalidate()
+
+    def _ran_out_words(self) -> str:
+        """What a resumed turn its bot played at once says, true as the node stands now: the
+        bot's move is a proposal, which counts only once the others answer (protocol/lobby.md
+        5). While this node has reached no other seat since it came back (GameNode._reached)
+        nobody may be there to take it: helper-92's seat, voted out while away, read "your
+        node's bot played it; the next one is yours" over a hand of 7, and its node stopped
+        ~25 s later. Reached, the bot plays it; the step it came back into done (resumed_at
+        cleared), it played it."""
+        node = self.node
+        resumed = node is not None and node.resumed_at is not None
+        if node is not None and not node.reached_since_resume():
+            return (
+                f"{RAN_OUT}: your node's bot plays it, but it counts only once another player "
+                "answers, and none has since you came back"
+            )
+        verb = "plays" if resumed else "played"
+        return f"{RAN_OUT}, so your node's bot {verb} it; the next one is yours"
 
     def _only_keep(self, prompt: Prompt) -> None:
         """A drawn card that cannot be played leaves one thing to do, keep it, and the turn
@@ -739,18 +762,15 @@ class TableUI:
             elif k in ("n", "N", "escape", "c-c"):
                 st.mode = "play"
             return
-        if (
-            self.over()
-            or self.failure
-            or (self.source is None and self.result)
-            or self.watch_ended()
-        ):
+        if self._end_shown():
             now = self.clock()
             if self._over_since is None:
                 self._over_since = now
             # q closes; Enter, Esc or Space only once the end has been on the screen a moment
             # (a key meant for the round's end must not close the game's end unseen)
-            if k == "q" or (k in ("enter", "escape", " ") and now - self._over_since > END_GRACE_S):
+            if k == "q" or (
+                k in ("enter", "escape", " ") and now - self._over_since >= END_GRACE_S
+            ):
                 self.close()
             elif k in ("enter", "escape", " "):
                 ended = "the game is over" if self.over() else "your node has stopped"
@@ -833,14 +853,20 @@ class TableUI:
                     self.lobby_message = "a game needs at least 2 players"
             return
         if k in (":", "/"):
+            if self.me is None:  # (a spectator: it opened a line whose Enter did nothing)
+                st.message = "you are watching: no seat, so no move of yours to type"
+                return
             st.mode, st.typed = "type", ""
             return
         if k == "m":  # (a seat's table in a game takes it above)
-            st.message = (
-                "no chat here: a seat's table has it once the game is on"
-                if self.node is None
-                else "the game is over: nobody hears it"
-            )
+            if self.watching is not None or self.spectator:
+                # (by design, docs/ui.md: it said "a seat's table has it once the game is
+                # on", mid-game, to helper-92's spectator)
+                st.message = "no chat for spectators: the chat is the players'"
+            elif self.node is None:
+                st.message = "no chat here: a seat's table has it once the game is on"
+            else:
+                st.message = "the game is over: nobody hears it"
             return
         if k in ("left", "h", "up"):
             st.cursor = max(0, st.cursor - 1)
@@ -1091,6 +1117,16 @@ class TableUI:
     def over(self) -> bool:
         return self.source is not None and self.source.outcome.over
 
+    def _end_shown(self) -> bool:
+        """An end is on the screen, which q, Enter, Esc and Space close: the game's, this node's
+        stop (its box), the lobby's, or a watch's."""
+        return bool(
+            self.over()
+            or self.failure
+            or (self.source is None and self.result)
+            or self.watch_ended()
+        )
+
     def leave(self) -> None:
         """The person confirmed: leave the table (the game task is cancelled by run_table)."""
         self.left = True
@@ -1269,6 +1305,8 @@ class TableUI:
             self._name_draws(self.source.engine)
         if st.message.startswith("sent:") and (self.over() or now - self._sent_at > ECHO_S):
             st.message = ""  # the move's echo: the move list has it by then (or the end)
+        if st.message.startswith(RAN_OUT):  # (as the node stands now: see _ran_out_words)
+            st.message = self._ran_out_words()
         if st.flash and (now - self._flash_at > ECHO_S or self.over()):
             # (a review: "Bot-1 caught Ann" stayed up many moves later; helper-64's brief: "you
             # drew b5 ...: your turn passes" over the game's end, which says what happened)
@@ -1407,7 +1445,7 @@ class TableUI:
             table = self.table or {"name": "(no table)" if self.failure else waiting}
             msg = self.lobby_message or self.failure or ""
             if self.log and not msg:
-                msg = self.log[-1]
+                msg = self._lobby_word()
             info: dict[str, int] = {}
             lines = lobby_lines(
                 table,
@@ -1433,13 +1471,28 @@ class TableUI:
             return lines
         return render(self.view(), width, height)
 
+    def _lobby_word(self) -> str:
+        """The lobby's passing word: the last line said, but not the host's join command
+        alone. The host's node says it on a line of its own under 'others join with:' (node/
+        run.py: wrapped, it was broken), and as the last line it stood alone on row 2 of the
+        host's first screen and after it, helper-92's brief. Until the table shows, it is said
+        with its lead, as the lobby says it; then the lobby's own line says it, once."""
+        last = self.log[-1]
+        if not self._join_said or last != self._join_said:
+            return last
+        if self.table is not None and "options" in self.table:
+            return ""
+        return f"others join with:  {last.replace(' ', NBSP)}"
+
     def _fragments(self) -> StyleAndTextTuples:
         size = self.app.output.get_size()
         return screen_text(self.lines(size.columns, size.rows))  # type: ignore[return-value]
 
     def _after_render(self, app: Application[None]) -> None:
         self.rendered += 1
-        if self._over_since is None and (self.over() or self.watch_ended()):
+        if self._over_since is None and self._end_shown():
+            # (the grace runs from here, the end's first drawing, for every end: a stop box's
+            # began at the first key, which it only answered "q closes the table", helper-92)
             self._over_since = self.clock()
         if self.on_rendered is not None:
             self.on_rendered()

@@ -11,6 +11,7 @@ illegal choice is explained here and never reaches the session.
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -139,6 +140,9 @@ class TableView:
     # (render never breaks one: a line whose text is one stands whole, or those words do)
     commands: tuple[tuple[str, str], ...] = ()
     watch: str = ""  # this node's `p2puno watch` address (the help names it), "" not known
+    # no seat here (a spectator; a replay draws its own help): the help names only what
+    # watching can do (helper-92's spectator read "On your turn" and "m say ...")
+    spectator: bool = False
 
 
 @dataclass
@@ -566,6 +570,7 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         all_hands=all_hands,
         commands=((vi.resume_hint, LEAVE_WIDE),) if ui.mode == "quit" and me is not None else (),
         watch=vi.watch,
+        spectator=me is None,
     )
 
 
@@ -1134,8 +1139,20 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
     lines.append(f"  verification: {verdict}")
     if vi.log_path:
         lines.append(f"{LOG_LEAD}{vi.log_path}")  # (render cuts it only at a "/")
-        lines.append(f"{REPLAY_LEAD}{vi.command} replay {shlex.quote(vi.log_path)} --table")
+        lines.append(f"{REPLAY_LEAD}{vi.command} replay {shell_path(vi.log_path)} --table")
     return lines
+
+
+def shell_path(path: str) -> str:
+    """``path`` as a shell reads it, quoted where it must be, and from "~/" where it is under
+    the home directory (every shell expands a word's leading "~/"; the "~" stays outside the
+    quotes): the default data directory's log, ~/.local/share/p2puno/games/<game>/log, then
+    leaves the end box's replay command whole at 80 columns, where "/home/<name>/" made it
+    "p2puno replay LOG --table (LOG: the log's path above)" (helper-92's host)."""
+    home = os.path.expanduser("~").rstrip("/")
+    if home and home != "~" and path.startswith(home + "/") and len(path) > len(home) + 1:
+        return "~/" + shlex.quote(path[len(home) + 1 :])
+    return shlex.quote(path)
 
 
 def watch_end_lines(why: str, checked: str, audits: int, log_path: str, cmd: str) -> list[str]:
@@ -1153,7 +1170,7 @@ def watch_end_lines(why: str, checked: str, audits: int, log_path: str, cmd: str
     if log_path:
         lines.append("  your copy of the log, as far as it got:")
         lines.append(f"{LOG_LEAD}{log_path}")  # (render cuts it only at a "/")
-        lines.append(f"{REPLAY_LEAD}{cmd} replay {shlex.quote(log_path)} --table")
+        lines.append(f"{REPLAY_LEAD}{cmd} replay {shell_path(log_path)} --table")
     return lines
 
 

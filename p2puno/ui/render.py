@@ -58,6 +58,19 @@ HELP = [
     "          q leave the table (asks first) · Ctrl-L redraw",
     "One player leaving ends the game for everyone: nobody can play their seat.",
 ]
+# a spectator's ?: only what watching can do (helper-92's spectator read HELP: "On your turn",
+# "m say something to the table", "q leave the table (asks first)"; docs/ui.md, watching)
+SPECTATOR_HELP = [
+    "p2puno — keys (watching)",
+    "You are watching: no seat, no hand, no move to make. Every move and every",
+    "deck is checked here as it comes (the header says how many decks passed).",
+    "",
+    "  ?               this help",
+    "  q               stop watching (asks first; the game goes on without you)",
+    "  Ctrl-L          redraw",
+    "",
+    "The chat is the players': a spectator neither sends nor sees it.",
+]
 
 
 def width_of(text: str) -> int:
@@ -254,7 +267,9 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         return lines + [[("", " " * width)] for _ in range(height - len(lines))]
     if view.mode == "help":  # (the status and its clock stay: a turn runs on meanwhile)
         status = status_text(view, width - 1)
-        return _help(width, height, status, view.status_kind == "you", view.watch)
+        # (getattr: a test draws the help from a bare view of the fields it reads)
+        spectator = bool(getattr(view, "spectator", False))
+        return _help(width, height, status, view.status_kind == "you", view.watch, spectator)
     top: list[Line] = []
     header = f" {view.title} · {view.round_info}"
     right = f"{view.verification} "
@@ -497,7 +512,8 @@ def _box(
     """``text`` in a box as wide as the screen, a space inside each border (the words
     touched the right one: "...you were│"); ``note`` on its top border. A line that is one
     of ``commands`` stands whole, or says where it is (:func:`_said`); the log's path is cut
-    only after a "/" (:func:`_path_lines`)."""
+    only after a "/" (:func:`_path_lines`); the replay command, wider than the box's text
+    but not the screen, whole on a row of its own across the borders (:func:`_wide_command`)."""
     inner = width - 4
     top: Line = [("class:box", " ┌" + "─" * inner + "┐ ")]
     if note and width_of(note) <= inner - 6:
@@ -512,6 +528,17 @@ def _box(
     for t in text:
         path = _path_lines(t, inner - 2)
         shown = shown and not (path and path[0] != LOG_LEAD.rstrip())
+        wide = _wide_command(t, inner - 2, width)
+        if wide:
+            out.append(
+                [
+                    ("class:box", " │ "),
+                    ("class:boxtext", fit(REPLAY_LEAD.strip(), inner - 2)),
+                    ("class:box", " │ "),
+                ]
+            )
+            out.append([("class:boxtext", fit(" " + wide, width))])
+            continue
         parts = _command_lines(t, inner - 2, shown) or path
         for part in parts or _said(t, inner - 2, commands, "    "):
             out.append(
@@ -523,6 +550,20 @@ def _box(
             )
     out.append([("class:box", " └" + "─" * inner + "┘ ")])
     return out
+
+
+def _wide_command(text: str, inner: int, width: int) -> str:
+    """The end box's replay command where it is wider than the box's text (``inner`` cells,
+    indented) but fits a row of the screen (``width``), else "". A command to copy whole
+    beats the box's right border: "replay LOG --table (LOG: the log's path above)" had a
+    person put the command together (helper-92's brief; a command broken over lines does not
+    run, helper-71's)."""
+    if not text.startswith(REPLAY_LEAD):
+        return ""
+    cmd = text[len(REPLAY_LEAD) :]
+    if width_of(text) <= inner or width_of("    " + cmd) <= inner:
+        return ""
+    return cmd if width_of(" " + cmd) <= width else ""
 
 
 def _command_lines(text: str, width: int, shown: bool = True) -> list[str]:
@@ -604,16 +645,22 @@ def _path_lines(text: str, width: int) -> list[str]:
 
 
 def _help(
-    width: int, height: int, status: str = "", running: bool = False, watch: str = ""
+    width: int,
+    height: int,
+    status: str = "",
+    running: bool = False,
+    watch: str = "",
+    spectator: bool = False,
 ) -> list[Line]:
     """The keys, the status under them (two lines at most: a claim's keys and its count),
     and, while the person owes a decision, that its clock runs on (a timed table cannot
     pause: helper-54 read the help while their turn ran out). ``watch``: this node's address
     for `p2puno watch`, said last (the node says it once, in the moves, where it scrolls
     out: helper-77's brief), on one line where it fits, else its command on a line of its
-    own; a blank line of the help gives way for it where the screen is short."""
+    own; a blank line of the help gives way for it where the screen is short. ``spectator``:
+    the keys of watching (SPECTATOR_HELP), not a player's."""
     said = wrap(status, width - 1, indent=" ")[:2]
-    text = list(HELP)
+    text = list(SPECTATOR_HELP if spectator else HELP)
     if watch:
         cmd = f"p2puno watch {watch}"
         one = f"Others can watch this game with:  {cmd}"

@@ -177,6 +177,16 @@ async def test_the_line_for_a_turn_that_timed_out_says_what_happens_next(
         "the next one is yours"
     )
     assert not node._autopilot  # (the seat is the person's again: no key needed)
+    # back by `p2puno resume` and no other seat reached since: nobody may be there to take the
+    # bot's move (the others may have ended the game meanwhile), so it is not said played
+    # and the next turn is not promised (helper-92, helper-93)
+    node.resumed_at = (node.session.processed, time.monotonic())
+    assert not node.reached_since_resume()
+    await asyncio.wait_for(node._decide(turn), 1)  # type: ignore[arg-type]
+    assert said[-1] == (
+        "your turn ran out while you were away: your node's bot plays it, but it counts only "
+        "once another player answers, and none has since you came back"
+    )
 
 
 class _Link:

@@ -1472,7 +1472,11 @@ def test_a_resumed_turn_its_bot_played_at_once_gives_the_seat_back() -> None:
             ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
             ui.attach(_stub_source(Game(Options(3))), 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
             node = SimpleNamespace(
-                due_since=due_since, turn_limit=limit, person_is_back=lambda: backs.append(1)
+                due_since=due_since,
+                turn_limit=limit,
+                person_is_back=lambda: backs.append(1),
+                resumed_at=None,  # (GameNode: a seat reached since it came back)
+                reached_since_resume=lambda: True,
             )
             ui.node = node  # type: ignore[assignment]
             prompt = Prompt("turn", 9, (Action(0, Kind.DRAW),), None)  # type: ignore[arg-type]
