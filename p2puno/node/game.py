@@ -237,8 +237,22 @@ def left_words(
 
 def replay_command(path: str | os.PathLike[str]) -> str:
     """The command that replays the log at ``path``, as :func:`command` runs it here, the path
-    quoted for the shell (macOS's data directory is under "Application Support")."""
-    return f"{command()} replay {shlex.quote(str(path))}"
+    quoted for the shell (macOS's data directory is under "Application Support") and from
+    "~/" under the home directory (:func:`shell_path`)."""
+    return f"{command()} replay {shell_path(str(path))}"
+
+
+def shell_path(path: str) -> str:
+    """``path`` as a shell reads it, quoted where it must be, and from "~/" where it is under
+    the home directory (every shell expands a word's leading "~/"; the "~" stays outside the
+    quotes): the default data directory's log, ~/.local/share/p2puno/games/<game>/log, then
+    leaves the end box's replay command whole at 80 columns, where "/home/<name>/" made it
+    "p2puno replay LOG --table (LOG: the log's path above)" (helper-92's host), and the
+    terminal's "check it offline with:" line one the terminal does not break (helper-93)."""
+    home = os.path.expanduser("~").rstrip("/")
+    if home and home != "~" and path.startswith(home + "/") and len(path) > len(home) + 1:
+        return "~/" + shlex.quote(path[len(home) + 1 :])
+    return shlex.quote(path)
 
 
 def with_command(text: str) -> str:

@@ -11,8 +11,6 @@ illegal choice is explained here and never reaches the session.
 
 from __future__ import annotations
 
-import os
-import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -36,7 +34,7 @@ from p2puno.engine.cards import (
     parse_face,
 )
 from p2puno.engine.game import CHALLENGE_EXTRA, UNO_PENALTY, Event, Game, IllegalAction, Phase
-from p2puno.node.game import CHAT_MAX, command, owed_words, stop_gives, void_words
+from p2puno.node.game import CHAT_MAX, command, owed_words, shell_path, stop_gives, void_words
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
 from p2puno.session.words import in_a_sentence, named
 from p2puno.session.words import session_words as describe_session_event
@@ -941,8 +939,8 @@ def _choices(
     if prompt is None:
         if over:
             return [], "q / Enter / Esc: close the table (the game is over) · ? help"
-        if me is None:
-            return [], "? help · q leave"
+        if me is None:  # (a spectator: as its help says it, helper-93)
+            return [], "? help · q stop watching"
         return [], "←/→ look at your hand · : type · m say · ? help · q leave"
     acts = prompt.actions
     lines: list[str] = []
@@ -1141,18 +1139,6 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
         lines.append(f"{LOG_LEAD}{vi.log_path}")  # (render cuts it only at a "/")
         lines.append(f"{REPLAY_LEAD}{vi.command} replay {shell_path(vi.log_path)} --table")
     return lines
-
-
-def shell_path(path: str) -> str:
-    """``path`` as a shell reads it, quoted where it must be, and from "~/" where it is under
-    the home directory (every shell expands a word's leading "~/"; the "~" stays outside the
-    quotes): the default data directory's log, ~/.local/share/p2puno/games/<game>/log, then
-    leaves the end box's replay command whole at 80 columns, where "/home/<name>/" made it
-    "p2puno replay LOG --table (LOG: the log's path above)" (helper-92's host)."""
-    home = os.path.expanduser("~").rstrip("/")
-    if home and home != "~" and path.startswith(home + "/") and len(path) > len(home) + 1:
-        return "~/" + shlex.quote(path[len(home) + 1 :])
-    return shlex.quote(path)
 
 
 def watch_end_lines(why: str, checked: str, audits: int, log_path: str, cmd: str) -> list[str]:

@@ -131,6 +131,9 @@ def test_a_spectators_help_names_only_what_a_spectator_can_do() -> None:
         assert player_only not in text, text
     assert "q               stop watching (asks first; the game goes on without you)" in text
     assert "neither sends nor sees" in text, text
+    ui.key("?")  # (its footer says q as the help does: it said "q leave", helper-93)
+    text = "\n".join(plain(render(ui.view(), 80, 24)))
+    assert "q stop watching" in text and "q leave" not in text, text
     # a player's help is as it was
     player = TableUI(name="Ann", output=DummyOutput())
     player.attach(_source(Game(Options(3))), 0, ["Ann", "Bob", "Cid"])
@@ -191,6 +194,24 @@ def test_the_end_boxs_replay_command_stands_whole_where_the_screen_has_room(
     text = " ".join(line.strip(" │") for line in lines)
     assert "p2puno replay LOG --table" in text, text
     assert "(LOG: the log's path above)" in text, text
+
+
+def test_the_terminals_replay_command_says_a_path_under_the_home_from_its_tilde(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same rule for the line the terminal gets once the table is gone ("check it
+    offline with:", node.game.replay_command): helper-93 saw it broken at 80 columns by the
+    default data directory's path under /home/<name>. Quoted where the shell needs it, and
+    the "~" outside the quotes (a shell expands only a bare one)."""
+    from p2puno.node.game import replay_command
+
+    monkeypatch.setenv("HOME", "/home/annabel-longname")
+    cmd = replay_command("/home/annabel-longname/.local/share/p2puno/games/d15312add0de3339/log")
+    assert cmd.endswith(" replay ~/.local/share/p2puno/games/d15312add0de3339/log"), cmd
+    cmd = replay_command("/home/annabel-longname/Application Support/p2puno/log")
+    assert cmd.endswith(" replay ~/'Application Support/p2puno/log'"), cmd
+    assert replay_command("/tmp/x y/log").endswith(" replay '/tmp/x y/log'")
+    assert replay_command("/home/annabel-longnamer/log").endswith(" /home/annabel-longnamer/log")
 
 
 def test_the_hosts_lobby_never_shows_a_lone_join_command() -> None:
