@@ -45,12 +45,17 @@ def name_skeleton(name: str) -> str:
 def name_problem(name: object) -> str | None:
     """Why ``name`` cannot be a player's name (None: it can): 1 to 32 printable characters,
     no space at either end (a blank name, or "Ann " beside "Ann", would look like another),
-    no double quotation marks (an apostrophe is fine: "O'Hara").
+    no "…" (the mark of a shortened name), no double quotation marks (an apostrophe is fine:
+    "O'Hara").
     Two names that differ only in case are one name at a table (check_join)."""
     if not isinstance(name, str) or not 1 <= len(name) <= 32 or not name.isprintable():
         return "a name is 1 to 32 printable characters"
     if name != name.strip():
         return "a name cannot start or end with a space"
+    if "…" in name or "⋯" in name:
+        # (the table marks a name it shortens with "…": "Alexande…Great" as a name of its own
+        # looked like the shortened "Alexander-the-Great" beside it, helper-94)
+        return 'a name cannot hold "…": the table marks a shortened name with it'
     if has_double_quote(name):
         # (the table writes names and chat lines in quotes: 'Pat says: “hi”' under a name
         # holding ' says: “...”' read as a line someone said; helper-62)

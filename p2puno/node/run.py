@@ -392,7 +392,8 @@ def nothing_to_resume(data: DataDir, game: str | None) -> str:
         return f"no unfinished game{which} in {data.root}"
     log_path = Path(ended[0]["folder"]) / "log"
     how = "was given up here, unfinished" if ended[0].get("given_up") else "is over"
-    last = f"the last game there {how}: {replay_command(log_path)}"
+    # (the command in backquotes: a line wrapped at a terminal keeps it whole, helper-94)
+    last = f"the last game there {how}: `{replay_command(log_path)}`"
     return f"no unfinished game{which} in {data.root} ({last})"
 
 

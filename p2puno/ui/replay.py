@@ -1044,7 +1044,11 @@ GLUE = _GLUE  # (for the lines of ui.lines and the demo: the same glue, one defi
 def _glued(text: str) -> str:
     """``text`` with each number bound to the word before it ("entry 30", "step 15") and,
     when nothing ends it (no ":" or ","), to the word after it ("136 entries", "5 s"): a line
-    wrapped there never cuts a number from what it counts."""
+    wrapped there never cuts a number from what it counts. A command in backquotes is one
+    word too: broken over lines it does not run (helper-94: "`/home/ann/p2puno/.venv/bin/
+    p2puno resume" / "abcdef0123456789 --give-up`"); one wider than a line is still broken,
+    after a "/" (:func:`_wrapped`)."""
+    text = re.sub(r"`[^`\n]*`", lambda m: m.group(0).replace(" ", _GLUE), text)
     words = text.split(" ")
     out: list[str] = []
     join_next = False

@@ -95,6 +95,12 @@ async def test_a_full_table_and_a_taken_name_are_refused_with_a_reason() -> None
         with pytest.raises(LobbyError, match="a name cannot hold quotation marks"):
             await (await _join(ep.port, quoted))
     assert name_problem("O'Hara") is None and name_problem("O’Hara") is None
+    # (the table shortens a long name with "…": a name holding one could pass for another's
+    # shortened form, "Alexande…Great" beside "Alexander-the-Great", helper-94)
+    for cut in ("Alexande…Great", "Ann⋯"):
+        with pytest.raises(LobbyError, match="a name cannot hold"):
+            await (await _join(ep.port, cut))
+    assert name_problem("Ann...") is None
     bob = await _join(ep.port, "Bob")
     while len(lobby.seats) < 3:
         await asyncio.sleep(0.02)

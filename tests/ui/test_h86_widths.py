@@ -160,3 +160,27 @@ def test_a_text_of_several_lines_is_wrapped_line_by_line(monkeypatch: pytest.Mon
     lines.say_line(f"\n{long}", said.append)
     assert said[0] == "" and len(said) == 3 and all(len(x) <= 79 for x in said)
     assert said[2].startswith("      Bartholomew")  # (its own indent, and two more)
+
+
+def test_a_command_in_backquotes_is_never_broken_where_it_fits_a_line() -> None:
+    """docs/ui.md, "A command a person types is never broken": the CLI's notes and errors are
+    wrapped at word ends at a terminal (ui.lines.say_line), and a command in backquotes in them
+    broke at its spaces (helper-94: "`/home/ann/p2puno/.venv/bin/p2puno resume" /
+    "abcdef0123456789 --give-up`"). It moves to a line of its own whole; one wider than a
+    line is broken only after a "/"."""
+    cmd = "`/home/ann/p2puno/.venv/bin/p2puno resume abcdef0123456789 --give-up`"
+    text = (
+        "  when it was last taken up it reached no other player: the others most likely "
+        f"ended it without you. {cmd} stops offering it"
+    )
+    out = replay_mod.wrap_verdict(text, 79, 4)
+    assert all(len(line) <= 79 for line in out), out
+    assert any(cmd in line for line in out), out
+    assert " ".join(w for line in out for w in line.split()) == " ".join(text.split())
+    wide = "`p2puno replay /a-very-long-folder/" + "x" * 40 + "/games/d15312add0de3339/log`"
+    out = replay_mod.wrap_verdict(f"the last game there is over: {wide}", 60)
+    # (broken after a "/" only: the lines read one after the other give it whole)
+    assert all(line.endswith("/") for line in out[:-1]), out
+    assert out[0] + "".join(line.strip() for line in out[1:]) == (
+        f"the last game there is over: {wide}"
+    ), out
