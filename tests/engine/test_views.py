@@ -22,9 +22,10 @@ def test_views_agree_every_house_rule_combination(
 ) -> None:
     rounds = 0
     game = 0
-    # 150 rounds per combination, 8 combinations: 1,200 rounds in all (the suite's time is
-    # the limit: scripts/soak_views plays thousands per combination)
-    while rounds < 150:
+    # 100 rounds per combination, 8 combinations: 800 rounds in all (the suite's time is
+    # the limit, 540 s of its 600 on a quiet clean clone at 150: scripts/soak_views plays
+    # thousands per combination)
+    while rounds < 100:
         players = (2, 3, 4, 6, 10)[game % 5]
         opts = Options(players, progressive, seven_o, jump_in, target=200)
         t = MirroredTable(opts, f"views:{progressive}{seven_o}{jump_in}:{game}")
@@ -38,4 +39,4 @@ def test_views_agree_every_house_rule_combination(
         t.check_digests()
         rounds += t.full.round_no
         game += 1
-    assert rounds >= 150
+    assert rounds >= 100
