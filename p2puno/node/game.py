@@ -235,6 +235,19 @@ def left_words(
     return f"{name} (seat {seat}) left the table. {then} {back}"
 
 
+def host_bot_seats(seats: object) -> frozenset[int]:
+    """The seats a table view's ``seats`` (the lobby's `table` message) says are bots the
+    host's machine runs: they stop with the host (a node's and a spectator's words on who
+    is left to vote both read it so)."""
+    if not isinstance(seats, list):
+        return frozenset()
+    return frozenset(
+        i
+        for i, x in enumerate(seats)
+        if isinstance(x, dict) and x.get("kind") == "bot" and x.get("runner") == "host"
+    )
+
+
 def replay_command(path: str | os.PathLike[str]) -> str:
     """The command that replays the log at ``path``, as :func:`command` runs it here, the path
     quoted for the shell (macOS's data directory is under "Application Support") and from
@@ -1072,16 +1085,8 @@ class GameNode:
         live = {i for i, link in self.links.items() if not link.closed and i != self.me}
         host_gone = 0 in self.left or 0 in self._lost_at  # (not one not linked yet)
         if self.me != 0 and host_gone and 0 not in live:  # (the bots its machine runs go too)
-            seats = self.table_view.get("seats") if isinstance(self.table_view, dict) else None
-            seats = seats if isinstance(seats, list) else []
-            live -= {
-                i
-                for i in live
-                if i < len(seats)
-                and isinstance(seats[i], dict)
-                and seats[i].get("kind") == "bot"
-                and seats[i].get("runner") == "host"
-            }
+            view = self.table_view if isinstance(self.table_view, dict) else {}
+            live -= host_bot_seats(view.get("seats"))
         if live:
             return "others"
         return "stops" if self.stops_alone() else "alone"

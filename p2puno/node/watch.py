@@ -27,7 +27,14 @@ from typing import Any
 from p2puno.log import Identity, Log, LogError, entry_hash
 from p2puno.net import Link, LinkError, MsgType, open_link
 from p2puno.net.frames import MAX_FETCH, encode_fetch, encode_sync
-from p2puno.node.game import LINK_GRACE_S, LINK_WORDS, NODE_LIMITS, PRUNE_KEEP, Address
+from p2puno.node.game import (
+    LINK_GRACE_S,
+    LINK_WORDS,
+    NODE_LIMITS,
+    PRUNE_KEEP,
+    Address,
+    host_bot_seats,
+)
 from p2puno.node.lobby import LobbyError, check_secrets, receive, send, table_code, unreachable
 from p2puno.node.store import DataDir, GameFiles
 from p2puno.session import Session, SessionError
@@ -148,13 +155,7 @@ class Spectator:
             if t == "table":
                 seats = msg.get("seats")
                 if isinstance(seats, list):
-                    self.host_bots = frozenset(
-                        i
-                        for i, x in enumerate(seats)
-                        if isinstance(x, dict)
-                        and x.get("kind") == "bot"
-                        and x.get("runner") == "host"
-                    )
+                    self.host_bots = host_bot_seats(seats)
                 if self.on_table is not None:
                     self.on_table(msg)
             if t == "watching":

@@ -267,9 +267,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         return lines + [[("", " " * width)] for _ in range(height - len(lines))]
     if view.mode == "help":  # (the status and its clock stay: a turn runs on meanwhile)
         status = status_text(view, width - 1)
-        # (getattr: a test draws the help from a bare view of the fields it reads)
-        spectator = bool(getattr(view, "spectator", False))
-        return _help(width, height, status, view.status_kind == "you", view.watch, spectator)
+        return _help(width, height, status, view.status_kind == "you", view.watch, view.spectator)
     top: list[Line] = []
     header = f" {view.title} · {view.round_info}"
     right = f"{view.verification} "

@@ -1131,7 +1131,9 @@ def test_the_lobby_answers_m_and_says_what_one_player_leaving_does() -> None:
     lobby = " ".join(t.strip() for t in plain(lobby_lines(table, "127.0.0.1:9", True, 80, 24)))
     assert "one player leaving ends the game for everyone" in lobby
     assert any("leaving ends the game for everyone" in line for line in HELP)
-    bare = SimpleNamespace(mode="help", deadline=None, status="x", status_kind="wait", watch="")
+    bare = SimpleNamespace(
+        mode="help", deadline=None, status="x", status_kind="wait", watch="", spectator=False
+    )
     helped = render(bare, 80, 24)  # type: ignore[arg-type]
     assert any("leaving ends the game" in line for line in plain(helped))
 
