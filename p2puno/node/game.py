@@ -978,6 +978,11 @@ class GameNode:
             old.close("replaced by a newer link")
         self.links[seat] = link
         self._linked_since.add(seat)
+        # a new link's SYNC is always served: the limit is a peer's cost while linked, and
+        # a link cut and dialed again within SYNC_EVERY had its first SYNC dropped, so what
+        # was sent into the cut link waited for the next stall's SYNC (a handshake is limited
+        # by the accept bucket)
+        self._served_sync.pop(seat, None)
         if seat in self.left:
             # it said it was leaving: back only once it says something on this link (a link
             # to a node still lingering on its way out was said "is back", then "left" again)
@@ -1643,11 +1648,16 @@ class GameNode:
             return
         waited = now - self._wait_since
         if waited > 2.0 and now - self._last_sync > 2.0 and self.links:
-            # stuck: a lost copy, or a peer that was away; ask someone for the step again
+            # stuck: a lost copy, or a peer that was away; ask for the step again, first of
+            # all the seats waited for, which hold what is awaited (their own entries): a
+            # seat's entry sent into a link as it was cut reached nobody, and a SYNC asked of
+            # a random peer found it with one chance in two a try with three seats (chaos_net
+            # under load: both other seats voted out an honest host, every link back up)
             self._last_sync = now
-            seat = self._rng.choice(list(self.links))
-            with contextlib.suppress(LinkError):
-                self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
+            awaited = [i for i in w.seats if i in self.links]
+            for seat in awaited or [self._rng.choice(list(self.links))]:
+                with contextlib.suppress(LinkError):
+                    self.links[seat].send(MsgType.SYNC, encode_sync(s.processed + 1))
         deadline = self._wait_deadline(w.kind, w.step, w.seats)
         cut = [i for i in w.seats if i not in self.links]
         up_s = now - self._started  # (a resumed node's wait may start before it did)
