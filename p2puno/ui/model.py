@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
-from unicodedata import east_asian_width
 
 from p2puno.engine.actions import Action, Kind, parse_action
 from p2puno.engine.cards import (
@@ -40,6 +39,7 @@ from p2puno.session.words import in_a_sentence, named
 from p2puno.session.words import session_words as describe_session_event
 from p2puno.sim.words import card_name, color_name
 from p2puno.sim.words import event_words as describe_event
+from p2puno.ui.cells import cells as _cells
 
 
 class Source(Protocol):
@@ -819,11 +819,6 @@ def _claims(src: Source, names: Sequence[str]) -> str:
 
 
 CHOICE_COLUMNS = 79  # a choice line's room at 80 columns (render: one space before it)
-
-
-def _cells(text: str) -> int:
-    """Terminal cells of ``text`` (render.width_of's rule: render imports this module)."""
-    return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _wd4_lines(offender: str, n: int, color: str) -> list[str]:

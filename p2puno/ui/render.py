@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable, Sequence
-from unicodedata import east_asian_width
 
 from p2puno.node.game import CHAT_MAX
+from p2puno.ui.cells import cells, char_cells
 from p2puno.ui.model import LOG_LEAD, REPLAY_LEAD, CardView, TableView
 
 Fragment = tuple[str, str]
@@ -73,18 +73,22 @@ SPECTATOR_HELP = [
 ]
 
 
-def width_of(text: str) -> int:
-    return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
+width_of = cells  # (one rule for every screen: ui.cells)
 
 
 def fit(text: str, width: int) -> str:
-    """Cut or pad ``text`` to exactly ``width`` cells."""
-    out = []
+    """Cut or pad ``text`` to exactly ``width`` cells (a mark of no width stays with the
+    character before it)."""
+    out: list[str] = []
     used = 0
     for ch in text:
-        w = 2 if east_asian_width(ch) in "WF" else 1
+        w = char_cells(ch)
+        if w == 0:
+            if out:
+                out.append(ch)  # (drawn over the character before it)
+            continue  # (with none before it, it would sit on the row's border: dropped)
         if used + w > width:
-            break
+            break  # (and the marks of the character cut with it)
         out.append(ch)
         used += w
     return "".join(out) + " " * (width - used)

@@ -27,7 +27,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, TextIO
-from unicodedata import east_asian_width
 
 from p2puno.engine.cards import CARD_COLOR, CARD_POINTS, CARD_TEXT, UNKNOWN_CARD, WILD
 from p2puno.engine.game import Claim, Event, Game, Need, Phase
@@ -36,6 +35,7 @@ from p2puno.session.replay import ReplayResult
 from p2puno.session.replay import replay as verify_log
 from p2puno.session.session import Outcome, Session, Waiting
 from p2puno.session.words import SILENT, in_a_sentence, named, outcome_words
+from p2puno.ui.cells import cells as _cells
 
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -935,11 +935,7 @@ def hands_note(audited: bool, why: str) -> str:
     return said + ("its deck verified" if audited else f"its deck not verified: {why}")
 
 
-def _cells(text: str) -> int:
-    return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-cells = _cells  # (for ui.lines: a line's width in terminal cells, one definition)
+cells = _cells  # (for ui.lines: a line's width in terminal cells, one definition: ui.cells)
 
 
 def _fit(text: str, width: int) -> str:

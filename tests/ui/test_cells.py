@@ -1,0 +1,44 @@
+"""Terminal cells (p2puno/ui/cells.py): every row of the table is exactly as wide as the
+screen (p2puno/ui/render.py's rule), chat with accents written as combining marks included.
+
+A chat line is any printable text (node/game.py chat_line): "cafe" then U+0301 is "café" in
+four cells on a terminal, and counted as five it left that row one cell short of the border.
+"""
+
+from __future__ import annotations
+
+from p2puno.engine.options import Options
+from p2puno.session.harness import LocalTable
+from p2puno.ui.cells import cells
+from p2puno.ui.model import UiState, ViewInputs, table_view
+from p2puno.ui.render import cut, fit, plain, render
+
+NFD = "cafe\u0301"  # "café", its accent a combining mark
+ZALGO = "h" + "\u0335\u0336\u0337" * 20 + "i"  # two letters under sixty marks
+
+
+def test_marks_take_no_cell_and_wide_characters_two() -> None:
+    assert cells(NFD) == 4 and cells("café") == 4
+    assert cells(ZALGO) == 2
+    assert cells("漢字") == 4 and cells("a\u200db") == 2  # (a zero-width joiner: none)
+
+
+def test_fit_and_cut_keep_a_mark_with_its_letter() -> None:
+    assert fit(NFD, 6) == NFD + "  " and cells(fit(NFD, 6)) == 6
+    assert fit(NFD, 4) == NFD  # (the accent is not cut from its e)
+    assert fit("\u0301abc", 3) == "abc"  # (a mark with no letter before it: dropped)
+    assert fit(ZALGO, 1) == ZALGO[: 1 + 60]  # the h and its marks, not the i
+    assert cut("résumé-of-a-long-name", 8) == "résumé-…"
+    assert cells(cut(NFD * 5, 9)) == 9
+
+
+def test_a_table_with_chat_in_combining_marks_is_as_wide_as_the_screen() -> None:
+    table = LocalTable(Options(3), seed="cells")
+    names = ["Ann", "Bøb", "Cy"]
+    chat = [f"Bøb: {NFD} au lait? {ZALGO} 漢字", f"Ann: {NFD * 20}"]
+    for width in (80, 100):
+        view = table_view(table.sessions[0], UiState(), ViewInputs(names, 0, log=chat))
+        rows = plain(render(view, width, 24))
+        shown = [r for r in rows if "au lait" in r or "cafe" in r]
+        assert shown, rows
+        assert all(cells(r) == width for r in rows), [r for r in rows if cells(r) != width]
