@@ -131,6 +131,24 @@ def _lone_node(seed: str, tmp_path: object, seat: int = 1) -> tuple[GameNode, Lo
     return node, table
 
 
+def middle_of_three(seed: str, tmp_path: object) -> tuple[GameNode, LocalTable]:
+    """Seat 1 of a three-seat table as a node with no link yet; every seat's game started
+    (messages are handed to it)."""
+    table = LocalTable(Options(3, target=25), seed=seed)
+    session = table.sessions[1]
+    assert session.identity is not None
+    node = GameNode(
+        session,
+        session.identity,
+        [Address("127.0.0.1", 9), None, Address("127.0.0.1", 10)],
+        GameFiles(tmp_path / "node"),  # type: ignore[operator]
+        BotPlayer("heuristic", "t"),
+    )
+    for s in table.sessions:
+        s.start()
+    return node, table
+
+
 async def test_a_flood_of_announced_hashes_that_do_not_exist_is_bounded(tmp_path: object) -> None:
     """A seat announces (HAVE) hashes no one holds, as fast as its link allows: the node keeps
     at most MAX_WANTED of them waiting to be fetched, and gives each up after WANTED_FOR
@@ -526,18 +544,7 @@ async def test_a_seat_linked_but_never_voting_is_named_in_an_amendment(tmp_path:
     decided; it says so. Before, it waited for the third seat's vote for ever."""
     import time
 
-    table = LocalTable(Options(3, target=25), seed="amend-node")
-    session = table.sessions[1]
-    assert session.identity is not None
-    node = GameNode(
-        session,
-        session.identity,
-        [Address("127.0.0.1", 9), None, Address("127.0.0.1", 10)],
-        GameFiles(tmp_path / "node"),  # type: ignore[operator]
-        BotPlayer("heuristic", "t"),
-    )
-    for s in table.sessions:
-        s.start()
+    node, table = middle_of_three("amend-node", tmp_path)
     said: list[str] = []
     node.say = said.append  # type: ignore[method-assign]
     (gone,) = node.session.waiting().seats

@@ -14,30 +14,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from p2puno.engine import Options
 from p2puno.net import MsgType
 from p2puno.net.frames import encode_sync
-from p2puno.node.game import Address, GameNode
-from p2puno.node.players import BotPlayer
-from p2puno.node.store import GameFiles
+from p2puno.node.game import GameNode
 from p2puno.session.harness import LocalTable
-from tests.node.test_hostile_input import _QuietLink, _StubLink
+from tests.node.test_hostile_input import _QuietLink, _StubLink, middle_of_three
 
 
 def _three(tmp_path: Path) -> tuple[GameNode, LocalTable]:
-    """Seat 1 of a three-seat table as a node; the game started, no message handed to it."""
-    table = LocalTable(Options(3, target=25), seed="stall")
-    session = table.sessions[1]
-    assert session.identity is not None
-    node = GameNode(
-        session,
-        session.identity,
-        [Address("127.0.0.1", 9), None, Address("127.0.0.1", 10)],
-        GameFiles(tmp_path / "node"),
-        BotPlayer("heuristic", "t"),
-    )
-    for s in table.sessions:
-        s.start()
+    node, table = middle_of_three("stall", tmp_path)
     node.say = lambda text: None  # type: ignore[method-assign]
     return node, table
 
