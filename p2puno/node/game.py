@@ -111,6 +111,15 @@ GAME_OVER_BYE = "the game is over"
 # BYE names a fault of the link (silent, auth_failed, ...), said as a lost link: helper-29's
 # half-open link read "J0 (seat 1) left the table" on the other side
 LEAVING_BYES = ("this seat is leaving the table", "this node is stopping")
+# A node whose game ended while its end is on a person's screen (the table's end box) keeps
+# serving the game to the seats that lack its end, until the person closes the end or for at
+# most SERVE_MAX_S (protocol/lobby.md section 6, "A late resume"): a seat resumed a minute
+# after the end then learns how it ended, where before every node had gone 0-2 s after the end
+# and its resume reached nobody. A bot's node does not (0: whoever runs the node sets it).
+SERVE_MAX_S = 600.0
+# while it serves, the longest pause between two dials to a seat below it that lacks the end
+# (the mesh's rule: the higher seat dials; a resumed node dials only its lower seats)
+SERVE_REDIAL_S = 2.0
 MAX_WATCHERS = 8  # spectators one node serves
 NOTICE_MAX_BYTES = 16 * 1024  # a notice's cap (a chat line, 8 names: well under 2 KB)
 WATCH_LINES = 8  # "X is watching" lines said, from one address or seat, in any CHAT_PER_S
@@ -548,6 +557,16 @@ class GameNode:
         self._served_sync: dict[int, float] = {}
         self._disk_reads: dict[int, tuple[float, int]] = {}
         self._closing = False
+        self._closed = False  # close() has run
+        # after the end, while a person's screen shows it: how long this node serves the game
+        # at most (0: it stops as a bot's does, after its linger), and the person closing that
+        # end (stop_serving); see serve()
+        self.serve_s = 0.0
+        self.end_closed = asyncio.Event()
+        self._serving = False
+        self._dialing: dict[int, asyncio.Task[None]] = {}  # each lower seat's dialer
+        self._late: set[int] = set()  # seats that linked while this node served ...
+        self._late_said: set[int] = set()  # ... and those said to have taken the end
         self.watchers: list[Watcher] = []  # spectators through this node
         self._watcher_ids = 0
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
@@ -600,10 +619,11 @@ class GameNode:
         session.log.loader = files.read  # what is pruned from memory is read back from disk
 
     # ------------------------------------------------------------------ running
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
+        return task
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         """A task of this node ended. One that raised is a bug of this node (what peers send
@@ -633,10 +653,11 @@ class GameNode:
         """Play until the game has an outcome, linger to pass on what others may lack, stop."""
         for seat, addr in enumerate(self.addresses):
             if seat < self.me and addr is not None:
-                self._spawn(self._dial(seat, addr))
+                self._dialing[seat] = self._spawn(self._dial(seat, addr))
         self._spawn(self._timer())
         self._guard(self.session.start)
         self._pump()
+        serves = False
         try:
             await self.done.wait()
             linger = self.linger_s if self.failed is None else 0.0
@@ -650,11 +671,89 @@ class GameNode:
                     break
                 await asyncio.sleep(0.05)
                 self._pump()
+            serves = self._serves()
         finally:
             # (cancelled: its person left, or the process is stopping; the others say so)
-            over = self.session.outcome.over
-            await self.close(GAME_OVER_BYE if over else LEAVING_BYES[0])
+            if not serves:
+                over = self.session.outcome.over
+                await self.close(GAME_OVER_BYE if over else LEAVING_BYES[0])
         return self.session.outcome
+
+    def _serves(self) -> bool:
+        """Whether this node, its linger done, goes on serving its game (see serve()): its
+        game is over here, it did not stop on its own, and a person's end is still shown."""
+        return (
+            self.serve_s > 0
+            and self.failed is None
+            and self.session.outcome.over
+            and not self.end_closed.is_set()
+            and not self._closing
+        )
+
+    def serving(self) -> bool:
+        """Whether :meth:`run` left this node open, to serve its game (:meth:`serve`)."""
+        return not self._closed
+
+    def stop_serving(self) -> None:
+        """The person closed the end (the table's end box): serving stops (see serve())."""
+        self.end_closed.set()
+
+    async def serve(self) -> None:
+        """After :meth:`run`, where it left this node open (:meth:`_serves`): keep serving the
+        game, until the person closes its end (:meth:`stop_serving`) or for ``serve_s``, then
+        close. A seat that lacks the end (killed near it, resumed late) links as during play,
+        by the handshake (a roster key of this game: no spectator, no stranger): the seats
+        above this one dial it (a resumed node dials its lower seats), and this node dials
+        the seats below it (SERVE_REDIAL_S apart at most), as it did while the game ran; what
+        it lacks it asks for (SYNC, FETCH: the same limits as in play) and is answered from
+        this node's log, votes included. What it sends is taken as any entry is (protocol/
+        spec.md 10.15, late entries). protocol/lobby.md section 6, "A late resume"."""
+        if self._closed:
+            return
+        try:
+            self._serving = True
+            until = time.monotonic() + self.serve_s
+            for seat, link in list(self.links.items()):
+                if self._has_end(seat):  # (it needs nothing more: as at any node's end)
+                    link.close(GAME_OVER_BYE)
+            for seat, addr in enumerate(self.addresses):
+                if seat < self.me and addr is not None and not self._has_end(seat):
+                    # (dialed anew: a dialer of the game may be in a backoff of seconds, or
+                    # gone with the end)
+                    old = self._dialing.get(seat)
+                    if old is not None:
+                        old.cancel()
+                    self._dialing[seat] = self._spawn(self._dial(seat, addr))
+            while not self._closing and not self.end_closed.is_set():
+                left = until - time.monotonic()
+                if left <= 0:
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.end_closed.wait(), min(0.25, left))
+                self._say_late()
+            self._say_late()
+        finally:
+            self._serving = False
+            await self.close(GAME_OVER_BYE)
+
+    def _has_end(self, seat: int) -> bool:
+        """Whether ``seat`` has shown that it holds this node's end: its node said its game
+        is over (a BYE), or it holds the latest step's entries and the votes (Log.ends)."""
+        if seat in self._over_at:
+            return True
+        log_ = self.session.log
+        holds = self._holds.get(seat, {})
+        return all(h in holds or log_.entry(h).author == seat for h in log_.ends())
+
+    def _say_late(self) -> None:
+        """One line for each seat that linked while this node served and has taken the end."""
+        for seat in sorted(self._late - self._late_said):
+            if self._has_end(seat):
+                self._late_said.add(seat)
+                self.say(
+                    f"{self._name(seat)} (seat {seat}) came back after the end and was sent "
+                    "the result"
+                )
 
     def everyone_holds_all(self) -> bool:
         """Every other seat is linked and has shown that it holds every entry this node
@@ -695,6 +794,9 @@ class GameNode:
         return o.state == "stopped" and any(seat in self.links for seat in o.silent)
 
     async def close(self, reason: str) -> None:
+        if self._closed:
+            return
+        self._closed = True
         self._closing = True
         for task in list(self._tasks):
             task.cancel()
@@ -728,6 +830,11 @@ class GameNode:
             return
         if link.context != self.session.game_id:
             link.close("not a link of this game")
+            return
+        if link.peer not in self.keys and self._serving:
+            # (after the end only the seats are served: serve(); a spectator goes nowhere
+            # a seat's node would not take it, and is not sent the game for the asking)
+            link.close(GAME_OVER_BYE)
             return
         if link.peer not in self.keys:
             # not a seat: a spectator, if it says so first
@@ -770,6 +877,8 @@ class GameNode:
             name = str(name)[:18] + " (a spectator)"
         assert isinstance(name, str)
         refusal = watch_refusal([w.link for w in self.watchers], link)
+        if self._serving:  # (the game is over: see serve(); through the host's lobby too)
+            refusal = GAME_OVER_BYE
         if refusal is not None:
             with contextlib.suppress(LinkError):
                 link.send(MsgType.LOBBY, encode({"t": "refuse", "reason": refusal}))
@@ -978,6 +1087,8 @@ class GameNode:
             old.close("replaced by a newer link")
         self.links[seat] = link
         self._linked_since.add(seat)
+        if self._serving and not self._has_end(seat):
+            self._late.add(seat)  # (said once it has taken the end: _say_late)
         # a new link's SYNC is always served: the limit is a peer's cost while linked, and
         # a link cut and dialed again within SYNC_EVERY had its first SYNC dropped, so what
         # was sent into the cut link waited for the next stall's SYNC (a handshake is limited
@@ -1007,9 +1118,18 @@ class GameNode:
         until = self._held_off.get(seat, (0.0, 0.0))[0]
         return max(0.0, until - time.monotonic())
 
+    def _dials(self, seat: int) -> bool:
+        """Whether this node still dials ``seat``: while its game runs; after the end, while
+        it serves (serve()) and that seat has not shown it holds the end."""
+        if self._closing:
+            return False
+        if not self.done.is_set():
+            return True
+        return self._serving and not self._has_end(seat)
+
     async def _dial(self, seat: int, addr: Address) -> None:
         delay = 0.1
-        while not self._closing and not self.done.is_set():
+        while self._dials(seat):
             held = self._held_off_for(seat)
             if held > 0:
                 await asyncio.sleep(held)
@@ -1034,7 +1154,7 @@ class GameNode:
             except LinkError as e:
                 log.info("seat %d at %s: %s", seat, addr, e)
                 await asyncio.sleep(delay * (0.5 + self._rng.random()))
-                delay = min(delay * 2, 3.0)
+                delay = min(delay * 2, SERVE_REDIAL_S if self._serving else 3.0)
                 continue
             if seat not in self.left:
                 delay = 0.1

@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,14 @@ from p2puno.engine.game import Game
 from p2puno.log import Identity, Log, read_secrets
 from p2puno.net import Link
 from p2puno.net.discovery import Advertiser, is_ip
-from p2puno.node.game import PRUNE_KEEP, Address, GameNode, replay_command, with_command
+from p2puno.node.game import (
+    GAME_OVER_BYE,
+    PRUNE_KEEP,
+    Address,
+    GameNode,
+    replay_command,
+    with_command,
+)
 from p2puno.node.lobby import (
     Endpoint,
     GameSetup,
@@ -105,6 +112,7 @@ async def play(
     on_game: Callable[[GameNode], None] | None = None,
     save_log: str | None = None,
     advertised: dict[str, JSONValue] | None = None,
+    on_over: Callable[[], Awaitable[None]] | None = None,
 ) -> Result:
     """Play a game from its genesis: files first, then the node. ``on_game`` gets the node
     once it exists (a table UI draws from its session). ``save_log``: where the log is copied
@@ -149,6 +157,7 @@ async def play(
     return await _run_game(
         session, identity, setup.addresses, files, endpoint, player, meta,
         say=say, linger_s=linger_s, verbose=verbose, narrate=narrate, on_game=on_game,
+        on_over=on_over,
     )  # fmt: skip
 
 
@@ -240,7 +249,10 @@ async def _run_game(
     narrate: bool,
     on_game: Callable[[GameNode], None] | None,
     came_back_with: set[int] | None = None,
+    on_over: Callable[[], Awaitable[None]] | None = None,
 ) -> Result:
+    """``on_over``: awaited once the game is over here, when its node goes on serving it
+    to seats that come back late (a host withdraws its advert then)."""
     game_id = session.game_id
     me = session.seat
     assert me is not None
@@ -288,6 +300,37 @@ async def _run_game(
         if session.outcome.over and node.failed is None:
             _mark_over(files, meta, session.outcome)
         raise
+    try:
+        result = _ended(node, outcome, files, meta, say)
+        if node.serving():
+            # a person's end is on the screen: the node serves the game to a seat that comes
+            # back late (GameNode.serve), listed no longer (a host's advert: in play no more)
+            if on_over is not None:
+                await on_over()
+            await node.serve()
+            if session.outcome != result.outcome:  # (a late seat's entries: spec 10.15)
+                result.outcome = session.outcome
+                _mark_over(files, meta, session.outcome)
+                dest = meta.get("save_log")
+                if isinstance(dest, str):
+                    result.log_path = files.log_path  # (copied again: the copy was older)
+                    why = result.save_log(dest)
+                    if why is not None:
+                        say(why)
+        return result
+    finally:
+        await node.close(GAME_OVER_BYE)  # (closed already, but after an error here)
+
+
+def _ended(
+    node: GameNode, outcome: Outcome, files: GameFiles, meta: dict[str, Any], say: Say
+) -> Result:
+    """The result of a node's game once its run is done (its files marked, its log copied
+    where it was asked to be); raises LobbyError when the node stopped on its own."""
+    session = node.session
+    me = node.me
+    game_id = session.game_id
+    code = str(meta.get("code", ""))
     if node.failed is not None:
         root = files.folder.parent.parent  # (<data dir>/games/<game>)
         if node.unreached:  # (said again when `host` or `join` offers the game back)
@@ -481,22 +524,28 @@ async def resume_game(
     advert: asyncio.Future[Advertiser | None] | None = None
     if seat == 0 and not session.outcome.over and isinstance(meta.get("advert"), dict):
         advert = asyncio.ensure_future(advertise_in_play(meta, identity, endpoint.port))
+
+    async def withdrawn() -> None:
+        # (withdrawn when the game ends here, or the node stops: as a host's that never
+        # stopped; bounded, a convenience)
+        nonlocal advert
+        if advert is not None:
+            made, advert = advert, None
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                got = await asyncio.wait_for(made, 5.0)
+                if got is not None:
+                    await _withdraw(got)
+
     try:
         result = await _run_game(
             session, identity, addresses, files, endpoint, player, meta,
             say=say, linger_s=linger_s, verbose=verbose, narrate=narrate, on_game=on_game,
-            came_back_with=together,
+            came_back_with=together, on_over=withdrawn,
         )  # fmt: skip
         ended = True
         return result
     finally:
-        if advert is not None:
-            # (withdrawn when the game ends here, or the node stops: as a host's that never
-            # stopped; bounded, a convenience)
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                got = await asyncio.wait_for(advert, 5.0)
-                if got is not None:
-                    await _withdraw(got)
+        await withdrawn()
         endpoint.close()
         if not ended:  # (its person left, or it failed: the bots it runs stop with it)
             for bot_data in adopted:
@@ -785,6 +834,17 @@ async def host_game(
     advertiser: Advertiser | None = None
     follow: asyncio.Future[None] | None = None
     in_play: asyncio.Future[None] | None = None
+
+    async def withdrawn() -> None:
+        """The table listed no more: its game is over here (its node may serve it on a
+        while to a seat that comes back late, and takes no spectator: GameNode.serve)."""
+        nonlocal advertiser
+        if in_play is not None:
+            await in_play
+        if advertiser is not None:
+            made, advertiser = advertiser, None
+            await _withdraw(made)
+
     if discovery:
         if interfaces is None and bind and bind not in ("0.0.0.0", "::") and is_ip(bind):
             interfaces = [bind]  # (listening on one address: advertised there only, not at
@@ -819,16 +879,14 @@ async def host_game(
             advertised=None
             if advertiser is None
             else {"interfaces": None if interfaces is None else list[JSONValue](interfaces)},
+            on_over=withdrawn,
         )
         ended = True
         return result
     finally:
         if follow is not None:
             follow.cancel()
-        if in_play is not None:
-            await in_play
-        if advertiser is not None:
-            await _withdraw(advertiser)
+        await withdrawn()
         seated = [  # (the host's own bots are stopped, not told)
             s.link
             for s in lobby.seats

@@ -35,7 +35,7 @@ from prompt_toolkit.styles import Style
 from p2puno.engine.actions import Action, Kind
 from p2puno.engine.cards import CARD_TEXT, COLORS
 from p2puno.engine.game import Event, Game, Phase
-from p2puno.node.game import CHAT_MAX, chat_words, command, with_command
+from p2puno.node.game import CHAT_MAX, SERVE_MAX_S, chat_words, command, with_command
 from p2puno.node.lobby import HostLobby, LobbyChat, LobbyError, table_digest
 from p2puno.node.watch import checked_words
 from p2puno.session.session import Prompt, SessionEvent, Timing
@@ -235,6 +235,7 @@ class TableUI:
         self.result: Result | WatchResult | None = None
         self.failure: str | None = None
         self.left = False  # the person chose to leave
+        self.shown = False  # run by run_table, on a person's screen
         self.lobby_message = ""
         # the lobby's chat: this seat's (a joiner's is bound by join_table, the host's is its
         # lobby's), and its lines as shown, newest last
@@ -341,6 +342,11 @@ class TableUI:
         # screen showed by watching under the name "table code AAAA-BBBB;")
         self.code = node.code
         node.on_chat = self.on_chat
+        if self.shown:
+            # the game's end stays on this screen until the person closes it: meanwhile the
+            # node serves the game to a seat that comes back late (GameNode.serve; end_closed
+            # stops it). Not a table nobody sees (a test's, reading a bot's node)
+            node.serve_s = SERVE_MAX_S
         self._seats_from_table()
         self.watch_address = node.watch_address
         self.invalidate()
@@ -1132,6 +1138,12 @@ class TableUI:
         self.left = True
         self.close()
 
+    def end_closed(self) -> None:
+        """The screen is gone (its end closed, or the table left): the node serves its game
+        no longer (GameNode.serve)."""
+        if self.node is not None:
+            self.node.stop_serving()
+
     def close(self) -> None:
         fut = self.app.future
         if self.app.is_running and fut is not None and not fut.done():
@@ -1532,6 +1544,7 @@ async def run_table(ui: TableUI, game: Coroutine[Any, Any, R]) -> R | None:
     error) is shown until the person leaves the screen. The person leaves first: the game is
     cancelled (the node closes its links). Returns the result, None if the person left;
     re-raises the game's error once the terminal is restored."""
+    ui.shown = True  # (its node serves its game's end while it is shown: on_game)
     game_task: asyncio.Task[R] = asyncio.ensure_future(game)
     app_task = asyncio.ensure_future(ui.app.run_async(handle_sigint=False))
     ticker = asyncio.ensure_future(ui.ticker())
@@ -1547,6 +1560,7 @@ async def run_table(ui: TableUI, game: Coroutine[Any, Any, R]) -> R | None:
             if not app_task.done():
                 await app_task
         else:
+            ui.end_closed()  # (before an error of the app's too: see the finally)
             app_task.result()  # an error of the app's is raised here
             if not ui.left and ui.over():
                 # the game is over on the screen; the node lingers a moment for the others
@@ -1558,6 +1572,7 @@ async def run_table(ui: TableUI, game: Coroutine[Any, Any, R]) -> R | None:
             return None
     finally:
         ticker.cancel()
+        ui.end_closed()
         if not game_task.done():
             game_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
