@@ -259,3 +259,39 @@ def test_a_stop_says_of_the_seats_it_names_what_is_true_of_a_goodbye_and_of_a_lo
     ), said
     for o in (one, two):
         assert "silent" not in outcome_words(o, names)
+
+
+def test_a_penalty_drawn_across_a_reshuffle_is_told_as_its_cards() -> None:
+    """002 · Going Out (the discard pile is reshuffled when the draw pile is depleted) and the
+    penalties (002 · Functions of Action Cards: Draw Two, Wild Draw Four; House Rules:
+    Progressive UNO's stacks): a penalty the draw pile cannot cover is drawn in two parts, the
+    rest after the reshuffle. Told as "took 6 cards", "got only 2 of them ...", the reshuffle,
+    then "drew the 4 cards still owed" (it read "drew 4 cards": ten cards to a reader)."""
+    from p2puno.sim.words import owed_cards
+
+    names = [f"N{s}" for s in range(10)]  # (ten hands of cards: the pile runs out often)
+    found = 0
+    for seed in range(40):
+        options = Options(10, target=300, progressive=True)
+        bots = [make_bot("heuristic", f"p{seed}/{s}") for s in range(10)]
+        table = Table(options, bots, random.Random(seed))
+        before = None
+        owed: tuple[int, int] | None = None  # (seat, cards still owed) of the last penalty
+        while not table.over and found < 3:
+            _, events = table.step()
+            for e in events:
+                line = event_words(table.game, names, None, e, before=before)
+                if (o := owed_cards(e)) is not None:
+                    owed = o
+                elif e.kind == "draw" and owed is not None and owed[0] == e.seat:
+                    if before is not None and before.kind == "reshuffle" and e.value > 1:
+                        assert e.value == owed[1], (e, owed)  # (the rest of that penalty)
+                        assert line == f"{names[e.seat]} drew the {e.value} cards still owed"
+                        found += 1
+                    owed = (e.seat, owed[1] - e.value) if e.value < owed[1] else None
+                elif e.kind not in ("reshuffle", "color", "skip", "stack"):
+                    owed = None
+                before = e
+        if found >= 3:
+            break
+    assert found >= 3

@@ -117,6 +117,10 @@ def event_words(
         if owed is not None and owed[0] == e.seat:  # (the pile ran out: the rest follow its
             # reshuffle, "Bob drew 3 cards", or are forgiven if nothing is left to shuffle)
             return f"{Who(e.seat)} got only {e.value} of them before the draw pile ran out"
+        if before is not None and before.kind == "reshuffle" and e.value > 1:
+            # (the rest of a penalty, drawn once the pile was shuffled anew: a turn's draw is
+            # one card. "drew 3 cards" after "took 4 cards" read as seven)
+            return f"{Who(e.seat)} drew the {e.value} cards still owed"
         s = "" if e.value == 1 else "s"
         return f"{Who(e.seat)} drew {e.value} card{s}"
     if k == "keep":
