@@ -604,12 +604,14 @@ def _line(text: str) -> None:
 
 
 def _say_command(intro: str, cmd: str) -> None:
-    """A command for a person to copy: at a terminal on a line of its own, indented past a
-    wrapped line's two (helper-70 read "replay /tmp/an-h70/cl" / "one/p2puno-demo.log");
-    else after ``intro`` on one line (ui.lines, as the demo gives its commands)."""
+    """A command for a person to copy, on a line of its own, indented past a wrapped line's
+    two (helper-70 read "replay /tmp/an-h70/cl" / "one/p2puno-demo.log"), in a pipe too, as
+    the demo gives its commands (ui.lines.say_command, ``own_line``): in a pipe it read
+    "check it offline with:  <cmd>", the two spaces a slip to a reader, where every other
+    command stood on a line of its own (helper-98's brief)."""
     from p2puno.ui.lines import say_command
 
-    say_command(intro, cmd, typer.echo)
+    say_command(intro, cmd, typer.echo, own_line=True)
 
 
 def _terminal() -> bool:
@@ -711,14 +713,17 @@ def _finish_table(
 
 
 def _within(meta: dict[str, Any]) -> str:
-    """ " within N s": how long the others wait for a seat that said it was leaving (its
-    table's step_s, from the lobby's view kept in the game's meta: protocol/lobby.md 5);
+    """ " within N s of when the game waits for you": how long the others wait for a seat
+    that said it was leaving (its table's step_s, from the lobby's view kept in the game's
+    meta: protocol/lobby.md 5), in the words every screen says it in (node.game.back_within);
     " in time" where the meta does not say (helper-63 read "in time", no number)."""
+    from p2puno.node.game import back_within
+
     view = meta.get("view")
     options = view.get("options") if isinstance(view, dict) else None
     timing = options.get("timing") if isinstance(options, dict) else None
     step_s = timing.get("step_s") if isinstance(timing, dict) else None
-    return f" within {step_s} s" if type(step_s) is int else " in time"
+    return f" {back_within(step_s, 'you')}" if type(step_s) is int else " in time"
 
 
 def _run_node(
@@ -769,7 +774,7 @@ def _run_node(
 
         why, back = resume_split(_safe(e))
         if back:  # (the resume command whole on a line of its own: helper-83 read it split)
-            say_command(f"p2puno: {why}:", back, _err_echo, sys.stderr)
+            say_command(f"p2puno: {why}:", back, _err_echo, sys.stderr, own_line=True)
         else:
             _err_line(f"p2puno: {why}")  # (a node's reason can be long: wrapped at words)
         raise typer.Exit(2) from None
@@ -784,12 +789,15 @@ def _run_node(
             from p2puno.node.run import unfinished_games
             from p2puno.node.store import DataDir, resume_command
             from p2puno.ui.lines import say_command
-            from p2puno.ui.replay import width_of
 
             assert isinstance(data, DataDir)
             games = unfinished_games(data)
             if games:
-                back = resume_command(data.root)
+                from p2puno.node.game import with_command
+
+                # (as this shell runs it, as the table's leave says it: it said `p2puno
+                # resume` where no p2puno was on the PATH, helper-98 in a pipe)
+                back = with_command(resume_command(data.root))
                 bots = _bots_words(games[0])
                 if bots:  # (its bots stopped too: said by name, helper-72's brief)
                     _err_line(f"your node stopped{bots}")
@@ -803,10 +811,10 @@ def _run_node(
                         "Nobody else is at the table: the game waits for you. Take it up "
                         "again with:"
                     )
-                if width_of(sys.stderr) is None:  # (a program reads one line)
-                    _err_line(f"{said} `{back}`")
-                else:  # (wrapped at word ends, the command whole on a line of its own)
-                    say_command(said, back, _err_echo, sys.stderr)
+                # (wrapped at word ends, the command whole on a line of its own, in a pipe
+                # too: it read "... come back within 20 s: `p2puno resume ...`" there,
+                # helper-98's brief)
+                say_command(said, back, _err_echo, sys.stderr, own_line=True)
         raise typer.Exit(code) from None
 
 

@@ -373,7 +373,9 @@ def test_a_player_who_leaves_is_told_how_long_the_others_wait() -> None:
     read "unless you come back in time", no number); "in time" where the meta cannot say."""
     from p2puno.cli import _within
 
-    assert _within({"view": {"options": {"timing": {"step_s": 20}}}}) == " within 20 s"
+    # (in the words every screen says it in, node.game.back_within: helper-98's brief)
+    said = _within({"view": {"options": {"timing": {"step_s": 20}}}})
+    assert said == " within 20 s of when the game waits for you"
     assert _within({}) == _within({"view": {"options": "?"}}) == " in time"
 
 
@@ -479,11 +481,10 @@ def test_the_demo_and_the_command_line_say_their_lines_with_one_helper(
     assert capsys.readouterr().out == f"{text}\n" * 2
     demo._command("check it again with:", "p2puno replay x.log")  # (the demo's: own line)
     cli._say_command("check it again with:", "p2puno replay x.log")
-    assert capsys.readouterr().out.splitlines() == [
-        "check it again with:",
-        f"{lines.COMMAND_INDENT}p2puno replay x.log",
-        "check it again with:  p2puno replay x.log",
-    ]
+    # (the command line's on a line of its own too: "check it offline with:  <cmd>" read as
+    # a slip beside the rest, helper-98's brief)
+    both = capsys.readouterr().out.splitlines()
+    assert both == ["check it again with:", f"{lines.COMMAND_INDENT}p2puno replay x.log"] * 2
 
 
 def test_a_resumed_demo_that_ends_says_where_its_temporary_directory_is(
@@ -500,6 +501,7 @@ def test_a_resumed_demo_that_ends_says_where_its_temporary_directory_is(
     from p2puno.node.run import Result
     from p2puno.node.store import DataDir
     from p2puno.session.session import Outcome
+    from p2puno.ui.lines import COMMAND_INDENT
 
     root = Path(str(tmp_path)) / "p2puno-demo-x"
     data = DataDir(root)
@@ -513,7 +515,8 @@ def test_a_resumed_demo_that_ends_says_where_its_temporary_directory_is(
     assert out == [
         f"this game's data directory {root.absolute()} is the demo's, and temporary: nothing "
         "needs it now",
-        f"remove it when you are done with its files:  rm -r {root.absolute()}",
+        "remove it when you are done with its files:",  # (the command on a line of its own,
+        f"{COMMAND_INDENT}rm -r {root.absolute()}",  # in a pipe too: helper-98's brief)
     ]
     inside = Result(Outcome("finished", (0, 30), (1,)), root / "games" / "g" / "log", "A", 0)
     temporary_note(data, inside, False)

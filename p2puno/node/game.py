@@ -212,6 +212,16 @@ def command() -> str:
     return shlex.quote(script)
 
 
+def back_within(step_s: float, whom: str = "it") -> str:
+    """How long a seat that said it was leaving has to come back, one way on every screen a
+    player reads (the leaver's, the others', a spectator's, the command line's): ``step_s``
+    from when the game waits for it, or from its leaving when the game already does
+    (protocol/lobby.md section 5). ``whom``: "it" (the seat), or "you" on the leaver's own
+    screen. helper-98's brief: the leaver read "within 20 s", the others "within 20 s of when
+    the game waits for it"."""
+    return f"within {step_s:g} s of when the game waits for {whom}"
+
+
 def left_words(
     name: str, seat: int, step_s: float, runner: object = None, decides: str = "others"
 ) -> str:
@@ -229,7 +239,7 @@ def left_words(
         if runner == "host"
         else f"{name} comes back with p2puno resume."
     )
-    within = f"within {step_s:g} s of when the game waits for it"
+    within = back_within(step_s)
     if decides == "alone":
         then = (
             f"Your node is the only one left: it votes the seat out unless {name} is back {within}."

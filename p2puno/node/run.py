@@ -503,7 +503,15 @@ async def resume_game(
     ]
     endpoint = Endpoint(identity, meta.get("bind"), int(meta["port"]), say)
     await endpoint.start()
-    say(f"resuming game {meta['game'][:16]} at step {session.processed}, seat {seat}")
+    # (what the person gets back, their seat and the round, before the log's step count:
+    # "at step 40, seat 2" said nothing to a player, helper-98's brief)
+    r = session.engine.round_no
+    name = session.log.players[seat].name if 0 <= seat < len(session.log.players) else "?"
+    say(
+        f"resuming game {meta['game'][:16]}: your seat {seat} ({name}), "
+        f"{f'round {r}' if r else 'the draw for dealer'}, from where your node stopped "
+        f"(step {session.processed} of its log)"
+    )
     if session.outcome.over:
         # stopped after the end, in the moment it stays to pass on what others may lack
         said = outcome_words(session.outcome, [p.name for p in session.log.players])

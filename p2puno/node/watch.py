@@ -33,6 +33,7 @@ from p2puno.node.game import (
     NODE_LIMITS,
     PRUNE_KEEP,
     Address,
+    back_within,
     host_bot_seats,
 )
 from p2puno.node.lobby import LobbyError, check_secrets, receive, send, table_code, unreachable
@@ -375,7 +376,7 @@ class Spectator:
         gone = away | left
         if 0 in gone:  # (the host, seat 0: the bots its machine runs stop with it)
             gone |= self.host_bots
-        within = f"unless it is back within {s.timing.step_s} s"
+        within = f"unless it is back {back_within(s.timing.step_s)}"  # (as the seats say it)
         if t is not None and not set(range(s.n)) - gone:  # (the node watched through too)
             return "nobody is left to vote: the host has gone, and the bots it runs stop with it"
         if t is None or set(range(s.n)) - gone != {t}:

@@ -1340,10 +1340,12 @@ class TableUI:
             end = ["YOUR NODE HAS STOPPED", f"  {why}"]
             commands = view.commands
             if resume:  # (on a line of its own, whole: it was split over two, helper-77's
-                # brief; one wider than the box is said to be printed as the table closes,
-                # which the command line does with the node's error: cli._run_node)
+                # brief; one wider than the box but not the screen stands across its borders,
+                # render._wide_known; one wider than the screen is said to be printed as the
+                # table closes, which the command line does with the node's error:
+                # cli._run_node; in words that fit one line at 80 columns, helper-98)
                 end += ["  the command that takes the game up again:", f"    {resume}"]
-                wide = "(it is wider than this screen: the terminal shows it when the table closes)"
+                wide = "(wider than this screen: the terminal shows it when the table closes)"
                 commands = (*commands, (resume, wide))
             view = replace(
                 view,

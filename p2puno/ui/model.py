@@ -33,7 +33,15 @@ from p2puno.engine.cards import (
     parse_face,
 )
 from p2puno.engine.game import CHALLENGE_EXTRA, UNO_PENALTY, Event, Game, IllegalAction, Phase
-from p2puno.node.game import CHAT_MAX, command, owed_words, shell_path, stop_gives, void_words
+from p2puno.node.game import (
+    CHAT_MAX,
+    back_within,
+    command,
+    owed_words,
+    shell_path,
+    stop_gives,
+    void_words,
+)
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
 from p2puno.session.words import in_a_sentence, named
 from p2puno.session.words import session_words as describe_session_event
@@ -896,8 +904,9 @@ def _choices(
             "Leave the table? Nobody else can play your seat: unless you come back with",
             f"  {vi.resume_hint}",
             # (your node says goodbye as it stops: the others wait step_s from then, your turn
-            # or not; it read "within 80 s on your turn", helper-61: lobby.md 5)
-            f"within {t.step_s} s, the game ends for everyone: "
+            # or not, or from when the game next waits for your seat; it read "within 80 s on
+            # your turn", helper-61: lobby.md 5; said as the others read it, helper-98)
+            f"{back_within(t.step_s, 'you')}, the game ends for everyone: "
             # (a round played to its end counts unless its winner is the one missing: the
             # one leaving, here; spec 10.15, "What it gives")
             + (

@@ -541,6 +541,10 @@ def _box(
             )
             out.append([("class:boxtext", fit(" " + wide, width))])
             continue
+        wide = _wide_known(t, inner - 2, width, commands)
+        if wide:  # (the stop box's resume command, as the replay's above: helper-98's brief)
+            out.append([("class:boxtext", fit(" " + wide, width))])
+            continue
         parts = _command_lines(t, inner - 2, shown) or path
         for part in parts or _said(t, inner - 2, commands, "    "):
             out.append(
@@ -564,6 +568,18 @@ def _wide_command(text: str, inner: int, width: int) -> str:
         return ""
     cmd = text[len(REPLAY_LEAD) :]
     if width_of(text) <= inner or width_of("    " + cmd) <= inner:
+        return ""
+    return cmd if width_of(" " + cmd) <= width else ""
+
+
+def _wide_known(text: str, inner: int, width: int, commands: Sequence[tuple[str, str]]) -> str:
+    """One of ``commands`` (the stop box's resume command, with its ``--data-dir``) where it
+    is wider than the box's text (``inner`` cells) but fits a row of the screen (``width``),
+    else "": whole on a row of its own across the borders, as :func:`_wide_command` puts the
+    replay's. Before, one a few cells wider than the box was said in words (helper-98's
+    brief: a command a person types is never broken where it fits the screen)."""
+    cmd = text.strip()
+    if not any(cmd == known for known, _ in commands) or width_of(cmd) <= inner:
         return ""
     return cmd if width_of(" " + cmd) <= width else ""
 

@@ -58,8 +58,11 @@ def test_a_spectator_says_each_seat_gone_and_back_once_whichever_node_it_watches
     _report(spectator, [0], [1, 2])
     _report(spectator, [0], [1, 2])
     assert said == [
-        "Bot-1 (seat 1) left the table: the others vote the seat out unless it is back within 5 s",
-        "Bot-2 (seat 2) left the table: the others vote the seat out unless it is back within 5 s",
+        # (the seats' words for it, node.game.back_within: helper-98's brief)
+        "Bot-1 (seat 1) left the table: the others vote the seat out unless it is back within 5 s"
+        " of when the game waits for it",
+        "Bot-2 (seat 2) left the table: the others vote the seat out unless it is back within 5 s"
+        " of when the game waits for it",
     ], said
     assert spectator.away == {0} and spectator.left == {1, 2}  # (the table's marks)
     _report(spectator, [0], [1])  # (that node's link to Bot-2 came back: said once)

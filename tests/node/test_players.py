@@ -158,7 +158,7 @@ async def test_a_full_disk_stops_the_node_cleanly_and_it_resumes_once_there_is_s
     )
     assert result.outcome.state == "finished", result.outcome
     assert any("back in the game" in line for line in said)
-    at = int(next(re.findall(r"at step (\d+)", ln)[0] for ln in said if "resuming" in ln))
+    at = int(next(re.findall(r"step (\d+) of its log", ln)[0] for ln in said if "resuming" in ln))
     assert at > 2 * keep, said[:3]  # the rebuild pruned as it read
 
 

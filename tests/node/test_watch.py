@@ -304,7 +304,9 @@ def test_a_seats_report_is_said_once_per_change() -> None:
         spectator._on_message(MsgType.LOBBY, encode({"t": "seats", "away": away, "left": left}))
     assert said == [
         "Bob (seat 1) could no longer be reached",
-        "Cy (seat 2) left the table: the others vote the seat out unless it is back within 7 s",
+        # (in the seats' words, node.game.back_within: helper-98's brief)
+        "Cy (seat 2) left the table: the others vote the seat out unless it is back within 7 s"
+        " of when the game waits for it",
         "Bob (seat 1) is back",
         "Cy (seat 2) is back",
     ]

@@ -150,14 +150,15 @@ def test_a_seat_that_left_when_no_other_is_left_is_not_voted_out_by_the_others()
         spectator._on_message(MsgType.LOBBY, encode({"t": "seats", "away": away, "left": left}))
     assert said[-1] == (
         "Bot-1 (seat 1) left the table: nobody is left to vote: Jo's node, connected to no "
-        "other player, stops the game unfinished there unless it is back within 5 s"
+        "other player, stops the game unfinished there unless it is back within 5 s of when the "
+        "game waits for it"
     ), said
     assert not any("the others vote" in line for line in said)
     said.clear()
     spectator._told.clear()
     spectator._on_message(MsgType.LOBBY, encode({"t": "seats", "away": [], "left": [0, 1]}))
     assert said[-1].endswith("left the table: Jo's node votes the seat out unless it is back "
-                             "within 5 s"), said  # fmt: skip
+                             "within 5 s of when the game waits for it"), said  # fmt: skip
     # the host gone, and the node watched through one of the bots its machine runs: they
     # stop with their host (its own lines say so), so nobody votes at all
     said.clear()
