@@ -1095,6 +1095,9 @@ def unreachable(host: str, port: int, e: LinkError) -> str:
     on, or something there that is not a p2puno node, rather than the transport's codes."""
     if e.code == LinkErrorCode.CONNECT:
         return f"cannot reach a table at {host}:{port}: {e.detail}"
+    if e.peer is not None and e.code == LinkErrorCode.BYE:  # it said why (helper-97: a node
+        # whose game is over, serving its end to late seats, read as a network fault)
+        return f"the host closed the table ({e.detail.removeprefix('said bye: ')})"
     if e.peer is not None and e.code == LinkErrorCode.CLOSED:  # (this end's close: helper-91)
         return (
             f"the connection to the table at {host}:{port} was closed at this end just after "
@@ -1225,7 +1228,9 @@ async def join_table(
         join["confirms"] = True
     if token is not None:  # (a bot the host's node started: see HostLobby.bot_token)
         join["token"] = token
-    send(link, join)
+    with contextlib.suppress(LinkError):  # (closed as it answered, a node whose game is over
+        # serving its end, say: why is read below; the send's error was a traceback, helper-97)
+        send(link, join)
     seat: Any = -1
     table: dict[str, Any] = {}
     confirmed: set[str] = set()  # the digests of the tables the person confirmed

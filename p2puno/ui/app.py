@@ -729,6 +729,12 @@ class TableUI:
             else:
                 st.message = words
             return
+        if k == "c-c" and self._end_shown() and st.mode != "help":
+            # (at an end, Ctrl-C closes it as q does: it asked "Leave the table? ... the game
+            # ends for everyone" over a game already over, and y then lost its result while
+            # the node served its end to late seats, helper-97)
+            self.close()
+            return
         if k == "c-c" and st.mode != "quit":
             st.mode = "quit"
             return
@@ -1564,8 +1570,10 @@ async def run_table(ui: TableUI, game: Coroutine[Any, Any, R]) -> R | None:
         else:
             ui.end_closed()  # (before an error of the app's too: see the finally)
             app_task.result()  # an error of the app's is raised here
-            if not ui.left and ui.over():
-                # the game is over on the screen; the node lingers a moment for the others
+            if ui.over():
+                # the game is over on the screen (left by its end's key or a leave question
+                # answered over it: the result all the same, helper-97); the node lingers a
+                # moment for the others, or stops serving its end (end_closed)
                 with contextlib.suppress(Exception):
                     return await asyncio.wait_for(asyncio.shield(game_task), 30)
             game_task.cancel()

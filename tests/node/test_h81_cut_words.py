@@ -172,3 +172,23 @@ async def test_a_join_cut_right_after_the_handshake_dials_the_same_host_again() 
     assert str(got) == "the table refused the seat: no room (a test)", got
     assert len(held) == 2 and [j.get("name") for j in joins] == ["J"], (held, joins)
     assert said == [f"the connection to {LOOP}:{port} was cut as it answered: dialing again"]
+
+
+@pytest.mark.parametrize("wait", [0.0, 0.2])
+async def test_a_host_that_says_bye_as_it_answers_is_said_closed_never_a_traceback(
+    wait: float,
+) -> None:
+    """A node whose game is over and that serves its end to late seats (protocol/lobby.md
+    section 6, "A late resume") closes a stranger's link at once with "the game is over".
+    A joiner whose join went into that closing link raised the send's LinkError as a
+    traceback, or read it as a network fault (helper-97): it says the host closed the table,
+    and why."""
+    held: list[Link] = []
+
+    async def bye(link: Link) -> None:
+        held.append(link)
+        await asyncio.sleep(wait)
+        link.close("the game is over")
+
+    _, got = await _join_a_cutting_host(bye, held)
+    assert "the host closed the table (the game is over)" in str(got), got

@@ -240,3 +240,36 @@ def test_the_hosts_lobby_never_shows_a_lone_join_command() -> None:
     shown = [line.rstrip() for line in plain(ui.lines(80, 24))]
     said = [line for line in shown if "p2puno join 127.0.0.1:42635" in line]
     assert said == [" others join with:  p2puno join 127.0.0.1:42635"], shown
+
+
+@pytest.mark.parametrize("keys", [["c-c"], ["q"]])
+async def test_ctrl_c_at_the_games_end_closes_it_and_the_result_is_kept(keys: list[str]) -> None:
+    """protocol/lobby.md section 6, "A late resume": the node serves its game's end while the
+    end is on the screen. Ctrl-C there asked the in-play leave question ("the game ends for
+    everyone") over a game already over, and y returned no result ("you left the table
+    before the game began"), the game task cancelled while it served (helper-97). At an end,
+    Ctrl-C closes it as q does; the serving stops (end_closed) and the game's result is
+    returned."""
+    from p2puno.ui.app import run_table
+
+    screen = Screen(80, 24)
+    closed = asyncio.Event()
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=screen.output)
+        src = _source(Game(Options(3)))
+        ui.attach(src, 0, ["Ann", "Bob", "Cid"])
+        ui.end_closed = closed.set  # type: ignore[method-assign]  # (its node stops serving)
+
+        async def game() -> str:
+            await wait_for(screen, "Ann (you)", 3)
+            src.outcome = Outcome("stopped", (0, 0, 0), silent=(1,), voters=(0, 2))
+            ui.invalidate()
+            await closed.wait()  # (serving, until the end is closed)
+            return "the result"
+
+        table = asyncio.ensure_future(run_table(ui, game()))
+        await wait_for(screen, "GAME STOPPED", 5)
+        for k in keys:
+            ui.key(k)
+        assert await asyncio.wait_for(table, 5) == "the result"
+        assert closed.is_set()
