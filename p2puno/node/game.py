@@ -566,6 +566,7 @@ class GameNode:
         self._rng = random.Random()
         self._served_sync: dict[int, float] = {}
         self._sync_pending: dict[int, int] = {}  # seat -> a SYNC's start kept for its turn
+        self._back_at: tuple[float, float] | None = None  # see _say_back
         self._disk_reads: dict[int, tuple[float, int]] = {}
         self._closing = False
         self._closed = False  # close() has run
@@ -1517,10 +1518,9 @@ class GameNode:
         if s.processed not in self._done_at:
             self._done_at[s.processed] = now
             if self.resumed_at is not None and s.processed > self.resumed_at[0]:
-                took = now - self.resumed_at[1]
-                # (not "at step 40 (14.00 s after resuming)": a step is the log's word, and
-                # the time is the wait for the next move, not a catching up, helper-92)
-                self.say(f"back in the game: play went on {took:.1f} s after the resume")
+                # said at the timer's next tick, with what came with this step taken too
+                # (_say_back: a SYNC's answer brings the step, then the votes that ended it)
+                self._back_at = (now - self.resumed_at[1], now)
                 self.resumed_at = None
                 self.due_since = None  # (the step it came back into is done)
         if self._trace is not None and s.processed > self._traced_done:
@@ -1732,6 +1732,21 @@ class GameNode:
             self._fetch_parents(now)
             self._deadlines(now)
             self._pump()
+            self._say_back(now)
+
+    def _say_back(self, now: float) -> None:
+        """A resumed node's line once play went on (see _pump), a tick after its first step:
+        not "play went on 0.6 s after the resume" for a game the step's votes had ended (a
+        late resume, its end served by a node still showing it: helper-97)."""
+        if self._back_at is None or now - self._back_at[1] < 0.1:
+            return
+        took, self._back_at = self._back_at[0], None
+        if self.session.outcome.state in ("stopping", "stopped", "finished", "cheat"):
+            self.say("back in the game: it had ended while you were away (the end below)")
+        else:
+            # (not "at step 40 (14.00 s after resuming)": a step is the log's word, and the
+            # time is the wait for the next move, not a catching up, helper-92)
+            self.say(f"back in the game: play went on {took:.1f} s after the resume")
 
     def _serve_pending(self, now: float) -> None:
         """Each SYNC kept for its turn (one a peer every SYNC_EVERY s), served on the seat's

@@ -128,6 +128,9 @@ async def test_a_seat_resumed_after_the_end_learns_it_from_a_node_still_at_its_e
     # Bob's node says how it ended, as a resume into a game that ends does (its own vote
     # joins the others': the words say he was away and they voted while waiting for him)
     assert any("you were away" in x and "your node joins" in x for x in bob_said), bob_said
+    # (back into a game over, not "play went on 0.6 s after the resume", helper-97)
+    back_lines = [x for x in bob_said if x.startswith("back in the game")]
+    assert back_lines == ["back in the game: it had ended while you were away (the end below)"]
     # ... and its verdict, which `resume` then says ("game over: ..."), names every seat's vote
     said = outcome_words(back.outcome, ["Host", "Bob", "Cy"])
     assert said.startswith("stopped after step") and "by every seat's vote" in said, said
