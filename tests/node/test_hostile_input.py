@@ -79,11 +79,16 @@ async def test_a_peer_that_says_one_thing_then_bye_does_not_stop_the_dialler(
             assert any("refused entries" in line and "kept out for" in line for line in said)
         assert not any("internal error in this node" in line for line in said)
     finally:
-        await node.close("test over")
-        node.done.set()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(run, 5)
-        server.close()
+        await stop_dialer(node, run, server)
+
+
+async def stop_dialer(node: GameNode, run: asyncio.Future[Any], server: asyncio.Server) -> None:
+    """A dialling node's test over: the node closed, its run ended, the peer's server shut."""
+    await node.close("test over")
+    node.done.set()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(run, 5)
+    server.close()
 
 
 class _StubLink:

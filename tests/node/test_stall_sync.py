@@ -19,7 +19,7 @@ from p2puno.net import MsgType
 from p2puno.net.frames import encode_sync
 from p2puno.node.game import SYNC_EVERY, GameNode
 from p2puno.session.harness import LocalTable
-from tests.node.test_hostile_input import _QuietLink, _StubLink, middle_of_three
+from tests.node.test_hostile_input import _QuietLink, _StubLink, middle_of_three, stop_dialer
 
 
 def _three(tmp_path: Path) -> tuple[GameNode, LocalTable]:
@@ -103,7 +103,6 @@ async def test_a_seat_that_closes_each_link_at_once_is_dialed_with_a_backoff(
     that lived under a second is backed off as a failed dial is (protocol/lobby.md section 3:
     0.1 s doubling to 3 s)."""
     import asyncio
-    import contextlib
 
     from p2puno.engine import Options
     from p2puno.log import Identity
@@ -145,8 +144,4 @@ async def test_a_seat_that_closes_each_link_at_once_is_dialed_with_a_backoff(
         # 0.05-0.15, then 0.1-0.3, 0.2-0.6, 0.4-1.2, 0.8-2.4 s apart: 6 links at most in 3 s
         assert 2 <= links <= 7, links
     finally:
-        await node.close("test over")
-        node.done.set()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(run, 5)
-        server.close()
+        await stop_dialer(node, run, server)
