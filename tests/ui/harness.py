@@ -8,9 +8,14 @@ import time
 from collections.abc import Callable
 
 import pyte
+import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput
 from prompt_toolkit.output.vt100 import Vt100_Output
+
+from p2puno.engine.actions import Action, Kind
+from p2puno.session.session import Prompt
+from p2puno.ui.app import TableUI
 
 ESC = "\x1b"
 LEFT, RIGHT, ENTER = "\x1b[D", "\x1b[C", "\r"
@@ -67,3 +72,15 @@ async def press(pipe: PipeInput, *keys: str, pause: float = 0.03) -> None:
     for k in keys:
         pipe.send_text(k)
         await asyncio.sleep(pause)
+
+
+def run_out_a_turn(ui: TableUI) -> None:
+    """Ask ``ui`` for a turn (draw only) and let it run out at once: what its node's bot and
+    words do then is the test's (a node stand-in holds the clock's figures)."""
+    prompt = Prompt("turn", 9, (Action(0, Kind.DRAW),), None)  # type: ignore[arg-type]
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(TimeoutError):
+            loop.run_until_complete(asyncio.wait_for(ui.ask(prompt), 0.05))
+    finally:
+        loop.close()

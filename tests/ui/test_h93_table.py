@@ -16,14 +16,13 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2puno.engine.actions import Action, Kind
 from p2puno.engine.game import Game
 from p2puno.engine.options import Options
 from p2puno.session.harness import LocalTable as SessionTable
-from p2puno.session.session import Outcome, Prompt, Waiting
+from p2puno.session.session import Outcome, Waiting
 from p2puno.ui.app import TableUI
 from p2puno.ui.render import plain, render
-from tests.ui.harness import Screen, press, wait_for
+from tests.ui.harness import Screen, press, run_out_a_turn, wait_for
 
 
 def _source(g: Game) -> SimpleNamespace:
@@ -63,13 +62,7 @@ def _ran_out(node: SimpleNamespace) -> TableUI:
     ui = TableUI(name="Ann", output=DummyOutput())
     ui.attach(_source(Game(Options(3))), 0, ["Ann", "Bob", "Cid"])
     ui.node = node  # type: ignore[assignment]
-    prompt = Prompt("turn", 9, (Action(0, Kind.DRAW),), None)  # type: ignore[arg-type]
-    loop = asyncio.new_event_loop()
-    try:
-        with pytest.raises(TimeoutError):
-            loop.run_until_complete(asyncio.wait_for(ui.ask(prompt), 0.05))
-    finally:
-        loop.close()
+    run_out_a_turn(ui)
     return ui
 
 

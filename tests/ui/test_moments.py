@@ -11,7 +11,6 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from types import SimpleNamespace
 
-import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -23,7 +22,7 @@ from p2puno.session.harness import LocalTable as SessionTable
 from p2puno.session.testing import IllegalPlayer
 from p2puno.ui.app import TableUI
 from p2puno.ui.local import LocalTable
-from tests.ui.harness import ENTER, Screen, press, wait_for
+from tests.ui.harness import ENTER, Screen, press, run_out_a_turn, wait_for
 
 
 @asynccontextmanager
@@ -1464,9 +1463,8 @@ def test_a_resumed_turn_its_bot_played_at_once_gives_the_seat_back() -> None:
     section 5: the next turn's deadline is the table's, as for every turn)."""
     from prompt_toolkit.output import DummyOutput
 
-    from p2puno.engine.actions import Action, Kind
     from p2puno.engine.game import Event
-    from p2puno.session.session import Prompt, SessionEvent
+    from p2puno.session.session import SessionEvent
 
     backs: list[int] = []
     for due_since, limit, given_back in [(1.0, 0.05, True), (None, 0.05, False), (1.0, 9.0, False)]:
@@ -1481,13 +1479,7 @@ def test_a_resumed_turn_its_bot_played_at_once_gives_the_seat_back() -> None:
                 reached_since_resume=lambda: True,
             )
             ui.node = node  # type: ignore[assignment]
-            prompt = Prompt("turn", 9, (Action(0, Kind.DRAW),), None)  # type: ignore[arg-type]
-            loop = asyncio.new_event_loop()
-            try:
-                with pytest.raises(TimeoutError):
-                    loop.run_until_complete(asyncio.wait_for(ui.ask(prompt), 0.05))
-            finally:
-                loop.close()
+            run_out_a_turn(ui)
             assert ui.autopilot is not given_back, (due_since, limit)
             backs.clear()
             ui.on_events([SessionEvent("audit", "a deck checks out")])  # (no move: not yet)
