@@ -82,6 +82,11 @@ GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is drop
 HOLD_OFF_S, HOLD_OFF_MAX_S = 10.0, 60.0
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
+# A vote taken: this node joins it once its input has been quiet this long (at most
+# JOIN_MAX_S after the vote): a SYNC's answer brings a step and then every vote held, one
+# entry at a time, and a join at its first vote named the seats whose votes came next as
+# silent (helper-97; Session.join_votes)
+JOIN_QUIET_S, JOIN_MAX_S = 0.05, 0.5
 BEHIND_TRIES = 6  # SYNCs for entries seen far ahead that bring no step, before they are forgotten
 # Hashes announced to this node and not yet held: at most this many wait to be fetched (an
 # honest backlog is a few steps' entries; a peer announcing hashes that do not exist must not
@@ -515,6 +520,9 @@ class GameNode:
     ) -> None:
         assert session.seat is not None
         self.session = session
+        session.defer_join = True  # (joined in the timer: _join)
+        self._join_due_at: float | None = None  # when the join came due, the last entry since
+        self._join_input_at = 0.0
         self.me = session.seat
         self.identity = identity
         self.addresses = addresses  # None: this node
@@ -1456,6 +1464,10 @@ class GameNode:
             self._trace.write(f"r {seat} {time.monotonic():.6f} {h.hex()[:8]}\n")
         try:
             self._guard(lambda: self.session.receive(raw))
+            if self.session.join_due:  # (joined once the input is quiet: _join)
+                self._join_input_at = time.monotonic()
+                if self._join_due_at is None:
+                    self._join_due_at = self._join_input_at
             if self.left:
                 self._back_by_relay(h)
         except SessionError as e:
@@ -1730,9 +1742,23 @@ class GameNode:
             self._announce()
             self._fetch_wanted(now)
             self._fetch_parents(now)
+            self._join(now)
             self._deadlines(now)
             self._pump()
             self._say_back(now)
+
+    def _join(self, now: float) -> None:
+        """Join the votes taken (Session.join_votes) once no entry has come for JOIN_QUIET_S,
+        or JOIN_MAX_S after the first: the rest of the answer that brought them is in."""
+        s = self.session
+        if not s.join_due:
+            self._join_due_at = None
+            return
+        due = self._join_due_at if self._join_due_at is not None else now
+        if now - self._join_input_at < JOIN_QUIET_S and now - due < JOIN_MAX_S:
+            return
+        self._join_due_at = None
+        self._guard(s.join_votes)
 
     def _say_back(self, now: float) -> None:
         """A resumed node's line once play went on (see _pump), a tick after its first step:

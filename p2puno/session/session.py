@@ -364,6 +364,11 @@ class Session:
         self._answer: tuple[int, str, Action | None] | None = None
         self._finished = False
         self._voted = False
+        # A node that takes its input in bursts sets defer_join: a vote it takes then marks
+        # its join due (join_due) instead of joining inside the vote's processing, and the
+        # node calls join_votes() once the burst is in (see join_votes)
+        self.defer_join = False
+        self.join_due = False
         self._quiet = False  # replay_known: process what the log holds, write nothing
         self._stop: Outcome | None = None  # the stop as decided by the votes held, if any
         # (step after which it was audited, scores): the standings of every audited deck
@@ -669,10 +674,35 @@ class Session:
         for eq in self.log.evidence:
             self.outbox.extend([eq.first, eq.second])
             self.note_evidence(eq)
-        joins = votes and not self._voted and self.seat is not None
-        if joins and self.identity is not None and self.blame is None and not self._finished:
+        self.join_due = False  # (the file holds every vote taken: the join names the rest)
+        if votes and self._may_join():
             self._vote(self._non_voters())
         self._decide_stop()
+
+    def join_votes(self) -> None:
+        """Join the votes taken since :attr:`defer_join` marked the join due (spec 10.15: a
+        node that takes a vote and has not voted joins at once; its vote names every seat
+        that has not voted). A node sets ``defer_join`` and calls this once the input in hand
+        is in: a SYNC's answer brings the step, then every vote held, one entry at a time,
+        and a join inside the first vote's processing named the seats whose votes came next
+        as silent (helper-97: a late seat's signed vote read "Bob waited for Cy", Cy had
+        voted). The stop is not decided while the join is due (:meth:`_decide_stop`): this
+        node's vote is part of it."""
+        if not self.join_due:
+            return
+        self.join_due = False
+        if self._may_join():
+            self._vote(self._non_voters())
+        self._decide_stop()
+
+    def _may_join(self) -> bool:
+        return (
+            self.seat is not None
+            and self.identity is not None
+            and not self._voted
+            and self.blame is None
+            and not self._finished
+        )
 
     def decide(self, choice: Action | None) -> None:
         """Answer the current :attr:`prompt` (a person's choice, or a bot's taken later).
@@ -949,6 +979,7 @@ class Session:
         except ValueError:
             return False  # no complete step yet: the game never started (the lobby's business)
         self._voted = True
+        self.join_due = False  # (this vote is the join)
         self.prompt = None
         result = self.log.add(raw, own=True)  # (first: nothing leaves that the log refused)
         self.outbox.append(raw)
@@ -1010,20 +1041,17 @@ class Session:
         self.events.append(
             SessionEvent("vote", f"seat {entry.author} {what} to stop (waiting for {waiting})")
         )
-        if (
-            self.seat is not None
-            and self.identity is not None
-            and not self._voted
-            and self.blame is None
-            and not self._finished
-        ):
-            self._vote(self._non_voters())  # the voter writes nothing more: join it
+        if self._may_join():  # the voter writes nothing more: join it
+            if self.defer_join:
+                self.join_due = True  # (once the input in hand is in: join_votes)
+            else:
+                self._vote(self._non_voters())
         self._decide_stop()
 
     def _decide_stop(self) -> None:
         """The stop, once every seat has voted or is named silent by a vote held here."""
         votes = self.log.votes()
-        if not votes or self.blame is not None or self._finished:
+        if not votes or self.blame is not None or self._finished or self.join_due:
             return
         named = self.log.named_by_votes()
         silent = tuple(s for s in range(self.n) if s not in votes)

@@ -134,6 +134,12 @@ async def test_a_seat_resumed_after_the_end_learns_it_from_a_node_still_at_its_e
     # ... and its verdict, which `resume` then says ("game over: ..."), names every seat's vote
     said = outcome_words(back.outcome, ["Host", "Bob", "Cy"])
     assert said.startswith("stopped after step") and "by every seat's vote" in said, said
+    # ... whom Host and Cy waited for, and nothing of Bob's: his node joined their votes once
+    # the answer that brought them was in, so its vote names nobody. (helper-97: it joined at
+    # the first vote of the answer, before Cy's, which it read as Cy's silence: "Host and Cy
+    # waited for Bob; Bob waited for Cy", in a record every seat signed)
+    assert "by every seat's vote (Host and Cy waited for Bob);" in said, said
+    assert back.outcome.waited[1] == (), back.outcome
     await _until(
         lambda: any("Bob (seat 1) came back after the end and was sent the result" in x
                     for x in cy_said),

@@ -1019,6 +1019,46 @@ def test_a_vote_that_crossed_anothers_says_so() -> None:
     assert said[-1].endswith(" to stop (waiting for seat 0, who voted too: the votes crossed)")
 
 
+def test_a_node_that_takes_its_input_in_bursts_joins_the_votes_once_the_burst_is_in() -> None:
+    """Spec 10.15: a node that takes a vote joins, naming every seat that has not voted. A
+    SYNC's answer brings a late seat the step, then every vote held, one entry at a time:
+    joined inside the first vote's processing, its signed vote named the seat whose vote came
+    next (helper-97: "Host and Cy waited for Bob; Bob waited for Cy", Cy had voted). A node
+    sets ``defer_join`` and joins by ``join_votes`` once its input is in; the stop waits for
+    that join (this seat's vote is part of it)."""
+    sent = [0]
+
+    def first_60(sender: int, raw: bytes) -> bytes | None:
+        sent[0] += 1
+        return raw if sent[0] <= 60 else None  # (then the network goes quiet)
+
+    table = LocalTable(Options(3, target=20), seed="late-join", tamper=first_60)
+    table.run()
+    host, cy, bob = table.sessions  # Bob, seat 2, is the one away
+    for h in cy.log.hashes():
+        host.receive(cy.log.raw(h))
+    assert host.stop([2])  # (its deadline passed while it waited for Bob)
+    for h in host.log.hashes():
+        cy.receive(host.log.raw(h))  # Cy joins at once (its input: one vote), naming Bob
+    cy_vote = cy.log.raw(cy.log.vote_hashes(1)[0])
+    bob.defer_join = True
+    for h in host.log.hashes():
+        if host.log.entry(h).role.value != "vote":
+            bob.receive(host.log.raw(h))  # the step, then every vote held
+    bob.receive(host.log.raw(host.log.vote_hashes(0)[0]))
+    assert bob.join_due and not bob.voted  # (not inside the first vote: Cy's is next)
+    bob.receive(cy_vote)
+    assert bob.outcome.state == "stopping"  # (its own vote is part of the stop)
+    bob.join_votes()
+    assert bob.voted and not bob.join_due
+    mine = bob.log.votes()[2][1]
+    assert mine.body == {"waiting": []}  # (both others voted: it waited for nobody)
+    o = bob.outcome
+    assert o.state == "stopped" and o.silent == () and o.waited[2] == (), o
+    said = outcome_words(o, ["Host", "Cy", "Bob"])
+    assert "by every seat's vote (" in said and "Bob waited" not in said, said
+
+
 @pytest.mark.parametrize(
     "how", ["no secrets", "two versions", "junk member", "bad releases", "bad shows", "dispute"]
 )

@@ -5,6 +5,7 @@ choice line with a long name")."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -66,6 +67,7 @@ def test_a_stop_every_seat_voted_for_says_whose_absence_began_it(tmp_path: Path)
     node = GameNode(bob, bob.identity, [None, None, None], files, player, say=said.append)  # type: ignore[arg-type]
     for raw in later:
         bob.receive(raw)
+    node._join(time.monotonic())  # (the node's timer, its input quiet: it joins the votes)
     node._pump()
     o = bob.outcome
     assert o.state == "stopped" and not o.silent and waited_for_first(o) == (2,), o
