@@ -714,6 +714,17 @@ class GameNode:
         """Whether :meth:`run` left this node open, to serve its game (:meth:`serve`)."""
         return not self._closed
 
+    def serves_end(self) -> bool:
+        """Whether a seat that comes back late may still get this game's end from this node
+        (:meth:`serve`): a person's end is shown (``serve_s``), not closed, the node up."""
+        return (
+            self.serve_s > 0
+            and self.failed is None
+            and not self._closing
+            and not self._closed
+            and not self.end_closed.is_set()
+        )
+
     def stop_serving(self) -> None:
         """The person closed the end (the table's end box): serving stops (see serve())."""
         self.end_closed.set()

@@ -1129,6 +1129,14 @@ class TableUI:
     def over(self) -> bool:
         return self.source is not None and self.source.outcome.over
 
+    def _serves(self) -> float:
+        """Minutes a seat back late may get the end from this node (the end box says so),
+        else 0 (GameNode.serves_end)."""
+        node = self.node
+        if node is None or not self.over() or not node.serves_end():
+            return 0.0
+        return node.serve_s / 60
+
     def _end_shown(self) -> bool:
         """An end is on the screen, which q, Enter, Esc and Space close: the game's, this node's
         stop (its box), the lobby's, or a watch's."""
@@ -1260,6 +1268,7 @@ class TableUI:
             alone=self.node is not None and self.node.stops_alone(),
             spinner=self.spinner,
             watch=self.watch_address,
+            serves=self._serves(),
         )
         if self.extra_view is not None:
             self.extra_view(vi)

@@ -420,6 +420,7 @@ class ViewInputs:
     left: frozenset[int] = frozenset()  # ... of which these said they were leaving (a BYE)
     alone: bool = False  # this node would stop unfinished, not vote (GameNode.stops_alone)
     watch: str = ""  # HOST:PORT others watch the game at through this node ("": not known)
+    serves: float = 0.0  # minutes a seat back late may get the end here (GameNode.serves_end)
 
 
 def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
@@ -1118,6 +1119,14 @@ def _end(src: Source, vi: ViewInputs, names: Sequence[str], me: int | None) -> l
             lines.append(f"  so {say} {whose}{joined}")
         if o.void:
             lines.append(f"  {void_words(*verified_dealt(src))}")
+        away = [name(s) for s in o.silent if s != me]
+        if vi.serves and away:
+            # (closing the box stops the node, and with it the end's one source for a seat
+            # that resumes late: helper-96's serving was said nowhere on the screen)
+            lines.append(
+                f"  until you close this ({vi.serves:.0f} min at most), {in_a_sentence(away)}"
+                " can get this end from your node by resuming"
+            )
     lines.append(
         "  scores: "
         + "  ".join(f"{names[s]} {p}" for s, p in enumerate(o.scores) if s < len(names))
