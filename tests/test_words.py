@@ -128,11 +128,20 @@ def test_a_result_is_told_by_name_not_by_seat_numbers() -> None:
     assert outcome_words(voted, names).startswith(
         "stopped after step 4 of the log by every seat's vote; "
     )
-    # whom each vote waited for (helper-37: Cy stalled, then voted too, naming Bob)
+    # whom the votes waited for (helper-37: Cy stalled, then voted too, naming Bob): the seat
+    # whose absence began it, as the end box says it (ui.model's "while Cy was away"), not
+    # what the votes that joined named ("Cy waited for Bob": Bob had voted, unseen by Cy)
     stalled = Outcome("stopped", (0, 0, 0), step=39, waited=((2,), (2,), (1,)))
     assert outcome_words(stalled, names).startswith(
-        "stopped after step 39 of the log by every seat's vote (Ann and Bob waited for Cy; Cy "
-        "waited for Bob); "
+        "stopped after step 39 of the log by every seat's vote (Ann and Bob waited for Cy); "
+    )
+    # helper-99: Bob stayed; Ann left with her node's bot Cy, and both came back late. Bob's
+    # vote named them; Ann's, joining it, named Cy (no vote of Cy's yet); Cy's named Bob (the
+    # votes it held then). Every seat is named by a vote: the first cannot be told, and "Cy
+    # waited for Bob" blamed the one seat that never left
+    crossed = Outcome("stopped", (0, 0, 0), step=19, waited=((2,), (0, 2), (1,)))
+    assert outcome_words(crossed, names).startswith(
+        "stopped after step 19 of the log by every seat's vote; "
     )
     cheat = Outcome("cheat", (0, 0, 0), blame=Blame(1, "seat 1 sent seat 10's key", 7))
     assert outcome_words(cheat, names) == (

@@ -79,6 +79,18 @@ def _wins(seats: Sequence[int]) -> str:
 SILENT = "did not answer before the deadline"
 
 
+def waited_for_first(o: Outcome) -> tuple[int, ...]:
+    """Of a stop every seat voted for, the seats the first votes waited for: those named by
+    the votes of seats that no vote names (whoever voted while nobody waited for them). A
+    seat back from ``p2puno resume`` finds those votes and joins them, naming nobody or a
+    seat whose vote crossed its own (session.py ``_on_vote``), so without this the stop read
+    "by every player's vote", the absence that caused it unsaid (helper-83). () when every
+    voter was waited for by another (the votes all crossed): the first cannot be told."""
+    named = {x for seats in o.waited for x in seats}
+    first = {x for v, seats in enumerate(o.waited) if v not in named for x in seats}
+    return tuple(sorted(s for s in first if 0 <= s < len(o.scores)))
+
+
 def outcome_words(o: Outcome, names: Sequence[str]) -> str:
     """The game's result in one line, players by name: what a node, a watcher and
     ``p2puno replay`` print at the end ("Ann wins; scores: Ann 512, Bob 80, Cy 0")."""
@@ -106,12 +118,18 @@ def outcome_words(o: Outcome, names: Sequence[str]) -> str:
             who += f" (by {whose})"
         if not who:
             who = " by every seat's vote"
-            # whom each vote waited for (helper-37: a seat that stalled, then voted too, was
-            # named by nobody; its vote named a seat that had waited for it)
+            # whom each vote waited for of the seats the first votes waited for (helper-37:
+            # a seat that stalled, then voted too, was named by nobody; its vote named a seat
+            # that had waited for it). Only those (waited_for_first, as the end box says it):
+            # a vote that joined named every seat that had not voted as far as its node knew
+            # (spec 10.15), and "Bot-1 waited for Bob" read as blame of the one seat that never
+            # left (helper-99); where the votes all crossed, the first cannot be told: none
+            away = set(waited_for_first(o))
             by: dict[tuple[int, ...], list[int]] = {}
             for voter, named_ in enumerate(o.waited):
-                if named_:
-                    by.setdefault(named_, []).append(voter)
+                seats = tuple(s for s in named_ if s in away)
+                if seats and voter not in away:
+                    by.setdefault(seats, []).append(voter)
             if by:
                 who += (
                     " ("

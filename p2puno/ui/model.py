@@ -43,7 +43,7 @@ from p2puno.node.game import (
     void_words,
 )
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing, Waiting
-from p2puno.session.words import in_a_sentence, named
+from p2puno.session.words import in_a_sentence, named, waited_for_first
 from p2puno.session.words import session_words as describe_session_event
 from p2puno.sim.words import card_name, color_name
 from p2puno.sim.words import event_words as describe_event
@@ -1171,18 +1171,6 @@ def watch_end_lines(why: str, checked: str, audits: int, log_path: str, cmd: str
         lines.append(f"{LOG_LEAD}{log_path}")  # (render cuts it only at a "/")
         lines.append(f"{REPLAY_LEAD}{cmd} replay {shell_path(log_path)} --table")
     return lines
-
-
-def waited_for_first(o: Outcome) -> tuple[int, ...]:
-    """Of a stop every seat voted for, the seats the first votes waited for: those named by
-    the votes of seats that no vote names (whoever voted while nobody waited for them). A
-    seat back from ``p2puno resume`` finds those votes and joins them, naming nobody or a
-    seat whose vote crossed its own (session.py ``_on_vote``), so without this the stop read
-    "by every player's vote", the absence that caused it unsaid (helper-83). () when every
-    voter was waited for by another (the votes all crossed): the first cannot be told."""
-    named = {x for seats in o.waited for x in seats}
-    first = {x for v, seats in enumerate(o.waited) if v not in named for x in seats}
-    return tuple(sorted(s for s in first if 0 <= s < len(o.scores)))
 
 
 def _every_vote_line(o: Outcome, vi: ViewInputs, name: Callable[[int], str], me: int | None) -> str:
