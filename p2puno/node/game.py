@@ -54,7 +54,7 @@ from p2puno.node.players import Autopilot, Player
 from p2puno.node.store import GameFiles
 from p2puno.session import Session, SessionError
 from p2puno.session.session import Outcome, Prompt, SessionEvent, Timing
-from p2puno.session.words import in_a_sentence
+from p2puno.session.words import in_a_sentence, outcome_words
 from p2puno.wire import EncodingError, JSONValue, decode, encode
 
 log = logging.getLogger("p2puno.node")
@@ -587,6 +587,7 @@ class GameNode:
         self._dialing: dict[int, asyncio.Task[None]] = {}  # each lower seat's dialer
         self._late: set[int] = set()  # seats that linked while this node served ...
         self._late_said: set[int] = set()  # ... and those said to have taken the end
+        self._end_said: Outcome | None = None  # the end as it stood when serving began
         self.watchers: list[Watcher] = []  # spectators through this node
         self._watcher_ids = 0
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
@@ -743,6 +744,7 @@ class GameNode:
             return
         try:
             self._serving = True
+            self._end_said = self.session.outcome
             until = time.monotonic() + self.serve_s
             for seat, link in list(self.links.items()):
                 if self._has_end(seat):  # (it needs nothing more: as at any node's end)
@@ -777,7 +779,11 @@ class GameNode:
         return all(h in holds or log_.entry(h).author == seat for h in log_.ends())
 
     def _say_late(self) -> None:
-        """One line for each seat that linked while this node served and has taken the end."""
+        """One line for each seat that linked while this node served and has taken the end;
+        one more where what they sent changed the end (spec 10.15, late entries: a late vote
+        takes its seat out of the silent ones, a late response completes the step it
+        owed). helper-99's end box changed from '"Bob" did not answer in time' to 'by every
+        player's vote', a card played and a hand one card smaller, with no word why."""
         for seat in sorted(self._late - self._late_said):
             if self._has_end(seat):
                 self._late_said.add(seat)
@@ -785,6 +791,12 @@ class GameNode:
                     f"{self._name(seat)} (seat {seat}) came back after the end and was sent "
                     "the result"
                 )
+        o = self.session.outcome
+        if self._end_said is not None and o != self._end_said and o.over:
+            self._end_said = o
+            names = [p.name for p in self.session.log.players]
+            who = in_a_sentence([self._name(s) for s in sorted(self._late)]) or "a seat"
+            self.say(f"the end changed with what {who} sent after it: {outcome_words(o, names)}")
 
     def everyone_holds_all(self) -> bool:
         """Every other seat is linked and has shown that it holds every entry this node

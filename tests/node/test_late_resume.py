@@ -145,6 +145,14 @@ async def test_a_seat_resumed_after_the_end_learns_it_from_a_node_still_at_its_e
                     for x in cy_said),
         5, f"Cy said nothing of Bob: {cy_said}",
     )  # fmt: skip
+
+    # ... and that Bob's late vote changed the end it shows (helper-99: the end box changed
+    # with no word why; spec 10.15, a late vote takes its seat out of the silent ones)
+    def changed() -> list[str]:
+        return [x for x in cy_said if x.startswith("the end changed with what Bob sent after")]
+
+    await _until(changed, 5, f"Cy said nothing of the end's change: {cy_said}")
+    assert changed() == [f"the end changed with what Bob sent after it: {said}"], cy_said
     assert not cy.done()  # still serving: its end is still on the screen
     # ... to the seats of this game only: a key not on its roster is refused (no spectator,
     # no stranger is sent the game for the asking)
