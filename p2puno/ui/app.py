@@ -229,6 +229,7 @@ class TableUI:
         # a resumed turn its bot played at once (see ask): the node is told the person is back
         # once its bot's move is taken (it turns its bot on as the move is made)
         self._give_back = False
+        self._back_in: Prompt | None = None  # the prompt a key gave the seat back in
         self._ended = False  # the game's end has been taken (its words cleared once)
         self.log_path = ""
         self.save_log: str | None = None  # --save-log: where the log is copied at the end
@@ -555,6 +556,12 @@ class TableUI:
                 # on a 5 s count until a key was pressed, and expected a fresh clock)
                 self._give_back = True
                 st.message = self._ran_out_words()  # (said again as it changes: view)
+            elif prompt.kind == "turn" and self._back_in is prompt:
+                # a key gave the seat back during the moment the bot left this turn theirs:
+                # the node's bot plays it, the next is the person's with its whole clock
+                # (GameNode.person_is_back). helper-99 read "any key: you play again" after
+                # the key, and the next turn said the bot was playing it
+                st.message = "time's up: your node's bot played this turn; the next one is yours"
             elif prompt.kind == "turn":
                 self.autopilot = True
                 st.message = "time's up: your node's bot played this turn (any key: you play again)"
@@ -710,6 +717,7 @@ class TableUI:
         if self.autopilot and self.node is not None:
             self.node.person_is_back()
             self.autopilot = False
+            self._back_in = self.prompt
             if not self.over():  # (helper-34: said at the game's end too)
                 back = (
                     "the seat is yours again: play this turn before its count ends"

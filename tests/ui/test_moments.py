@@ -6,6 +6,7 @@ sessions (p2puno.session.harness: one per seat, in process) and read from the py
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -1492,6 +1493,44 @@ def test_a_resumed_turn_its_bot_played_at_once_gives_the_seat_back() -> None:
                 assert ui.log[-3] == "You drew 1 card", list(ui.log)  # (the bot's move first)
             else:
                 assert backs == [] and "any key: you play again" in ui.state.message
+
+
+def test_a_key_in_a_turn_the_bot_then_plays_leaves_the_next_turn_the_persons() -> None:
+    """protocol/lobby.md section 5: a person whose node's bot has the seat still has each turn
+    for a moment (the grace), and a key gives the seat back from the next decision. helper-99
+    pressed a key 4 s into such a turn, 1 s before the bot played it: the screen then said
+    "time's up: your node's bot played this turn (any key: you play again)", and the next
+    turn that the bot was playing it, though the node had given the seat back."""
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.session.session import Prompt
+
+    backs: list[int] = []
+    ui = TableUI(name="Ann", output=DummyOutput())
+    ui.attach(_stub_source(Game(Options(3))), 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+    ui.node = SimpleNamespace(  # type: ignore[assignment]
+        due_since=None, turn_limit=1.25, person_is_back=lambda: backs.append(1)
+    )
+    ui.autopilot = True  # (a turn let pass before: the bot has the seat)
+    prompt = Prompt("turn", 9, (Action(0, Kind.DRAW),), None)  # type: ignore[arg-type]
+
+    async def grace_runs_out() -> None:
+        asked = asyncio.ensure_future(ui.ask(prompt))
+        await asyncio.sleep(0.01)
+        ui.key("right")  # (any key)
+        assert backs == [1] and not ui.autopilot
+        asked.cancel()  # (the node's grace ran out: its bot plays this turn)
+        with contextlib.suppress(asyncio.CancelledError):
+            await asked
+        assert asked.cancelled()
+
+    asyncio.run(grace_runs_out())
+    # (the next turn is the person's, as the node's is: the screen's "your bot is playing
+    # it" comes from this)
+    assert not ui.autopilot
+    msg = ui.state.message
+    assert msg == "time's up: your node's bot played this turn; the next one is yours", msg
 
 
 def test_a_number_and_its_unit_are_never_split_by_the_wrap() -> None:
