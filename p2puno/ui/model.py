@@ -576,7 +576,9 @@ def table_view(src: Source, ui: UiState, vi: ViewInputs) -> TableView:
         watchers=str(len(vi.watchers)) if vi.watchers else "",
         all_hands=all_hands,
         commands=((vi.resume_hint, LEAVE_WIDE),) if ui.mode == "quit" and me is not None else (),
-        watch=vi.watch,
+        # (not once the game is over: a node refuses a spectator then, "the game is over",
+        # and helper-99's help still offered the command)
+        watch=vi.watch if not outcome.over else "",
         spectator=me is None,
     )
 

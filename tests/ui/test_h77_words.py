@@ -211,6 +211,8 @@ def test_the_help_names_the_nodes_watch_address() -> None:
         spectators=lambda: [],
         due_since=None,
         watch_address="127.0.0.1:40123",
+        serve_s=0.0,
+        serves_end=lambda: False,
     )
     ui = TableUI(name="P0", output=DummyOutput())
     ui.on_game(node)  # type: ignore[arg-type]
@@ -221,6 +223,16 @@ def test_the_help_names_the_nodes_watch_address() -> None:
         assert "Others can watch this game with:  p2puno watch 127.0.0.1:40123" in lines, lines
         assert not any("evil" in line for line in lines), lines
         assert lines[-1].startswith("any key: back to the table"), lines
+    # once the game is over a node refuses a spectator ("the game is over"): the help no
+    # longer offers the command (helper-99 ran it from there)
+    over = SessionTable(Options(3, target=20), seed="watch-over")
+    over.run()
+    assert over.sessions[0].outcome.over
+    ui = TableUI(name="P0", output=DummyOutput())
+    ui.on_game(SimpleNamespace(**(vars(node) | {"session": over.sessions[0]})))  # type: ignore[arg-type]
+    ui.state.mode = "help"
+    text = " ".join(plain(render(ui.view(), 80, 24)))
+    assert "HELP" in text.upper() and "p2puno watch" not in text, text
 
 
 def test_a_node_that_stops_under_a_round_end_box_shows_the_stop() -> None:
