@@ -574,7 +574,8 @@ class GameNode:
         self._rng = random.Random()
         self._served_sync: dict[int, float] = {}
         self._sync_pending: dict[int, int] = {}  # seat -> a SYNC's start kept for its turn
-        self._back_at: tuple[float, float] | None = None  # see _say_back
+        # (seconds from the resume, when, whether this seat's was that move): see _say_back
+        self._back_at: tuple[float, float, bool] | None = None
         self._disk_reads: dict[int, tuple[float, int]] = {}
         self._closing = False
         self._closed = False  # close() has run
@@ -1555,7 +1556,9 @@ class GameNode:
             if self.resumed_at is not None and s.processed > self.resumed_at[0]:
                 # said at the timer's next tick, with what came with this step taken too
                 # (_say_back: a SYNC's answer brings the step, then the votes that ended it)
-                self._back_at = (now - self.resumed_at[1], now)
+                first = s.log.proposal(self.resumed_at[0] + 1)
+                mine = first is not None and first[1].author == self.me
+                self._back_at = (now - self.resumed_at[1], now, mine)
                 self.resumed_at = None
                 self.due_since = None  # (the step it came back into is done)
         if self._trace is not None and s.processed > self._traced_done:
@@ -1789,9 +1792,16 @@ class GameNode:
         late resume, its end served by a node still showing it: helper-97)."""
         if self._back_at is None or now - self._back_at[1] < 0.1:
             return
-        took, self._back_at = self._back_at[0], None
+        took, mine = self._back_at[0], self._back_at[2]
+        self._back_at = None
         if self.session.outcome.state in ("stopping", "stopped", "finished", "cheat"):
             self.say("back in the game: it had ended while you were away (the end below)")
+        elif mine:
+            # (the wait was this seat's own: helper-99 read "play went on 16.1 s after the
+            # resume" as the table stuck, where it waited for his turn)
+            self.say(
+                f"back in the game: play went on with your move, {took:.1f} s after the resume"
+            )
         else:
             # (not "at step 40 (14.00 s after resuming)": a step is the log's word, and the
             # time is the wait for the next move, not a catching up, helper-92)

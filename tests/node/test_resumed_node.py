@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import time
@@ -704,3 +705,39 @@ def test_a_bot_brought_back_by_its_host_knows_which_seats_came_back_with_it(
     assert _came_back_with(2) == {0, 3}
     monkeypatch.delenv(CAME_BACK_WITH_ENV)
     assert _came_back_with(1) == set()
+
+
+def test_a_resumed_seat_whose_own_move_came_first_is_told_it_was_its_move(
+    tmp_path: Path,
+) -> None:
+    """A node back from `p2puno resume` says when play went on (GameNode._say_back). helper-99
+    resumed into his own turn, took 16 s over it, and read "back in the game: play went on
+    16.1 s after the resume" as the table stuck: the wait was his. Where the first move since
+    the resume was this seat's, the line says so."""
+    sent = [0]
+
+    def first_80(sender: int, raw: bytes) -> bytes | None:
+        sent[0] += 1
+        return raw if sent[0] <= 80 else None  # (then the network goes quiet: mid-game)
+
+    table = LocalTable(Options(2, target=25), seed="back-mine", tamper=first_80)
+    table.run()
+    s = table.sessions[1]
+    assert s.outcome.state == "playing" and s.processed > 4
+    said: list[str] = []
+    node = _node(tmp_path, s, say=said.append)
+    for mine in (True, False):
+        # the last step this seat proposed (or did not): as if it had resumed just before it
+        j = max(
+            q
+            for q in range(1, s.processed + 1)
+            if (p := s.log.proposal(q)) is not None and (p[1].author == 1) == mine
+        )
+        node.resumed_at = (j - 1, time.monotonic() - 16.0)
+        node._done_at.pop(s.processed, None)  # (the pump notes each step once)
+        node._pump()
+        node._say_back(time.monotonic() + 1.0)
+    assert [re.sub(r"16\.\d s", "16 s", line) for line in said] == [
+        "back in the game: play went on with your move, 16 s after the resume",
+        "back in the game: play went on 16 s after the resume",
+    ], said
