@@ -1161,7 +1161,9 @@ def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
     return named[0] if len(named) == 1 else None
 
 
-@app.command(cls=_PlainCommand)
+@app.command(  # (short: click cuts a command's line in the list at 45 characters, helper-99)
+    cls=_PlainCommand, short_help="Take your seat back in a game you left or lost."
+)
 def resume(
     game: str | None = typer.Argument(
         None, metavar="GAME", help="the game id (or its start); default: newest"

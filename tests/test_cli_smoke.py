@@ -156,6 +156,16 @@ def test_a_table_is_named_after_its_host_unless_named() -> None:
         assert name.startswith(table.removesuffix("'s table").rstrip())
 
 
+def test_the_list_of_commands_says_each_one_whole() -> None:
+    """helper-99: `p2puno --help` read "resume    Take your seat back in a game you left (q)
+    or lost (a crash,...": click cuts a command's line in the list at 45 characters."""
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    listed = result.output.split("Commands:", 1)[1].strip().splitlines()
+    assert len(listed) >= 10 and all(line.rstrip().endswith(".") for line in listed), listed
+    assert not any("..." in line for line in listed), listed
+
+
 @pytest.mark.parametrize(
     "command", ["host", "join", "bot", "lobby", "resume", "watch", "replay", "demo", "simulate"]
 )
