@@ -153,6 +153,26 @@ def test_a_result_is_told_by_name_not_by_seat_numbers() -> None:
     assert outcome_words(won, []) == "seat 0 wins; scores: seat 0 512, seat 1 80, seat 2 0"
 
 
+def test_a_vote_waiting_for_the_reader_says_you() -> None:
+    """helper-99's own screen read "Bot-1 votes to stop (waiting for Bob, who voted too: the
+    votes crossed)", Bob being the reader: whom a vote waited for is "you" on that seat's
+    screen (spec 10.15: a vote names the seats it waited for), the voter still by name."""
+    from p2puno.session.session import SessionEvent
+    from p2puno.session.words import session_words
+
+    names = ["Ann", "Bot-1", "Bob"]
+    ev = SessionEvent("vote", "seat 1 votes to stop (waiting for seat 2, who voted too: ...)")
+    assert session_words(ev, names, me=2) == (
+        "! Bot-1 votes to stop (waiting for you, who voted too: ...)"
+    )
+    assert session_words(ev, names, me=0) == (
+        "! Bot-1 votes to stop (waiting for Bob, who voted too: ...)"
+    )
+    assert session_words(ev, names) == session_words(ev, names, me=0)
+    own = SessionEvent("vote", "seat 2 votes to stop (waiting for seat 0)")
+    assert session_words(own, names, me=2) == "! Bob votes to stop (waiting for Ann)"
+
+
 def test_a_zero_under_seven_o_says_whose_hand_you_now_hold() -> None:
     """001 · SEVEN-O 1: "all players pass their hands to the next player in direction of
     play". A review read only that every hand passed on, not whose it now held; the event

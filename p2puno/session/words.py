@@ -23,11 +23,18 @@ def named(text: str, names: Sequence[str]) -> str:
     return _SEAT.sub(name, text)
 
 
-def session_words(ev: SessionEvent, names: Sequence[str]) -> str | None:
-    """The session's own news (audits, disputes, verdicts, votes) in words, players by name;
-    None for news a reader need not see (the game's end: each screen and command says it its
-    own way, with the outcome)."""
+def session_words(ev: SessionEvent, names: Sequence[str], me: int | None = None) -> str | None:
+    """The session's own news (audits, disputes, verdicts, votes) in words, players by name
+    (``me``, the reader's seat, as "you" where a vote says whom it waited for); None for news a
+    reader need not see (the game's end: each screen and command says it its own way, with
+    the outcome)."""
     text = named(ev.text, names)
+    if ev.kind == "vote" and me is not None and 0 <= me < len(names):
+        # (helper-99's own screen read "Bot-1 votes to stop (waiting for Bob, who voted too:
+        # ...)", Bob being the reader)
+        head, sep, tail = ev.text.partition(" (waiting for ")
+        yours = [("you" if s == me else n) for s, n in enumerate(names)]
+        text = named(head, names) + sep + named(tail, yours)
     if ev.kind == "audit":
         return f"✓ {text}: every shuffle, key and move of it checks out"
     if ev.kind == "bluff":  # (the audit found it: the played card's hand is open now)

@@ -471,7 +471,7 @@ class TableUI:
                 if e.kind == "swap" and self.me in (e.seat, e.other):
                     self.state.cursor = 0
             else:
-                line = describe_session_event(ev, self.names)
+                line = describe_session_event(ev, self.names, self.me)
             if line:
                 self._log(line)
                 if ev.event is not None and owed_cards(ev.event) is not None:
