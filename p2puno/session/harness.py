@@ -51,6 +51,18 @@ def _node_files(
     return on_entry, on_secrets
 
 
+def quiet_after(n: int) -> Tamper:
+    """A :class:`LocalTable` tamper: the first ``n`` entries sent are delivered, then none
+    (the network goes quiet mid-game; what a test of a stop or a late return starts from)."""
+    sent = [0]
+
+    def tamper(sender: int, raw: bytes) -> bytes | None:
+        sent[0] += 1
+        return raw if sent[0] <= n else None
+
+    return tamper
+
+
 class LocalTable:
     """``players`` bot sessions; ``seed`` makes keys, shuffles and bots reproducible (tests)."""
 

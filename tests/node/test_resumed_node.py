@@ -28,7 +28,7 @@ from p2puno.node.players import BotPlayer
 from p2puno.node.run import event_lines, resume_game
 from p2puno.node.store import DataDir, DataError, GameFiles
 from p2puno.session.crashsim import files_of, play_with_crash
-from p2puno.session.harness import LocalTable, rebuild
+from p2puno.session.harness import LocalTable, quiet_after, rebuild
 from p2puno.session.session import Session
 
 
@@ -714,13 +714,7 @@ def test_a_resumed_seat_whose_own_move_came_first_is_told_it_was_its_move(
     resumed into his own turn, took 16 s over it, and read "back in the game: play went on
     16.1 s after the resume" as the table stuck: the wait was his. Where the first move since
     the resume was this seat's, the line says so."""
-    sent = [0]
-
-    def first_80(sender: int, raw: bytes) -> bytes | None:
-        sent[0] += 1
-        return raw if sent[0] <= 80 else None  # (then the network goes quiet: mid-game)
-
-    table = LocalTable(Options(2, target=25), seed="back-mine", tamper=first_80)
+    table = LocalTable(Options(2, target=25), seed="back-mine", tamper=quiet_after(80))
     table.run()
     s = table.sessions[1]
     assert s.outcome.state == "playing" and s.processed > 4

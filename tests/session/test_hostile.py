@@ -36,7 +36,7 @@ from p2puno.log import (
 )
 from p2puno.log.log import MAX_EVIDENCE_PER_AUTHOR
 from p2puno.session import Session, SessionError
-from p2puno.session.harness import LocalTable
+from p2puno.session.harness import LocalTable, quiet_after
 from p2puno.session.replay import replay
 from p2puno.session.session import shuffle_id
 from p2puno.session.simnet import NetConfig, SimNet
@@ -970,13 +970,7 @@ def test_a_votes_words_reach_the_terminals_printable_and_short() -> None:
     junk = "\x1b[2J\x1b[31mAnn is at fault\u202e" + "X" * 3000
     said: list[str] = []
     for waiting in ([junk], [], [0] * 1800 + [7]):
-        sent = [0]
-
-        def first_40(sender: int, raw: bytes, sent: list[int] = sent) -> bytes | None:
-            sent[0] += 1
-            return raw if sent[0] <= 40 else None  # (then the network goes quiet)
-
-        table = LocalTable(Options(2, target=20), seed="vote-words", tamper=first_40)
+        table = LocalTable(Options(2, target=20), seed="vote-words", tamper=quiet_after(40))
         table.run()
         ann, evil = table.sessions
         assert evil.identity is not None
@@ -993,13 +987,7 @@ def test_a_vote_that_crossed_anothers_says_so() -> None:
     """helper-26: the host read "Bot-1 votes to stop (waiting for Host)" as blame, though the
     host had voted too: the two votes crossed on the way (spec 10.15: a voter names every seat
     it holds no vote of). A seat named that has voted here is said to have voted too."""
-    sent = [0]
-
-    def first_60(sender: int, raw: bytes) -> bytes | None:
-        sent[0] += 1
-        return raw if sent[0] <= 60 else None  # (then the network goes quiet)
-
-    table = LocalTable(Options(3, target=20), seed="crossed-votes", tamper=first_60)
+    table = LocalTable(Options(3, target=20), seed="crossed-votes", tamper=quiet_after(60))
     table.run()
     host, bot, _gone = table.sessions
     assert bot.identity is not None
@@ -1026,13 +1014,7 @@ def test_a_node_that_takes_its_input_in_bursts_joins_the_votes_once_the_burst_is
     next (helper-97: "Host and Cy waited for Bob; Bob waited for Cy", Cy had voted). A node
     sets ``defer_join`` and joins by ``join_votes`` once its input is in; the stop waits for
     that join (this seat's vote is part of it)."""
-    sent = [0]
-
-    def first_60(sender: int, raw: bytes) -> bytes | None:
-        sent[0] += 1
-        return raw if sent[0] <= 60 else None  # (then the network goes quiet)
-
-    table = LocalTable(Options(3, target=20), seed="late-join", tamper=first_60)
+    table = LocalTable(Options(3, target=20), seed="late-join", tamper=quiet_after(60))
     table.run()
     host, cy, bob = table.sessions  # Bob, seat 2, is the one away
     for h in cy.log.hashes():

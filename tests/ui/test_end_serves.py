@@ -17,7 +17,7 @@ from p2puno.engine import Options
 from p2puno.node.game import SERVE_MAX_S, GameNode
 from p2puno.node.players import BotPlayer
 from p2puno.node.store import GameFiles
-from p2puno.session.harness import LocalTable
+from p2puno.session.harness import LocalTable, quiet_after
 from p2puno.session.session import Session
 from p2puno.ui.app import TableUI
 from p2puno.ui.model import UiState, ViewInputs, table_view
@@ -31,13 +31,7 @@ SAID = '"Bob" can get this end from your node by resuming'
 def _ann_voted_bob_out() -> Session:
     """A 3-seat game whose network went quiet after 60 entries: Ann and Bot-1 vote to stop,
     waiting for Bob (seat 2), who never comes back. Ann's session, its stop decided."""
-    sent = [0]
-
-    def first_60(sender: int, raw: bytes) -> bytes | None:
-        sent[0] += 1
-        return raw if sent[0] <= 60 else None
-
-    table = LocalTable(Options(3, target=20), seed="end-serves", tamper=first_60)
+    table = LocalTable(Options(3, target=20), seed="end-serves", tamper=quiet_after(60))
     table.run()
     ann, bot, _bob = table.sessions
     for a, b in ((ann, bot), (bot, ann)):

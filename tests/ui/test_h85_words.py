@@ -19,7 +19,7 @@ from p2puno.node.game import GameNode
 from p2puno.node.players import BotPlayer
 from p2puno.node.store import GameFiles
 from p2puno.session import Timing
-from p2puno.session.harness import LocalTable
+from p2puno.session.harness import LocalTable, quiet_after
 from p2puno.session.session import Outcome, Prompt, Session, Waiting
 from p2puno.ui.app import TableUI
 from p2puno.ui.model import UiState, ViewInputs, table_view, waited_for_first
@@ -32,13 +32,7 @@ def _stopped_while_bob_was_away() -> tuple[Session, list[bytes]]:
     """A 3-seat game whose network went quiet after 60 entries: Ann and Bot-1 vote to stop,
     waiting for Bob (seat 2); Bob, back (as `p2puno resume` brings a seat back), has not got
     their votes yet. Returns Bob's session and the entries he gets once back."""
-    sent = [0]
-
-    def first_60(sender: int, raw: bytes) -> bytes | None:
-        sent[0] += 1
-        return raw if sent[0] <= 60 else None
-
-    table = LocalTable(Options(3, target=20), seed="h85-away", tamper=first_60)
+    table = LocalTable(Options(3, target=20), seed="h85-away", tamper=quiet_after(60))
     table.run()
     ann, bot, bob = table.sessions
     for a, b in ((ann, bot), (bot, ann)):

@@ -21,7 +21,7 @@ from p2puno.engine import Options
 from p2puno.net import LinkError, MsgType
 from p2puno.node import watch
 from p2puno.node.watch import Spectator, WatchResult
-from p2puno.session.harness import LocalTable
+from p2puno.session.harness import LocalTable, quiet_after
 from p2puno.session.session import Session, Timing
 from p2puno.ui.app import TableUI, run_table
 from p2puno.wire import encode
@@ -32,13 +32,7 @@ NAMES = ["Hosta", "Bot-1", "Jo"]
 
 def _mid_game() -> Session:
     """A 3-seat game cut after 40 entries: a wait in progress, as the spectator last saw it."""
-    sent = [0]
-
-    def first_40(sender: int, raw: bytes) -> bytes | None:
-        sent[0] += 1
-        return raw if sent[0] <= 40 else None
-
-    table = LocalTable(Options(3, target=500), seed="h89-watch", tamper=first_40)
+    table = LocalTable(Options(3, target=500), seed="h89-watch", tamper=quiet_after(40))
     table.run()
     return table.sessions[2]
 
