@@ -13,7 +13,10 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from p2puno.engine import Options
 from p2puno.engine.actions import Action, Kind
+from p2puno.session import Session
+from p2puno.session.harness import LocalTable, quiet_after
 from p2puno.session.session import Prompt
 from p2puno.ui.app import TableUI
 
@@ -84,3 +87,20 @@ def run_out_a_turn(ui: TableUI) -> None:
             loop.run_until_complete(asyncio.wait_for(ui.ask(prompt), 0.05))
     finally:
         loop.close()
+
+
+def seat_2_voted_out(seed: str) -> tuple[Session, Session, Session]:
+    """A 3-seat game whose network went quiet after 60 entries: seats 0 and 1 hold each
+    other's entries, seat 0 votes to stop waiting for seat 2, and seat 1 joins it (naming
+    seat 2 too); seat 2 has neither vote. The three sessions."""
+    table = LocalTable(Options(3, target=20), seed=seed, tamper=quiet_after(60))
+    table.run()
+    a, b, c = table.sessions
+    for x, y in ((a, b), (b, a)):
+        for h in x.log.hashes():
+            y.receive(x.log.raw(h))
+    assert a.stop([2])  # (its deadline passed: it names seat 2)
+    for h in a.log.hashes():
+        b.receive(a.log.raw(h))
+    assert b.voted
+    return a, b, c

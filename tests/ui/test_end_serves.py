@@ -13,15 +13,14 @@ from pathlib import Path
 
 from prompt_toolkit.output import DummyOutput
 
-from p2puno.engine import Options
 from p2puno.node.game import SERVE_MAX_S, GameNode
 from p2puno.node.players import BotPlayer
 from p2puno.node.store import GameFiles
-from p2puno.session.harness import LocalTable, quiet_after
 from p2puno.session.session import Session
 from p2puno.ui.app import TableUI
 from p2puno.ui.model import UiState, ViewInputs, table_view
 from p2puno.ui.render import plain, render
+from tests.ui.harness import seat_2_voted_out
 
 NAMES = ["Ann", "Bot-1", "Bob"]
 SAID = '"Bob" can get this end from your node by resuming'
@@ -31,17 +30,9 @@ SAID = '"Bob" can get this end from your node by resuming'
 def _ann_voted_bob_out() -> Session:
     """A 3-seat game whose network went quiet after 60 entries: Ann and Bot-1 vote to stop,
     waiting for Bob (seat 2), who never comes back. Ann's session, its stop decided."""
-    table = LocalTable(Options(3, target=20), seed="end-serves", tamper=quiet_after(60))
-    table.run()
-    ann, bot, _bob = table.sessions
-    for a, b in ((ann, bot), (bot, ann)):
-        for h in a.log.hashes():
-            b.receive(a.log.raw(h))
-    assert ann.stop([2])
-    for h in ann.log.hashes():
-        bot.receive(ann.log.raw(h))  # (Bot-1 joins: it names Bob too)
+    ann, bot, _bob = seat_2_voted_out("end-serves")
     for h in bot.log.hashes():
-        ann.receive(bot.log.raw(h))
+        ann.receive(bot.log.raw(h))  # (Bot-1's vote: it named Bob too)
     assert ann.outcome.state == "stopped" and ann.outcome.silent == (2,), ann.outcome
     return ann
 

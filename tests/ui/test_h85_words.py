@@ -19,11 +19,11 @@ from p2puno.node.game import GameNode
 from p2puno.node.players import BotPlayer
 from p2puno.node.store import GameFiles
 from p2puno.session import Timing
-from p2puno.session.harness import LocalTable, quiet_after
 from p2puno.session.session import Outcome, Prompt, Session, Waiting
 from p2puno.ui.app import TableUI
 from p2puno.ui.model import UiState, ViewInputs, table_view, waited_for_first
 from p2puno.ui.render import plain, render
+from tests.ui.harness import seat_2_voted_out
 
 NAMES = ["Ann", "Bot-1", "Bob"]
 
@@ -32,17 +32,7 @@ def _stopped_while_bob_was_away() -> tuple[Session, list[bytes]]:
     """A 3-seat game whose network went quiet after 60 entries: Ann and Bot-1 vote to stop,
     waiting for Bob (seat 2); Bob, back (as `p2puno resume` brings a seat back), has not got
     their votes yet. Returns Bob's session and the entries he gets once back."""
-    table = LocalTable(Options(3, target=20), seed="h85-away", tamper=quiet_after(60))
-    table.run()
-    ann, bot, bob = table.sessions
-    for a, b in ((ann, bot), (bot, ann)):
-        for h in a.log.hashes():
-            b.receive(a.log.raw(h))
-    assert ann.stop([2])  # (their deadline passed: they name Bob)
-    for raw in ann.outbox:
-        bot.receive(raw)  # (Bot-1 joins Ann's vote: it names Bob too)
-    ann.outbox.clear()
-    assert bot.voted
+    ann, bot, bob = seat_2_voted_out("h85-away")
     later = [s.log.raw(h) for s in (ann, bot) for h in s.log.hashes()]
     return bob, later
 
