@@ -952,7 +952,10 @@ def lobby_lines(
                 f"deadlines: {turn}"
                 + (", " if spectator else " (then your own node's bot plays), ")
                 + f"{window}, {step}; "
-                + "one player leaving ends the game for everyone (nobody can play their seat)",
+                # (how long a seat may be away, not only that it ends the game: helper-99
+                # read "leaving ends the game", and was away a minute; as long, on a line)
+                + f"a player not back {timing.get('step_s')} s after the game waits for them "
+                + "ends the game for all",
             )
         if "options" not in table and not seats:  # (no table known: a refusal, or none yet)
             return out

@@ -1129,7 +1129,9 @@ def test_the_lobby_answers_m_and_says_what_one_player_leaving_does() -> None:
     timing = {"turn_s": 60, "step_s": 20, "window_ms": 2500}
     table = {"name": "t", "size": 3, "seats": [], "options": {"timing": timing}}
     lobby = " ".join(t.strip() for t in plain(lobby_lines(table, "127.0.0.1:9", True, 80, 24)))
-    assert "one player leaving ends the game for everyone" in lobby
+    # (and how long a player may be away: protocol/lobby.md section 5, step_s from when the
+    # game waits for them; helper-99 read only "leaving ends the game")
+    assert "a player not back 20 s after the game waits for them ends the game for all" in lobby
     assert any("leaving ends the game for everyone" in line for line in HELP)
     bare = SimpleNamespace(
         mode="help", deadline=None, status="x", status_kind="wait", watch="", spectator=False
