@@ -169,8 +169,15 @@ def test_a_vote_waiting_for_the_reader_says_you() -> None:
         "! Bot-1 votes to stop (waiting for Bob, who voted too: ...)"
     )
     assert session_words(ev, names) == session_words(ev, names, me=0)
+    # the reader's own vote: "You vote", as its moves say "You played" (helper-100 read
+    # "Bob votes to stop" on Bob's screen)
     own = SessionEvent("vote", "seat 2 votes to stop (waiting for seat 0)")
-    assert session_words(own, names, me=2) == "! Bob votes to stop (waiting for Ann)"
+    assert session_words(own, names, me=2) == "! You vote to stop (waiting for Ann)"
+    assert session_words(own, names, me=0) == "! Bob votes to stop (waiting for you)"
+    amended = SessionEvent("vote", "seat 2 amends its vote to stop (waiting for seat 0, seat 1)")
+    assert session_words(amended, names, me=2) == (
+        "! You amend your vote to stop (waiting for Ann, Bot-1)"
+    )
 
 
 def test_a_zero_under_seven_o_says_whose_hand_you_now_hold() -> None:

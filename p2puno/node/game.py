@@ -122,6 +122,8 @@ LEAVING_BYES = ("this seat is leaving the table", "this node is stopping")
 # after the end then learns how it ended, where before every node had gone 0-2 s after the end
 # and its resume reached nobody. A bot's node does not (0: whoever runs the node sets it).
 SERVE_MAX_S = 600.0
+# a served end changed by late entries is said once it has held this long (_say_late)
+END_SETTLE_S = 1.0
 # while it serves, the longest pause between two dials to a seat below it that lacks the end
 # (the mesh's rule: the higher seat dials; a resumed node dials only its lower seats)
 SERVE_REDIAL_S = 2.0
@@ -589,6 +591,7 @@ class GameNode:
         self._late: set[int] = set()  # seats that linked while this node served ...
         self._late_said: set[int] = set()  # ... and those said to have taken the end
         self._end_said: Outcome | None = None  # the end as it stood when serving began
+        self._end_new: tuple[Outcome, float] | None = None  # a changed end, and since when
         self.watchers: list[Watcher] = []  # spectators through this node
         self._watcher_ids = 0
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
@@ -793,8 +796,15 @@ class GameNode:
                     "the result"
                 )
         o = self.session.outcome
-        if self._end_said is not None and o != self._end_said and o.over:
-            self._end_said = o
+        if self._end_said is None or o == self._end_said or not o.over:
+            return
+        now = time.monotonic()
+        if self._end_new is None or self._end_new[0] != o:
+            # (said once it holds END_SETTLE_S: the late votes come one at a time, and
+            # helper-100 read a passing end first, "Bot-1 did not answer", then the last)
+            self._end_new = (o, now)
+        elif now - self._end_new[1] >= END_SETTLE_S:
+            self._end_said, self._end_new = o, None
             names = [p.name for p in self.session.log.players]
             who = in_a_sentence([self._name(s) for s in sorted(self._late)]) or "a seat"
             self.say(f"the end changed with what {who} sent after it: {outcome_words(o, names)}")

@@ -34,6 +34,11 @@ def session_words(ev: SessionEvent, names: Sequence[str], me: int | None = None)
         # ...)", Bob being the reader)
         head, sep, tail = ev.text.partition(" (waiting for ")
         yours = [("you" if s == me else n) for s, n in enumerate(names)]
+        own = f"seat {me} "
+        if head.startswith(own):  # (its own vote: "You vote", as its moves say "You played")
+            head = "You " + head[len(own) :].replace("votes", "vote", 1).replace(
+                "amends its vote", "amend your vote", 1
+            )
         text = named(head, names) + sep + named(tail, yours)
     if ev.kind == "audit":
         return f"✓ {text}: every shuffle, key and move of it checks out"

@@ -1185,10 +1185,13 @@ def _every_vote_line(o: Outcome, vi: ViewInputs, name: Callable[[int], str], me:
     who = in_a_sentence([name(s) for s in away])
     if away == (me,):
         return "GAME STOPPED: the others voted to stop while you were away"
+    # (the reader's own vote: helper-100 read "the others voted to stop while "Ann" and
+    # "Bot-1" were away" on Bob's screen, the one voter, the others being the ones away)
+    voted = "you voted" if me is not None and me not in away else "the others voted"
     if all(s in vi.left for s in away):  # (a goodbye this node got is said as such)
-        return f"GAME STOPPED: {who} left the table, and the others voted to stop"
+        return f"GAME STOPPED: {who} left the table, and {voted} to stop"
     was = "were" if len(away) > 1 else "was"
-    return f"GAME STOPPED: the others voted to stop while {who} {was} away"
+    return f"GAME STOPPED: {voted} to stop while {who} {was} away"
 
 
 def hands_known_lines(game: Game, names: Sequence[str], me: int | None) -> list[str]:

@@ -67,14 +67,18 @@ def test_a_stop_every_seat_voted_for_says_whose_absence_began_it(tmp_path: Path)
     screen = "\n".join(plain(render(mine, 80, 24)))
     assert "every player's vote" not in screen
     assert "│ GAME STOPPED: the others voted to stop while you were away   " in screen
-    # the others' screens name the seat, as the stops that name a seat do
+    # the others' screens name the seat, as the stops that name a seat do; a voter's own
+    # says "you voted" (helper-100 read "the others voted" on the one voter's screen), a
+    # spectator's "the others"
     theirs = table_view(bob, UiState(), ViewInputs(NAMES, 0))  # type: ignore[arg-type]
-    assert (theirs.end or [""])[0] == 'GAME STOPPED: the others voted to stop while "Bob" was away'
+    assert (theirs.end or [""])[0] == 'GAME STOPPED: you voted to stop while "Bob" was away'
     vi = ViewInputs(NAMES, 0, left=frozenset({2}))
     bye = table_view(bob, UiState(), vi)  # type: ignore[arg-type]
-    assert (bye.end or [""])[
-        0
-    ] == 'GAME STOPPED: "Bob" left the table, and the others voted to stop'
+    assert (bye.end or [""])[0] == 'GAME STOPPED: "Bob" left the table, and you voted to stop'
+    watching = table_view(bob, UiState(), ViewInputs(NAMES, None))  # type: ignore[arg-type]
+    assert (watching.end or [""])[0] == (
+        'GAME STOPPED: the others voted to stop while "Bob" was away'
+    )
 
 
 def _window_source(g: Game) -> SimpleNamespace:
