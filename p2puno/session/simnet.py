@@ -43,6 +43,9 @@ class NetConfig:
     hostile: set[int] = field(default_factory=set)
     # a seat goes silent from the first entry it writes for which this is true
     silence: Callable[[int, bytes], bool] | None = None
+    # nodes that join the votes they take at their next tick (Session.defer_join, as the
+    # node layer does once its input is quiet), not inside the vote's processing
+    defer_join: bool = False
     max_events: int = 3_000_000
     max_time: int = 10**9  # ms of simulated time
 
@@ -169,6 +172,7 @@ class SimNet:
             for i in sorted(self.cfg.hostile):
                 self._install_tamper(i)
         for i, s in enumerate(self.sessions):
+            s.defer_join = self.cfg.defer_join
             s.start()
             self._flush(i)
             self._push(self.cfg.fetch_every, "tick", i, i)
@@ -212,6 +216,7 @@ class SimNet:
     def _on_tick(self, i: int) -> None:
         s = self.sessions[i]
         cfg = self.cfg
+        s.join_votes()  # (a vote taken since the last tick: joined now, if defer_join)
         missing = s.missing()
         if missing:
             self.stats.fetches += 1
