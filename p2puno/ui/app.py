@@ -230,6 +230,7 @@ class TableUI:
         # once its bot's move is taken (it turns its bot on as the move is made)
         self._give_back = False
         self._back_in: Prompt | None = None  # the prompt a key gave the seat back in
+        self._bot_turn = False  # the node's bot makes this seat's move: its line says so
         self._ended = False  # the game's end has been taken (its words cleared once)
         self.log_path = ""
         self.save_log: str | None = None  # --save-log: where the log is copied at the end
@@ -438,6 +439,13 @@ class TableUI:
                 line = describe_event(g, self.names, self.me, e, before=self._before)
                 told = told_draw(self._before, e)
                 self._before = e
+                if self._bot_turn and e.seat == self.me is not None and e.kind in _MOVES:
+                    # (the move its node's bot made when the person's time was up: the
+                    # "time's up" message can be gone at once, the next turn's question in
+                    # its place, and "You played y9" read as a card played by itself,
+                    # helper-100)
+                    self._bot_turn = False
+                    line = f"{line} (your node's bot: your time was up)" if line else line
                 if e.kind == "dealer-card":
                     if e.seat in self._drew_for_dealer:  # (helper-36: a tie, unexplained)
                         self._log("A tie for the highest card: the tied players draw again")
@@ -535,6 +543,7 @@ class TableUI:
             st.mode = "play"
         st.pending = ()
         st.message = ""
+        self._bot_turn = False  # (asked: the person's move again, or said already)
         # a turn a resumed node came back into after the table's deadline for it had passed
         # (GameNode.due_since, resumed_turn_limit): its bot plays it at once, with no time for
         # the person, who has just typed `p2puno resume` and is at the keys
@@ -557,13 +566,14 @@ class TableUI:
                 self._give_back = True
                 st.message = self._ran_out_words()  # (said again as it changes: view)
             elif prompt.kind == "turn" and self._back_in is prompt:
+                self._bot_turn = True
                 # a key gave the seat back during the moment the bot left this turn theirs:
                 # the node's bot plays it, the next is the person's with its whole clock
                 # (GameNode.person_is_back). helper-99 read "any key: you play again" after
                 # the key, and the next turn said the bot was playing it
                 st.message = "time's up: your node's bot played this turn; the next one is yours"
             elif prompt.kind == "turn":
-                self.autopilot = True
+                self.autopilot, self._bot_turn = True, True
                 st.message = "time's up: your node's bot played this turn (any key: you play again)"
             else:
                 st.message = "the claim window closed"

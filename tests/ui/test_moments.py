@@ -1531,6 +1531,19 @@ def test_a_key_in_a_turn_the_bot_then_plays_leaves_the_next_turn_the_persons() -
     # (the next turn is the person's, as the node's is: the screen's "your bot is playing
     # it" comes from this)
     assert not ui.autopilot
+    # the bot's move says it is the bot's (helper-100: the next turn came at once and
+    # cleared the message, and "You played y9" read as a card played by itself); the
+    # person's own next move does not
+    from p2puno.engine.game import Event
+    from p2puno.session.session import SessionEvent
+
+    def move() -> None:
+        ui.on_events([SessionEvent("engine", "pass", event=Event("pass", 0, -1, 0, -1, None))])
+
+    move()
+    assert ui.log[-1].endswith(" (your node's bot: your time was up)"), list(ui.log)
+    move()  # (a later move of the seat, not asked in between: said once)
+    assert not ui.log[-1].endswith("time was up)"), list(ui.log)
     msg = ui.state.message
     assert msg == "time's up: your node's bot played this turn; the next one is yours", msg
 
