@@ -724,6 +724,7 @@ class TableUI:
 
     def _key(self, k: str) -> None:
         st = self.state
+        back = ""  # the seat given back by this key: said, not cleared by the key itself
         if self.autopilot and self.node is not None:
             self.node.person_is_back()
             self.autopilot = False
@@ -846,7 +847,8 @@ class TableUI:
         if st.round_end is not None and k in ("enter", " ", "escape"):
             st.round_end = None  # (only that: a key meant for the box must not play a card)
             return
-        if k != "escape":
+        if k != "escape" and not back:  # (helper-100 never saw "the seat is yours again":
+            # the key that gave the seat back cleared its flash at once)
             st.flash = ""
         if k == "?":
             st.mode = "help"

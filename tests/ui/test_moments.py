@@ -1522,6 +1522,8 @@ def test_a_key_in_a_turn_the_bot_then_plays_leaves_the_next_turn_the_persons() -
         await asyncio.sleep(0.01)
         ui.key("right")  # (any key)
         assert backs == [1] and not ui.autopilot
+        # ... and it says so (helper-100 never saw it: the key cleared its own flash)
+        assert ui.state.flash.startswith("the seat is yours again"), ui.state
         asked.cancel()  # (the node's grace ran out: its bot plays this turn)
         with contextlib.suppress(asyncio.CancelledError):
             await asked
