@@ -161,7 +161,7 @@ def test_a_vote_waiting_for_the_reader_says_you() -> None:
     from p2puno.session.words import session_words
 
     names = ["Ann", "Bot-1", "Bob"]
-    ev = SessionEvent("vote", "seat 1 votes to stop (waiting for seat 2, who voted too: ...)")
+    ev = SessionEvent("vote", "seat 1 votes to stop (waiting for seat 2, who voted too: ...)", 1)
     assert session_words(ev, names, me=2) == (
         "! Bot-1 votes to stop (waiting for you, who voted too: ...)"
     )
@@ -171,12 +171,16 @@ def test_a_vote_waiting_for_the_reader_says_you() -> None:
     assert session_words(ev, names) == session_words(ev, names, me=0)
     # the reader's own vote: "You vote", as its moves say "You played" (helper-100 read
     # "Bob votes to stop" on Bob's screen)
-    own = SessionEvent("vote", "seat 2 votes to stop (waiting for seat 0)")
+    own = SessionEvent("vote", "seat 2 votes to stop (waiting for seat 0)", 2)
     assert session_words(own, names, me=2) == "! You vote to stop (waiting for Ann)"
     assert session_words(own, names, me=0) == "! Bob votes to stop (waiting for you)"
-    amended = SessionEvent("vote", "seat 2 amends its vote to stop (waiting for seat 0, seat 1)")
+    amended = SessionEvent("vote", "seat 2 amends its vote to stop (waiting for seat 0, seat 1)", 2)
     assert session_words(amended, names, me=2) == (
         "! You amend your vote to stop (waiting for Ann, Bot-1)"
+    )
+    # whose vote it is comes from the event, not its words (a vote with no author is nobody's)
+    assert session_words(SessionEvent("vote", own.text), names, me=2) == (
+        "! Bob votes to stop (waiting for Ann)"
     )
 
 

@@ -1039,7 +1039,9 @@ class Session:
         else:  # (any JSON a voter signed: shown short and printable, as a dispute's words)
             waiting = "".join(c if c.isprintable() else "?" for c in str(waiting)[:80])
         self.events.append(
-            SessionEvent("vote", f"seat {entry.author} {what} to stop (waiting for {waiting})")
+            SessionEvent(
+                "vote", f"seat {entry.author} {what} to stop (waiting for {waiting})", entry.author
+            )
         )
         if self._may_join():  # the voter writes nothing more: join it
             if self.defer_join:

@@ -35,7 +35,7 @@ def session_words(ev: SessionEvent, names: Sequence[str], me: int | None = None)
         head, sep, tail = ev.text.partition(" (waiting for ")
         yours = [("you" if s == me else n) for s, n in enumerate(names)]
         own = f"seat {me} "
-        if head.startswith(own):  # (its own vote: "You vote", as its moves say "You played")
+        if ev.seat == me and head.startswith(own):  # ("You vote", as its moves "You played")
             head = "You " + head[len(own) :].replace("votes", "vote", 1).replace(
                 "amends its vote", "amend your vote", 1
             )
