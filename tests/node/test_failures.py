@@ -273,7 +273,8 @@ def test_a_resumed_host_still_saves_the_log_it_was_asked_to(tmp_path: Path) -> N
     the log only in its data directory: the copy asked for was never made (the demo keeps its
     log that way). The copy's place is kept with the game's files, and a resumed node makes it."""
     saved = tmp_path / "kept.log"
-    h, (j0,) = _table(tmp_path, 1, "--save-log", str(saved), "--target", "60")
+    # (to 20: the kill comes as round 1 starts, so a round or two is left to play after it)
+    h, (j0,) = _table(tmp_path, 1, "--save-log", str(saved), "--target", "20")
     try:
         j0.wait_for(r"round 1: \w+ deals", 60)
         h.signal(signal.SIGKILL)

@@ -32,8 +32,9 @@ async def test_a_spectator_sees_the_public_table_and_the_players_see_who_watches
     tmp_path: Path,
 ) -> None:
     timing = Timing(step_s=5, turn_s=5, window_ms=0)
-    # (to 25: a round or two; to 60 it took 16-27 s, and the suite is near its 10 minutes)
-    options = make_options(3, ["seven-o"], "standard", 25, timing)
+    # (to 1: the first round ends the game, all this test needs; to 60 it took 16-27 s, to 25
+    # 13.8-32.8 s, and the suite is near its 10 minutes)
+    options = make_options(3, ["seven-o"], "standard", 1, timing)
     port_said: list[str] = []
     nodes: list[GameNode] = []
     host_ui = TableUI(name="Ann", host=True, output=Screen(100, 30).output)
