@@ -80,6 +80,15 @@ GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is drop
 # (helper-66); a seat kept out is waited for as one not connected (its moves still come
 # through the other seats' relays)
 HOLD_OFF_S, HOLD_OFF_MAX_S = 10.0, 60.0
+# The CPU a seat's entries may cost this node when they take no place in its log (refused, seen
+# far ahead, waiting for parents): CPU seconds a second, and at once. Over it the seat's link
+# is dropped and kept out as for refused entries. A seat's signed entries a million steps
+# ahead are dropped unrefused (the node takes them as a sign it is behind), each decoded and
+# its signature checked first: 0.28 ms of CPU for a small one at the link's 4,000 frames a
+# second, 2.8 ms for one of 60 KB at its 32 MiB a second, held an honest node at 100% CPU,
+# naming no one (2026-11-28). What an honest seat's entries cost so is far under it: a node
+# catching up takes the live game's entries as far ahead, a few a second from each seat.
+CPU_PER_S, CPU_BURST = 0.25, 2.0
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
 # A vote taken: this node joins it once its input has been quiet this long (at most
@@ -597,6 +606,8 @@ class GameNode:
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
         self._watch_pace = ChatPace()  # "... is watching" lines, by address or by seat
         self._held_off: dict[int, tuple[float, float]] = {}  # seat -> (until, next hold-off)
+        # seat -> (CPU seconds left to its entries that take no place in the log, when)
+        self._cpu_left: dict[int, tuple[float, float]] = {}
         self.code_secrets: list[str] = []  # every seat's table-code secret, hex (lobby.md 2)
         self.code = ""  # the table code (lobby.md 2), set by whoever runs the node
         self.failed: str | None = None  # why the node stopped on its own (a disk error)
@@ -1496,6 +1507,14 @@ class GameNode:
         self._wanted.pop(h, None)
         if self._trace is not None:
             self._trace.write(f"r {seat} {time.monotonic():.6f} {h.hex()[:8]}\n")
+        cpu = time.thread_time()
+        try:
+            self._receive(seat, link, raw, h)
+        finally:
+            if not self.session.log.knows(h):  # (it took no place: its cost is charged)
+                self._charge_cpu(seat, link, time.thread_time() - cpu)
+
+    def _receive(self, seat: int, link: Link, raw: bytes, h: bytes) -> None:
         try:
             self._guard(lambda: self.session.receive(raw))
             if self.session.join_due:  # (joined once the input is quiet: _join)
@@ -1510,20 +1529,34 @@ class GameNode:
                 n = self.stats.garbage.get(seat, 0) + 1
                 self.stats.garbage[seat] = n
                 if n >= GARBAGE_LIMIT:
-                    now = time.monotonic()
-                    hold = self._held_off.get(seat, (0.0, HOLD_OFF_S))[1]
-                    self._held_off[seat] = (now + hold, min(hold * 2, HOLD_OFF_MAX_S))
                     self.stats.garbage[seat] = 0  # (another GARBAGE_LIMIT once it is back)
-                    self.say(
-                        f"dropping seat {seat}'s link: {n} refused entries ({e}); kept out "
-                        f"for {hold:.0f} s"
-                    )
-                    link.close(f"{n} refused entries: kept out for {hold:.0f} s")
+                    self._keep_out(seat, link, f"{n} refused entries", f" ({e})")
             return
         except Exception as e:  # (not the peer's: this node's own, see _task_done)
             # (helper-38: an own entry over the log's size cap escaped as a LogError; the
             # link's reader closed the link as "internal error" and the node played on)
             self._internal_error(e)
+
+    def _keep_out(self, seat: int, link: Link, why: str, detail: str = "") -> None:
+        """Drop ``seat``'s link for ``why`` and keep it out HOLD_OFF_S, twice that the next
+        time (up to HOLD_OFF_MAX_S): a link it opens meanwhile is closed at once."""
+        hold = self._held_off.get(seat, (0.0, HOLD_OFF_S))[1]
+        self._held_off[seat] = (time.monotonic() + hold, min(hold * 2, HOLD_OFF_MAX_S))
+        self.say(f"dropping seat {seat}'s link: {why}{detail}; kept out for {hold:.0f} s")
+        link.close(f"{why}: kept out for {hold:.0f} s")
+
+    def _charge_cpu(self, seat: int, link: Link, spent: float) -> None:
+        """Charge ``spent`` CPU seconds to ``seat`` (an entry of its that took no place in
+        the log); over CPU_BURST, refilled at CPU_PER_S, the seat is kept out (_keep_out)."""
+        now = time.monotonic()
+        left, at = self._cpu_left.get(seat, (CPU_BURST, now))
+        left = min(CPU_BURST, left + (now - at) * CPU_PER_S) - spent
+        if left >= 0:
+            self._cpu_left[seat] = (left, now)
+            return
+        self._cpu_left.pop(seat, None)  # (the full budget again once it is back)
+        why = f"its entries that took no place in the game cost over {CPU_BURST:.0f} s of CPU"
+        self._keep_out(seat, link, why)
 
     def _back_by_relay(self, h: bytes) -> None:
         """A seat that said it was leaving is back if an entry it signed for a step after it

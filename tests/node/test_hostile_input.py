@@ -350,6 +350,54 @@ async def test_a_signed_entry_for_a_step_that_will_never_exist_is_given_up(
     assert link.closed_why is None  # a signed entry of a real seat: no garbage to drop it for
 
 
+async def test_a_seat_whose_entries_take_no_place_but_cost_cpu_is_dropped_and_named(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 11: per-peer limits on CPU; a peer that floods is dropped and named. A seat signs
+    entries far ahead: each is decoded and its signature checked, then dropped unrefused (the
+    node takes it as a sign it is behind), so no count of refused entries ever dropped the
+    seat: at the link's frame rate it held the node at 100% CPU (0.28 ms each, 2.8 ms for 60
+    KB), naming no one. Now what such entries cost is charged to their seat, and over its
+    budget the seat is dropped and kept out as for refused entries (budget made small here)."""
+    import os
+
+    import p2puno.node.game as game_module
+    from p2puno.log import Role, sign_entry
+
+    monkeypatch.setattr(game_module, "CPU_BURST", 0.05)
+    monkeypatch.setattr(game_module, "CPU_PER_S", 0.01)
+    node, table = _lone_node("cpu", tmp_path)
+    said: list[str] = []
+    node.say = said.append  # type: ignore[method-assign]
+    session = node.session
+    liar = table.sessions[0].identity
+    assert liar is not None
+    link = _StubLink()
+    node.links[0] = link  # type: ignore[assignment]
+    parents = [os.urandom(32), os.urandom(32)]
+    cpu = time.thread_time()
+    sent = 0
+    while link.closed_why is None and sent < 5000:  # (about 50 ms of CPU should do)
+        far = sign_entry(
+            liar, game=session.game_id, seq=10**6 + sent, author=0, role=Role.PROPOSAL,
+            kind="action", prev=parents, body={"x": [7] * 200},
+        )  # fmt: skip
+        node._on_message(0, link, MsgType.ENTRY, far)  # type: ignore[arg-type]
+        sent += 1
+    assert link.closed_why is not None and "of CPU: kept out for" in link.closed_why, sent
+    assert any(
+        line.startswith("dropping seat 0's link: its entries that took no place in the game")
+        for line in said
+    ), said
+    assert not node.stats.refused  # (none was refused: each was only far ahead)
+    assert time.thread_time() - cpu < 5.0  # (signing them cost the test more than the node)
+    again = _QuietLink()
+    node._adopt(0, again)  # type: ignore[arg-type]  # (it dialed back at once: kept out)
+    assert again.closed_why is not None and again.closed_why.startswith("kept out for")
+    for t in list(node._tasks):
+        t.cancel()
+
+
 async def test_a_held_window_entry_reaches_no_one_before_it_leaves(tmp_path: object) -> None:
     """Spec 10.9: a node's entry of a claimable window leaves W after the window became due,
     whatever its seat decided. Until then it is in the node's log but must reach no one: not
