@@ -63,7 +63,15 @@ from p2puno.ui.model import (
     table_view,
     watch_end_lines,
 )
-from p2puno.ui.render import NBSP, Line, lobby_lines, render, screen_text
+from p2puno.ui.render import (
+    MIN_HEIGHT,
+    MIN_WIDTH,
+    NBSP,
+    Line,
+    lobby_lines,
+    render,
+    screen_text,
+)
 
 if TYPE_CHECKING:
     from p2puno.node.game import GameNode
@@ -792,6 +800,11 @@ class TableUI:
                 self.leave()
             elif k in ("n", "N", "escape", "c-c"):
                 st.mode = "play"
+            return
+        if self.source is not None and k not in ("q", "Q") and self._too_small():
+            # the table is hidden (the screen says to make it larger, and that q acts): a
+            # key would play or draw unseen (helper-101: Enter at 79x23 played g6 from a hand
+            # never shown, d at 60x20 drew with a playable card in hand)
             return
         if self._end_shown():
             now = self.clock()
@@ -1532,6 +1545,11 @@ class TableUI:
         if self.table is not None and "options" in self.table:
             return ""
         return f"others join with:  {last.replace(' ', NBSP)}"
+
+    def _too_small(self) -> bool:
+        """Whether the terminal is under the table's size (render draws a notice instead)."""
+        size = self.app.output.get_size()
+        return size.columns < MIN_WIDTH or size.rows < MIN_HEIGHT
 
     def _fragments(self) -> StyleAndTextTuples:
         size = self.app.output.get_size()

@@ -242,17 +242,18 @@ def status_text(view: TableView, width: int = 0) -> str:
     return view.status + count
 
 
+_LARGER = "Make it larger (it redraws at once); until then only q acts, to leave."
+
+
 def render(view: TableView, width: int, height: int) -> list[Line]:
     """The whole screen as ``height`` lines of ``width`` cells."""
     if width < MIN_WIDTH or height < MIN_HEIGHT:
+        # (wrapped, as the lobby's: helper-101 read "The table needs 80x24; this terminal is"
+        # at 40x15, the size and "q to leave" cut off)
+        size_words = f"The table needs {MIN_WIDTH}x{MIN_HEIGHT}; this terminal is {width}x{height}."
         msg = [
-            [
-                (
-                    "class:alert",
-                    f"The table needs {MIN_WIDTH}x{MIN_HEIGHT}; this terminal is {width}x{height}.",
-                )
-            ],
-            [("", "Make it larger (it redraws at once), or q to leave.")],
+            *([("class:alert", w)] for w in textwrap.wrap(size_words, max(10, width))),
+            *([("", w)] for w in textwrap.wrap(_LARGER, max(10, width))),
             [],
         ]
         # what is going on, and its clock, stay in view (a review: a turn ran out unseen);

@@ -42,3 +42,17 @@ def test_a_table_with_chat_in_combining_marks_is_as_wide_as_the_screen() -> None
         shown = [r for r in rows if "au lait" in r or "cafe" in r]
         assert shown, rows
         assert all(cells(r) == width for r in rows), [r for r in rows if cells(r) != width]
+
+
+def test_a_terminal_under_the_tables_size_is_told_it_in_lines_that_fit() -> None:
+    """docs/ui.md (the table needs 80x24): under it the table says so, wrapped as the lobby
+    does (helper-101 read "The table needs 80x24; this terminal is" at 40x15, the size and
+    "q to leave" cut off), each row as wide as the screen."""
+    table = LocalTable(Options(2), seed="cells")
+    view = table_view(table.sessions[0], UiState(), ViewInputs(["Ann", "Bob"], 0))
+    for width, height in ((40, 15), (60, 20), (79, 23)):
+        rows = plain(render(view, width, height))
+        text = " ".join(" ".join(rows).split())
+        assert f"this terminal is {width}x{height}." in text, rows
+        assert "until then only q acts, to leave." in text, rows
+        assert len(rows) == height and all(cells(r) == width for r in rows), rows

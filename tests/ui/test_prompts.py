@@ -472,6 +472,12 @@ async def test_help_quit_confirmation_and_resize() -> None:
         t.screen.resize(60, 20)
         small = await wait_for(t.screen, "needs 80x24", timeout=3)
         assert "your turn · " in small and " s left" in small  # (a review: the clock unseen)
+        # the hand is hidden: no key plays or draws unseen, and the screen says only q acts
+        # (helper-101: Enter at 79x23 played g6 from a hand never shown; d drew)
+        assert "until then only q acts" in " ".join(small.split())
+        await press(t.pipe, ENTER, "d", " ")
+        await asyncio.sleep(0.3)
+        assert t.answers == [], t.answers
         await press(t.pipe, "q")  # ... and q asked its question unseen, a y away from leaving
         asked = await wait_for(t.screen, "Leave the table?", timeout=3)
         # (wrapped, not cut at 60; in round 1 the scores stay at 0, helper-64's brief)
