@@ -11,6 +11,7 @@ illegal choice is explained here and never reaches the session.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -1245,6 +1246,33 @@ def round_end_lines(
         lines.append(f"  {name:<{pad}} {verb} {pts:>3}  {text}")
     lines.append("  scores: " + "  ".join(f"{names[s]} {p}" for s, p in enumerate(game.scores)))
     return lines
+
+
+_HAND_ROW = re.compile(r"^  (\S.*?) +(gives|holds|adds) +(\d+)  \S.*$")
+_OUT_ROW = re.compile(r"^  (\S.*?) +\(out\)$")
+
+
+def compact_end(lines: Sequence[str]) -> list[str]:
+    """An end box's lines (:func:`round_end_lines` under the game's end) with each hand's row
+    cut to its name and points, the rows run together (the box wraps them): for a box taller
+    than the screen leaves it. helper-101: a ten-seat game's box at 80x24 lost its last two
+    hands and its bottom border, with no sign of them."""
+    out: list[str] = []
+    items: list[str] = []
+    for line in lines:
+        row = _HAND_ROW.match(line) or _OUT_ROW.match(line)
+        if row is not None:
+            # (each held together by no-break spaces: the box wraps between them only)
+            said = " ".join(row.groups()) if row.re is _HAND_ROW else f"{row[1]} out"
+            items.append(said.replace(" ", "\u00a0"))
+            continue
+        if items:
+            out.append("  " + " · ".join(items))
+            items = []
+        out.append(line)
+    if items:
+        out.append("  " + " · ".join(items))
+    return out
 
 
 def color_of_face(text: str) -> int:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from p2puno.node.game import CHAT_MAX
 from p2puno.ui.cells import cells, char_cells
-from p2puno.ui.model import LOG_LEAD, REPLAY_LEAD, CardView, TableView
+from p2puno.ui.model import LOG_LEAD, REPLAY_LEAD, CardView, TableView, compact_end
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -380,7 +380,7 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
     middle_h = height - len(top) - len(bottom)
     # an end's box goes under the seats and the last moves, which stay in view above it (a
     # review: the box hid the moves that ended the game, never seen on any screen)
-    box = _box(view.end, width, view.box_note, view.commands) if view.end else []
+    box = _end_box(view, width, middle_h) if view.end else []
     cols_h = max(0, middle_h - len(box))
     n_log = cols_h - 1
     # The game's end box on a narrow screen leaves a few rows: the moves then take the whole
@@ -507,6 +507,23 @@ def _all_hands(view: TableView, width: int) -> list[Line]:
             used += width_of(chip) + 1
         out.append(line)
     return out
+
+
+def _end_box(view: TableView, width: int, room: int) -> list[Line]:
+    """The end's box in ``room`` rows where it can: as it is, else each hand's row cut to its
+    name and points (:func:`compact_end`), else its last rows given up for a row that says
+    so; its borders always drawn (helper-101: ten seats' box at 80x24 lost its last hands
+    and its bottom border, with no sign of them)."""
+    text = view.end or []
+    box = _box(text, width, view.box_note, view.commands)
+    if len(box) <= room:
+        return box
+    text = compact_end(text)
+    box = _box(text, width, view.box_note, view.commands)
+    while len(box) > room and text:
+        text = text[:-1]
+        box = _box([*text, "  … (the rest: the replay shows it)"], width, view.box_note)
+    return box
 
 
 def _box(

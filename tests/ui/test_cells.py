@@ -56,3 +56,47 @@ def test_a_terminal_under_the_tables_size_is_told_it_in_lines_that_fit() -> None
         assert f"this terminal is {width}x{height}." in text, rows
         assert "until then only q acts, to leave." in text, rows
         assert len(rows) == height and all(cells(r) == width for r in rows), rows
+
+
+def test_a_ten_seat_games_end_box_fits_80x24_with_its_border() -> None:
+    """The game's end box, under it the last round's hands (docs/ui.md): at 80x24 a ten-seat
+    game's box ran past the screen (helper-101: the last two hands and the bottom border
+    gone, no sign of them). Where it does not fit, each hand is cut to its name and points
+    (001 · SCORING: the points each hand gives), the rows run together; every seat is said."""
+    import random
+    from dataclasses import replace
+
+    from p2puno.bots.heuristic import HeuristicBot
+    from p2puno.sim.runner import Table
+    from p2puno.ui.model import LOG_LEAD, REPLAY_LEAD, round_end_lines
+
+    # the rows of a real ten-seat round's end (the engine alone: no keys, no network)
+    game = Table(Options(10, target=1), [HeuristicBot() for _ in range(10)], random.Random(3))
+    over = None
+    while over is None:
+        over = next((e for e in game.step()[1] if e.kind == "round-over"), None)
+    names = ["Ann", *(f"Bot-{k}" for k in range(1, 10))]
+    hands = round_end_lines(game.game, names, 0, over, 1)
+    end = [
+        "GAME OVER — the winner: you",
+        "  scores: " + "  ".join(f"{n} 0" for n in names),
+        "  verification: every deck audited and verified (2 decks: the draw for dealer, 1 round)",
+        f"{LOG_LEAD}/tmp/x/game.log",
+        f"{REPLAY_LEAD}p2puno replay /tmp/x/game.log --table",
+        "",
+        *hands,
+    ]
+    table = LocalTable(Options(2), seed="cells")
+    view = table_view(table.sessions[0], UiState(), ViewInputs(["Ann", "Bob"], 0))
+    view = replace(view, end=end, status_kind="over")
+    rows = plain(render(view, 80, 24))
+    assert len(rows) == 24 and all(cells(r) == 80 for r in rows), rows
+    text = "\n".join(rows)
+    assert "GAME OVER" in text and " └" in text and "┘" in text, text  # (its bottom border)
+    said = " ".join(text.replace("│", " ").split())
+    for name in names:  # (every seat: its points, or that it went out)
+        assert f"{name} gives" in said or f"{name} out" in said, said
+    assert "p2puno replay /tmp/x/game.log --table" in said  # (the command, whole)
+    # with the room for it, the box is as it was: each hand with its cards
+    roomy = "\n".join(plain(render(view, 120, 50)))
+    assert all(line.strip() in roomy for line in hands[1:-1]), roomy
