@@ -357,7 +357,9 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
                 for f in ((card_style(c) + " class:chip", f" {c.text} "), ("", " "))
             ]
         )
+    hands_at = len(bottom)
     bottom.extend(_all_hands(view, width) if view.all_hands else _hand(view, width))
+    hands_to = len(bottom)
     # (four lines of choices at most; leaving the table may take a fifth: what stops with it)
     if view.mode == "quit":  # (wrapped, not cut: the resume command, past 77 columns, lost
         # its path's end with no sign of it, helper-70; 7 lines at most). Each sentence is
@@ -377,6 +379,10 @@ def render(view: TableView, width: int, height: int) -> list[Line]:
         for part in wrap(view.message, width - 1)[:2]:
             bottom.append([("class:alert", " " + part)])
     bottom.append([("class:help", " " + keys_fit(view.help_line, width - 1))])
+    if len(view.all_hands) > 1 and height - len(top) - len(bottom) < len(left):
+        # every hand face up, two to a row, where one to a row leaves the seats and the top
+        # card no room (helper-101: a ten-seat replay at 80x24 hid the top card)
+        bottom[hands_at:hands_to] = _all_hands(view, width, per_row=2)
     middle_h = height - len(top) - len(bottom)
     # an end's box goes under the seats and the last moves, which stay in view above it (a
     # review: the box hid the moves that ended the game, never seen on any screen)
@@ -490,8 +496,10 @@ def _hand(view: TableView, width: int) -> list[Line]:
     return out
 
 
-def _all_hands(view: TableView, width: int) -> list[Line]:
-    """Every hand face up, one line a seat (a replay of an audited deck)."""
+def _all_hands(view: TableView, width: int, per_row: int = 1) -> list[Line]:
+    """Every hand face up, one line a seat (a replay of an audited deck), or ``per_row``
+    seats to a line, each in its share of the width (the cards past it said as "+N")."""
+    cell = width // per_row
     out: list[Line] = []
     for name, cards in view.all_hands:
         line: Line = [("class:dim", f" {fit(name, 10)} {len(cards):>2}: ")]
@@ -499,14 +507,19 @@ def _all_hands(view: TableView, width: int) -> list[Line]:
         for i, c in enumerate(cards):
             chip = f"{c.text}{'(new)' if c.drawn else ''}"
             rest = len(cards) - i
-            if used + width_of(chip) + 1 > width - 4 and rest > 1:
+            if used + width_of(chip) + 1 > cell - 4 and rest > 1:
                 line.append(("class:dim", f"+{rest}"))
                 break
             line.append((card_style(c), chip))
             line.append(("", " "))
             used += width_of(chip) + 1
         out.append(line)
-    return out
+    if per_row == 1:
+        return out
+    return [
+        [f for line in out[i : i + per_row] for f in fit_line(line, cell)]
+        for i in range(0, len(out), per_row)
+    ]
 
 
 def _end_box(view: TableView, width: int, room: int) -> list[Line]:

@@ -100,3 +100,31 @@ def test_a_ten_seat_games_end_box_fits_80x24_with_its_border() -> None:
     # with the room for it, the box is as it was: each hand with its cards
     roomy = "\n".join(plain(render(view, 120, 50)))
     assert all(line.strip() in roomy for line in hands[1:-1]), roomy
+
+
+def test_a_ten_seat_replay_keeps_the_top_card_in_view_at_80x24() -> None:
+    """A replay shows every hand face up (docs/replay.md), one row a seat: at 80x24 with ten
+    seats those rows left the seats' column no room for the top card, the direction and a
+    pending draw (helper-101). Two hands to a row then, each in half the width."""
+    from dataclasses import replace
+
+    from p2puno.engine.cards import CARD_COLOR, CARD_TEXT
+    from p2puno.ui.model import CardView, SeatRow
+
+    table = LocalTable(Options(2), seed="cells")
+    view = table_view(table.sessions[0], UiState(), ViewInputs(["Ann", "Bob"], 0))
+    names = ["Ann", *(f"Bot-{k}" for k in range(1, 10))]
+    seats = [SeatRow(k, n, "bot", k == 0, 7, "", 0, k == 3) for k, n in enumerate(names)]
+    hands = [(n, [CardView(c, c, CARD_TEXT[c], CARD_COLOR[c]) for c in range(k, k + 7)])
+             for k, n in enumerate(names)]  # fmt: skip
+    view = replace(view, seats=seats, all_hands=hands, pending="+2 pending on Bot-3 (Draw Two)")
+    rows = plain(render(view, 80, 24))
+    assert len(rows) == 24 and all(cells(r) == 80 for r in rows), rows
+    text = "\n".join(rows)
+    for line in ("no card on the table yet", "turns pass ", "+2 pending on Bot-3"):
+        assert line in text, text
+    for n, cards in hands:  # every seat's row, and every hand with its first card
+        assert f" {n} " in text and f"{cards[0].text} " in text, text
+    # with the room, one hand a row, as before
+    tall = plain(render(view, 80, 40))
+    assert sum(1 for r in tall if r.startswith((" Ann ", " Bot-"))) == 10  # (a seat: "   1")
