@@ -321,7 +321,9 @@ def replay(
         from p2puno.ui.replay import run_replay_table
 
         if not _terminal():
-            _err_line("p2puno: --table needs a terminal (without it: p2puno replay LOG)")
+            # (TERM=dumb: a terminal that cannot draw a screen, said so)
+            dumb = " that draws a screen (TERM=dumb here)" if sys.stdin.isatty() else ""
+            _err_line(f"p2puno: --table needs a terminal{dumb} (without it: p2puno replay LOG)")
             raise typer.Exit(2)
         shown = asyncio.run(run_replay_table(log, thorough=thorough, length=length))
         assert shown is not None
@@ -615,7 +617,12 @@ def _say_command(intro: str, cmd: str) -> None:
 
 
 def _terminal() -> bool:
-    """A person at a terminal: `host`, `join` and `lobby` open the full-screen table."""
+    """A person at a terminal that draws a screen: `host`, `join` and `lobby` open the
+    full-screen table. A terminal that says it cannot (TERM=dumb: Emacs' shell, an editor's
+    pane) gets the line prompt, as a pipe does: it showed the table's cursor moves as text
+    (helper-101 read ESC[14C ESC[25A in its bytes)."""
+    if os.environ.get("TERM", "") == "dumb":
+        return False
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 

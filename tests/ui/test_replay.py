@@ -245,6 +245,38 @@ def test_the_command_in_a_terminal(logs: dict[str, Path]) -> None:
     assert b"VERIFIED: " in out.split(b"VERIFIED offline")[-1]  # printed once the screen is gone
 
 
+def test_a_terminal_that_cannot_draw_a_screen_is_told_so(logs: dict[str, Path]) -> None:
+    """TERM=dumb (Emacs' shell, an editor's pane): a terminal, but one that shows cursor moves
+    as text (helper-101 read ESC[14C ESC[25A in its bytes). The table is not drawn there, and
+    the reason is said; `host`, `join` and `lobby` take the line prompt there, by the same
+    test (cli._terminal)."""
+    cmd = [sys.executable, "-m", "p2puno", "replay", str(logs["fair"]), "--table"]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command on the pseudo-terminal
+        os.environ["TERM"] = "dumb"
+        os.execv(sys.executable, cmd)
+    out = b""
+    end = time.monotonic() + 60
+    try:
+        while time.monotonic() < end:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 2, out
+    said = b" ".join(out.split())  # (wrapped at the terminal's width)
+    assert b"needs a terminal that draws a screen (TERM=dumb here)" in said, out
+    assert b"\x1b[" not in out  # (no screen drawn: no cursor moves)
+
+
 @pytest.mark.parametrize("damage", ["missing", "empty", "torn", "swapped"])
 async def test_a_log_that_cannot_be_drawn_gets_the_verdict_not_a_traceback(
     logs: dict[str, Path], tmp_path: Path, damage: str
