@@ -169,8 +169,16 @@ def drawn_slots(g: Game, events: list[Event | None]) -> dict[int, tuple[int, ...
     return out
 
 
+# terminals without colours, by their TERM (and any "-mono" entry: xterm-mono): a colour's
+# escape code there may mean something else (on a VT100, 5 in "ESC[38;5;83m" is blinking).
+# helper-101 saw 256-colour codes sent to TERM=vt100 and TERM=xterm-mono.
+MONO_TERMS = ("vt52", "vt100", "vt102", "vt220")
+
+
 def no_color() -> bool:
-    return bool(os.environ.get("NO_COLOR"))
+    """No colours: NO_COLOR is set (no-color.org), or the terminal has none (MONO_TERMS)."""
+    term = os.environ.get("TERM", "")
+    return bool(os.environ.get("NO_COLOR")) or term in MONO_TERMS or term.endswith("-mono")
 
 
 class TableUI:

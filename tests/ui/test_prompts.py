@@ -492,13 +492,22 @@ async def test_help_quit_confirmation_and_resize() -> None:
         assert t.ui.left
 
 
-@pytest.mark.parametrize("no_color", [True, False])
-async def test_no_color_leaves_only_words(no_color: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("no_color", "term"),
+    [(True, "xterm"), (False, "xterm"), (False, "vt100"), (False, "xterm-mono")],
+)
+async def test_no_color_leaves_only_words(
+    no_color: bool, term: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NO_COLOR, or a terminal without colours by its TERM (helper-101 saw 256-colour codes
+    sent to vt100 and xterm-mono): no colour at all, every card still said in words."""
+    monkeypatch.setenv("TERM", term)
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
     else:
         monkeypatch.delenv("NO_COLOR", raising=False)
     assert ("NO_COLOR" in os.environ) == no_color
+    no_color = no_color or term != "xterm"
     async with table(once(my_turn)) as t:
         text = await wait_for(t.screen, "your turn")
         assert "color in play:" in text
