@@ -384,6 +384,8 @@ class ReplayTable:
                 self.message = "the end of the game (← goes back, q leaves)"
             self.index = min(n - 1, self.index + 1)
         elif k in ("prev", "p", "h"):
+            if self.index == 0:  # (as at the end: helper-101's ← at the start said nothing)
+                self.message = "the start of the game (→ goes on, q leaves)"
             self.index = max(0, self.index - 1)
         elif k in ("round+", "]"):
             nxt = [i for i in self.r.rounds.values() if i > self.index]

@@ -176,6 +176,22 @@ def test_a_rounds_end_box_stays_with_that_rounds_hands_until_the_next_deal(
     assert boxed >= 3  # (round 1's end, its deck's audit; round 2's end)
 
 
+def test_a_step_past_either_end_says_where_it_is(logs: dict[str, Path]) -> None:
+    """docs/replay.md (the viewer's keys): → past the last frame said it was the end; ← at
+    the first said nothing (helper-101). Each now says where it is, and stays there."""
+    r = load(logs["fair"])
+    with create_pipe_input() as pipe:
+        table = ReplayTable(r, input=pipe, output=DummyOutput())
+        table.key("prev")
+        assert table.index == 0 and table.message == "the start of the game (→ goes on, q leaves)"
+        table.key("next")
+        assert table.index == 1 and table.message == ""
+        table.index = len(r.frames) - 1
+        table.key("next")
+        assert table.message == "the end of the game (← goes back, q leaves)"
+        assert table.index == len(r.frames) - 1
+
+
 async def test_a_cheat_ends_on_the_named_cheater_the_reason_and_the_void_round(
     logs: dict[str, Path],
 ) -> None:
