@@ -471,8 +471,13 @@ class ReplayTable:
         help_line = "→ next · ← back · ↓ next round · ↑ round start · g go to round · End · ? · q"
         if self.mode == "goto":
             help_line = f"go to round: {self.typed}▏ (Enter · Esc)"
+        # (the file was read whole and checked before the first frame: "verifying every move",
+        # the live table's words while no deck is audited yet, read as a check still under way
+        # after the log had checked out, helper-101)
+        checked = "no deck audited yet" if v.verification == "verifying every move" else ""
         return replace(
             v,
+            verification=checked or v.verification,
             status=status,
             status_kind="over" if last else "wait",
             help_line=help_line,
