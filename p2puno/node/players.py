@@ -96,6 +96,7 @@ class TextPlayer:
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self._input_ended = False  # (said once: each decision then takes its first choice)
 
     async def confirm(self, table: dict[str, Any]) -> bool:
         """The final table in words (the options and every seat), then Enter to play at it or
@@ -137,6 +138,10 @@ class TextPlayer:
         while True:
             line = await _read_line()
             if not line:
+                if not self._input_ended:  # (said once: helper-101 read a bluff it never chose)
+                    self._input_ended = True
+                    print("  (your input has ended: each decision now takes the first choice)")
+                print(f"  0: {choice_text(options[0])}", flush=True)
                 return options[0]
             chosen = pick(line, options)
             if not isinstance(chosen, str):

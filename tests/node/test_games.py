@@ -176,6 +176,11 @@ def test_a_person_at_a_line_prompt_confirms_the_final_table_then_plays(tmp_path:
         _kill(h, j)
     assert str(verified(paths[0]).outcome).startswith("finished")
     assert re.search(r"Game over: (Host|Pat) wins", h.text()), h.text()  # (by name)
+    # what the end of the input does is said once, and each choice it makes (helper-101 read
+    # a Wild Draw Four it never chose called a bluff, with no word of why it was played)
+    said = j.text()
+    assert said.count("your input has ended: each decision now takes the first choice") == 1
+    assert re.search(r"then Enter:\n(  \(your input has ended.*\n)?  0: \S", said), said
 
 
 def test_a_person_at_a_line_prompt_who_says_q_leaves_the_full_table(tmp_path: Path) -> None:
