@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import unicodedata
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -221,20 +221,17 @@ async def test_a_cheat_ends_on_the_named_cheater_the_reason_and_the_void_round(
     assert said[0].startswith("REJECTED at entry ") and all(len(ln) <= 79 for ln in said)
 
 
-def test_the_command_in_a_terminal(logs: dict[str, Path]) -> None:
-    """`p2puno replay LOG --table` in a pseudo-terminal: End, q, then the verdict in lines;
-    without a terminal it says it needs one."""
-    cmd = [sys.executable, "-m", "p2puno", "replay", str(logs["fair"]), "--table"]
-    plain = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
-    )
-    assert plain.returncode == 2 and "needs a terminal" in plain.stderr
+def _on_a_pty(
+    cmd: list[str], term: str, answer: Callable[[bytes], bytes] | None = None
+) -> tuple[bytes, int]:
+    """``cmd`` run on a pseudo-terminal with ``TERM=term`` (60 s at most): all it wrote, and
+    its exit code. ``answer`` sees what it wrote so far after each read and gives the keys
+    to type then (b"" for none)."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the command on the pseudo-terminal
-        os.environ["TERM"] = "xterm"
+        os.environ["TERM"] = term
         os.execv(sys.executable, cmd)
     out = b""
-    sent = 0
     end = time.monotonic() + 60
     try:
         while time.monotonic() < end:
@@ -247,17 +244,38 @@ def test_the_command_in_a_terminal(logs: dict[str, Path]) -> None:
                 if not chunk:
                     break
                 out += chunk
-            if sent == 0 and FIRST.encode() in out:
-                os.write(fd, END.encode())
-                sent = 1
-            elif sent == 1 and b"VERIFIED offline" in out:
-                os.write(fd, b"q")
-                sent = 2
+            keys = answer(out) if answer is not None else b""
+            if keys:
+                os.write(fd, keys)
         _, status = os.waitpid(pid, 0)
     finally:
         os.close(fd)
+    return out, os.waitstatus_to_exitcode(status)
+
+
+def test_the_command_in_a_terminal(logs: dict[str, Path]) -> None:
+    """`p2puno replay LOG --table` in a pseudo-terminal: End, q, then the verdict in lines;
+    without a terminal it says it needs one."""
+    cmd = [sys.executable, "-m", "p2puno", "replay", str(logs["fair"]), "--table"]
+    plain = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
+    assert plain.returncode == 2 and "needs a terminal" in plain.stderr
+    sent = 0
+
+    def answer(out: bytes) -> bytes:
+        nonlocal sent
+        if sent == 0 and FIRST.encode() in out:
+            sent = 1
+            return END.encode()
+        if sent == 1 and b"VERIFIED offline" in out:
+            sent = 2
+            return b"q"
+        return b""
+
+    out, code = _on_a_pty(cmd, "xterm", answer)
     assert sent == 2, out[-2000:]
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert code == 0
     assert b"VERIFIED: " in out.split(b"VERIFIED offline")[-1]  # printed once the screen is gone
 
 
@@ -267,27 +285,8 @@ def test_a_terminal_that_cannot_draw_a_screen_is_told_so(logs: dict[str, Path]) 
     the reason is said; `host`, `join` and `lobby` take the line prompt there, by the same
     test (cli._terminal)."""
     cmd = [sys.executable, "-m", "p2puno", "replay", str(logs["fair"]), "--table"]
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the command on the pseudo-terminal
-        os.environ["TERM"] = "dumb"
-        os.execv(sys.executable, cmd)
-    out = b""
-    end = time.monotonic() + 60
-    try:
-        while time.monotonic() < end:
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                out += chunk
-        _, status = os.waitpid(pid, 0)
-    finally:
-        os.close(fd)
-    assert os.waitstatus_to_exitcode(status) == 2, out
+    out, code = _on_a_pty(cmd, "dumb")
+    assert code == 2, out
     said = b" ".join(out.split())  # (wrapped at the terminal's width)
     assert b"needs a terminal that draws a screen (TERM=dumb here)" in said, out
     assert b"\x1b[" not in out  # (no screen drawn: no cursor moves)
