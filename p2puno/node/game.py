@@ -80,14 +80,17 @@ GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is drop
 # (helper-66); a seat kept out is waited for as one not connected (its moves still come
 # through the other seats' relays)
 HOLD_OFF_S, HOLD_OFF_MAX_S = 10.0, 60.0
-# The CPU a seat's entries may cost this node when they take no place in its log (refused, seen
-# far ahead, waiting for parents): CPU seconds a second, and at once. Over it the seat's link
-# is dropped and kept out as for refused entries. A seat's signed entries a million steps
-# ahead are dropped unrefused (the node takes them as a sign it is behind), each decoded and
-# its signature checked first: 0.28 ms of CPU for a small one at the link's 4,000 frames a
-# second, 2.8 ms for one of 60 KB at its 32 MiB a second, held an honest node at 100% CPU,
-# naming no one (2026-11-28). What an honest seat's entries cost so is far under it: a node
-# catching up takes the live game's entries as far ahead, a few a second from each seat.
+# The CPU what a seat sends may cost this node when it takes no place in the game: its entries
+# that are not in the log once taken (refused, seen far ahead, waiting for parents), its HAVEs
+# and its notices (chat, watchers, a turn's time): CPU seconds a second, and at once. Over it
+# the seat's link is dropped and kept out as for refused entries. A seat's signed entries a
+# million steps ahead are dropped unrefused (the node takes them as a sign it is behind), each
+# decoded and its signature checked first: 0.28 ms of CPU for a small one at the link's 4,000
+# frames a second, 2.8 ms for one of 60 KB at its 32 MiB a second, held an honest node at
+# 100% CPU, naming no one (2026-11-28); so did notices of 16 KiB (1 ms each) and HAVEs of 256
+# made-up hashes (0.15 ms each). What an honest seat costs so is far under it. Entries that
+# join the log, SYNCs and FETCHes (paced on their own: SYNC_EVERY, DISK_READS_PER_S) are
+# not charged: a node catching up asks for them.
 CPU_PER_S, CPU_BURST = 0.25, 2.0
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
@@ -1318,6 +1321,7 @@ class GameNode:
         if mtype == MsgType.ENTRY:
             self._on_entry(seat, link, payload)
         elif mtype == MsgType.HAVE:
+            cpu = time.thread_time()  # (charged: see CPU_PER_S)
             now = time.monotonic()
             have = decode_fetch(payload)
             self._peer_holds(seat, have)
@@ -1326,6 +1330,7 @@ class GameNode:
                     break  # (what is lost comes directly, or by a SYNC once a step stalls)
                 if not self.session.log.knows(h) and h not in self._wanted:
                     self._wanted[h] = (now, seat)
+            self._charge_cpu(seat, link, time.thread_time() - cpu)
         elif mtype == MsgType.FETCH:
             with contextlib.suppress(LinkError):  # (a peer that asks and does not read: its
                 # link closes too_slow, which _watch says; helper-38 saw a traceback here)
@@ -1353,7 +1358,9 @@ class GameNode:
                 self._trace.write(f"y {seat} {start} {self.session.processed} {now:.6f}\n")
             self._serve_sync(link, start)
         elif mtype == MsgType.LOBBY:
+            cpu = time.thread_time()  # (charged: see CPU_PER_S)
             self._on_notice(seat, payload)
+            self._charge_cpu(seat, link, time.thread_time() - cpu)
         self._pump()
 
     def chat(self, text: str) -> str | None:
@@ -1546,8 +1553,8 @@ class GameNode:
         link.close(f"{why}: kept out for {hold:.0f} s")
 
     def _charge_cpu(self, seat: int, link: Link, spent: float) -> None:
-        """Charge ``spent`` CPU seconds to ``seat`` (an entry of its that took no place in
-        the log); over CPU_BURST, refilled at CPU_PER_S, the seat is kept out (_keep_out)."""
+        """Charge ``spent`` CPU seconds to ``seat`` (what it sent took no place in the game:
+        CPU_PER_S); over CPU_BURST, refilled at CPU_PER_S, the seat is kept out (_keep_out)."""
         now = time.monotonic()
         left, at = self._cpu_left.get(seat, (CPU_BURST, now))
         left = min(CPU_BURST, left + (now - at) * CPU_PER_S) - spent
@@ -1555,7 +1562,7 @@ class GameNode:
             self._cpu_left[seat] = (left, now)
             return
         self._cpu_left.pop(seat, None)  # (the full budget again once it is back)
-        why = f"its entries that took no place in the game cost over {CPU_BURST:.0f} s of CPU"
+        why = f"what it sent that took no place in the game cost over {CPU_BURST:.0f} s of CPU"
         self._keep_out(seat, link, why)
 
     def _back_by_relay(self, h: bytes) -> None:

@@ -350,19 +350,23 @@ async def test_a_signed_entry_for_a_step_that_will_never_exist_is_given_up(
     assert link.closed_why is None  # a signed entry of a real seat: no garbage to drop it for
 
 
-async def test_a_seat_whose_entries_take_no_place_but_cost_cpu_is_dropped_and_named(
-    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("what", ["entries far ahead", "made-up HAVEs", "notices"])
+async def test_a_seat_whose_messages_take_no_place_but_cost_cpu_is_dropped_and_named(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch, what: str
 ) -> None:
     """Issue 11: per-peer limits on CPU; a peer that floods is dropped and named. A seat signs
     entries far ahead: each is decoded and its signature checked, then dropped unrefused (the
     node takes it as a sign it is behind), so no count of refused entries ever dropped the
     seat: at the link's frame rate it held the node at 100% CPU (0.28 ms each, 2.8 ms for 60
-    KB), naming no one. Now what such entries cost is charged to their seat, and over its
-    budget the seat is dropped and kept out as for refused entries (budget made small here)."""
+    KB), naming no one; so did notices of 16 KiB (1 ms each) and HAVEs of 256 made-up hashes
+    (0.15 ms). Now what such messages cost is charged to their seat, and over its budget the
+    seat is dropped and kept out as for refused entries (the budget made small here)."""
+    import json
     import os
 
     import p2puno.node.game as game_module
     from p2puno.log import Role, sign_entry
+    from p2puno.net.frames import encode_fetch
 
     monkeypatch.setattr(game_module, "CPU_BURST", 0.05)
     monkeypatch.setattr(game_module, "CPU_PER_S", 0.01)
@@ -375,22 +379,30 @@ async def test_a_seat_whose_entries_take_no_place_but_cost_cpu_is_dropped_and_na
     link = _StubLink()
     node.links[0] = link  # type: ignore[assignment]
     parents = [os.urandom(32), os.urandom(32)]
+    notice = json.dumps({"t": "chat", "text": "hi", "pad": [7] * 5000}).encode()
+
+    def message(k: int) -> tuple[int, bytes]:
+        if what == "made-up HAVEs":
+            return MsgType.HAVE, encode_fetch([os.urandom(32) for _ in range(256)])
+        if what == "notices":
+            return MsgType.LOBBY, notice
+        return MsgType.ENTRY, sign_entry(
+            liar, game=session.game_id, seq=10**6 + k, author=0, role=Role.PROPOSAL,
+            kind="action", prev=parents, body={"x": [7] * 200},
+        )  # fmt: skip
+
     cpu = time.thread_time()
     sent = 0
     while link.closed_why is None and sent < 5000:  # (about 50 ms of CPU should do)
-        far = sign_entry(
-            liar, game=session.game_id, seq=10**6 + sent, author=0, role=Role.PROPOSAL,
-            kind="action", prev=parents, body={"x": [7] * 200},
-        )  # fmt: skip
-        node._on_message(0, link, MsgType.ENTRY, far)  # type: ignore[arg-type]
+        node._on_message(0, link, *message(sent))  # type: ignore[arg-type]
         sent += 1
     assert link.closed_why is not None and "of CPU: kept out for" in link.closed_why, sent
     assert any(
-        line.startswith("dropping seat 0's link: its entries that took no place in the game")
+        line.startswith("dropping seat 0's link: what it sent that took no place in the game")
         for line in said
     ), said
-    assert not node.stats.refused  # (none was refused: each was only far ahead)
-    assert time.thread_time() - cpu < 5.0  # (signing them cost the test more than the node)
+    assert not node.stats.refused  # (none was refused)
+    assert time.thread_time() - cpu < 5.0  # (making them cost the test more than the node)
     again = _QuietLink()
     node._adopt(0, again)  # type: ignore[arg-type]  # (it dialed back at once: kept out)
     assert again.closed_why is not None and again.closed_why.startswith("kept out for")
