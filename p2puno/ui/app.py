@@ -790,6 +790,18 @@ class TableUI:
                 # confirmed (helper-71's brief); every other key goes back only
                 self._confirm_table()
             return
+        if self.source is not None and st.mode != "quit" and self._too_small():
+            # the table is hidden (the screen says to make it larger, and that only q acts,
+            # to leave): any other key would act unseen (helper-101: Enter at 79x23 played g6
+            # from a hand never shown, d at 60x20 drew with a playable card in hand; helper-
+            # 102: m opened the chat unseen, and q then went into it as a letter). q asks to
+            # leave, or closes the end, whatever was under way (the chat, a colour's question)
+            if k in ("q", "Q"):
+                if self._end_shown():
+                    self.close()
+                else:
+                    st.mode = "quit"
+            return
         if (
             k == "m"
             and st.mode not in ("say", "type")
@@ -808,11 +820,6 @@ class TableUI:
                 self.leave()
             elif k in ("n", "N", "escape", "c-c"):
                 st.mode = "play"
-            return
-        if self.source is not None and k not in ("q", "Q") and self._too_small():
-            # the table is hidden (the screen says to make it larger, and that q acts): a
-            # key would play or draw unseen (helper-101: Enter at 79x23 played g6 from a hand
-            # never shown, d at 60x20 drew with a playable card in hand)
             return
         if self._end_shown():
             now = self.clock()

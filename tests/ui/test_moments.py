@@ -1013,6 +1013,39 @@ def test_m_says_a_line_to_the_table_and_a_seats_line_is_shown() -> None:
         assert not ui.left
 
 
+def test_under_80x24_only_q_acts_the_chat_included() -> None:
+    """docs/ui.md (80x24 is the floor): under it the table is hidden and only q acts, asking
+    to leave. helper-102: m opened the chat out of sight, and q then went into it as a letter;
+    Enter played a card from a hand never shown (helper-101)."""
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from p2puno.ui.app import TableUI
+
+    class Small(DummyOutput):
+        def get_size(self) -> Size:
+            return Size(rows=23, columns=79)
+
+    sent: list[str] = []
+    node = SimpleNamespace(chat=lambda text: sent.append(text), person_is_back=lambda: None)
+    src = SimpleNamespace(
+        engine=Game(Options(2)), outcome=SimpleNamespace(over=False, state="playing")
+    )
+    with create_pipe_input() as pipe:
+        ui = TableUI(name="Ann", input=pipe, output=Small())
+        ui.attach(src, 0, ["Ann", "Bob"])  # type: ignore[arg-type]
+        ui.node = node  # type: ignore[assignment]
+        for k in ["m", *"hi", "enter", "?", "d"]:
+            ui.key(k)
+        assert ui.state.mode == "play" and sent == [], (ui.state.mode, sent)
+        ui.state.mode, ui.state.typed = "say", "hel"  # (a chat begun at full size)
+        ui.key("q")  # q asks to leave, whatever was under way: not a letter typed unseen
+        assert ui.state.mode == "quit" and ui.state.typed == "hel"
+        ui.key("n")
+        assert ui.state.mode == "play" and not ui.left and sent == []
+
+
 def test_no_line_a_peer_can_word_sets_the_table_code_shown() -> None:
     """helper-33 watched a table under the name "table code AAAA-BBBB;" and every player's
     header then showed AAAA-BBBB: the table read the code off any line its node said, and a
