@@ -19,6 +19,7 @@ from p2puno.bots import make_bot
 from p2puno.engine.actions import Action
 from p2puno.engine.cards import CARD_TEXT
 from p2puno.session.session import Prompt
+from p2puno.sim.words import color_name
 
 
 class Player(Protocol):
@@ -124,7 +125,10 @@ class TextPlayer:
         view = prompt.view
         hand = " ".join(CARD_TEXT[c] for c in view.my_cards() if c >= 0)
         top = CARD_TEXT[view.top] if view.top >= 0 else "-"
-        print(f"\n[{prompt.kind}] top {top}; your hand: {hand}")
+        # the colour in play, in words (helper-102: after a Wild "top W" said nothing of the
+        # colour its player named, the one thing a next card must match)
+        color = f", color {color_name(view.color)}" if 0 <= view.color < 4 else ""
+        print(f"\n[{prompt.kind}] top {top}{color}; your hand: {hand}")
         # (two copies of one card are one choice: the first of them)
         first = {choice_text(a): a for a in reversed(prompt.actions)}
         options: list[Action | None] = [a for a in prompt.actions if first[choice_text(a)] is a]
@@ -132,9 +136,8 @@ class TextPlayer:
             options.append(None)
         for i, a in enumerate(options):
             print(f"  {i}: {choice_text(a)}")
-        print(
-            f"your choice (0 to {len(options) - 1}, or type it as written), then Enter:", flush=True
-        )
+        numbers = f"0 to {len(options) - 1}" if len(options) > 1 else "0"
+        print(f"your choice ({numbers}, or type it as written), then Enter:", flush=True)
         while True:
             line = await _read_line()
             if not line:

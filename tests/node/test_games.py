@@ -181,6 +181,10 @@ def test_a_person_at_a_line_prompt_confirms_the_final_table_then_plays(tmp_path:
     said = j.text()
     assert said.count("your input has ended: each decision now takes the first choice") == 1
     assert re.search(r"then Enter:\n(  \(your input has ended.*\n)?  0: \S", said), said
+    # the colour in play with the top card (helper-102: "top W" said nothing of the colour
+    # named with it: 000_75a4854712b36470.txt · FUNCTIONS OF ACTION CARDS, Wild Card:
+    # "you get to choose the color that continues play")
+    assert re.search(r"^\[turn\] top \S+, color (red|yellow|green|blue); your hand:", said, re.M)
 
 
 def test_a_person_at_a_line_prompt_who_says_q_leaves_the_full_table(tmp_path: Path) -> None:
