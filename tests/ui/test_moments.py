@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from types import SimpleNamespace
@@ -977,23 +977,26 @@ def test_the_lobby_wraps_its_deadlines_between_values() -> None:
         assert not any(NBSP in ln for ln in lines)
 
 
-def test_m_says_a_line_to_the_table_and_a_seats_line_is_shown() -> None:
-    """The table chat (docs/ui.md, keys: m): `m`, a line, Enter sends it through the node;
-    Esc drops it; a seat's line goes to the moves and the message line, by its name."""
-    from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
-
-    from p2puno.ui.app import TableUI
-
+@contextlib.contextmanager
+def _chatting(output: DummyOutput | None = None) -> Iterator[tuple[TableUI, list[str]]]:
+    """Ann's table (seat 0 of 2) on ``output``, with a node that takes her chat: the table
+    and the lines it sent."""
     sent: list[str] = []
     node = SimpleNamespace(chat=lambda text: sent.append(text), person_is_back=lambda: None)
     src = SimpleNamespace(
         engine=Game(Options(2)), outcome=SimpleNamespace(over=False, state="playing")
     )
     with create_pipe_input() as pipe:
-        ui = TableUI(name="Ann", input=pipe, output=DummyOutput())
+        ui = TableUI(name="Ann", input=pipe, output=output or DummyOutput())
         ui.attach(src, 0, ["Ann", "Bob"])  # type: ignore[arg-type]
         ui.node = node  # type: ignore[assignment]
+        yield ui, sent
+
+
+def test_m_says_a_line_to_the_table_and_a_seats_line_is_shown() -> None:
+    """The table chat (docs/ui.md, keys: m): `m`, a line, Enter sends it through the node;
+    Esc drops it; a seat's line goes to the moves and the message line, by its name."""
+    with _chatting() as (ui, sent):
         for k in ["m", *"gg q!", "backspace", "enter"]:
             ui.key(k)
         assert sent == ["gg q"] and ui.state.mode == "play"  # ("q" typed, not a leave)
@@ -1018,24 +1021,12 @@ def test_under_80x24_only_q_acts_the_chat_included() -> None:
     to leave. helper-102: m opened the chat out of sight, and q then went into it as a letter;
     Enter played a card from a hand never shown (helper-101)."""
     from prompt_toolkit.data_structures import Size
-    from prompt_toolkit.input import create_pipe_input
-    from prompt_toolkit.output import DummyOutput
-
-    from p2puno.ui.app import TableUI
 
     class Small(DummyOutput):
         def get_size(self) -> Size:
             return Size(rows=23, columns=79)
 
-    sent: list[str] = []
-    node = SimpleNamespace(chat=lambda text: sent.append(text), person_is_back=lambda: None)
-    src = SimpleNamespace(
-        engine=Game(Options(2)), outcome=SimpleNamespace(over=False, state="playing")
-    )
-    with create_pipe_input() as pipe:
-        ui = TableUI(name="Ann", input=pipe, output=Small())
-        ui.attach(src, 0, ["Ann", "Bob"])  # type: ignore[arg-type]
-        ui.node = node  # type: ignore[assignment]
+    with _chatting(Small()) as (ui, sent):
         for k in ["m", *"hi", "enter", "?", "d"]:
             ui.key(k)
         assert ui.state.mode == "play" and sent == [], (ui.state.mode, sent)
