@@ -81,17 +81,20 @@ GARBAGE_LIMIT = 20  # unattributable bad entries from one peer before it is drop
 # through the other seats' relays)
 HOLD_OFF_S, HOLD_OFF_MAX_S = 10.0, 60.0
 # The CPU what a seat sends may cost this node when it takes no place in the game: its entries
-# that are not in the log once taken (refused, seen far ahead, waiting for parents), its HAVEs
-# and its notices (chat, watchers, a turn's time): CPU seconds a second, and at once. Over it
-# the seat's link is dropped and kept out as for refused entries. A seat's signed entries a
+# that are not in the log once taken (refused, seen far ahead, waiting for parents), its HAVEs,
+# FETCHes and notices (chat, watchers, a turn's time): CPU seconds a second, and at once. Over
+# it the seat's link is dropped and kept out as for refused entries. A seat's signed entries a
 # million steps ahead are dropped unrefused (the node takes them as a sign it is behind), each
 # decoded and its signature checked first: 0.28 ms of CPU for a small one at the link's 4,000
 # frames a second, 2.8 ms for one of 60 KB at its 32 MiB a second, held an honest node at
-# 100% CPU, naming no one (2026-11-28); so did notices of 16 KiB (1 ms each) and HAVEs of 256
-# made-up hashes (0.15 ms each). What an honest seat costs so is far under it. Entries that
-# join the log, SYNCs and FETCHes (paced on their own: SYNC_EVERY, DISK_READS_PER_S) are
-# not charged: a node catching up asks for them.
-CPU_PER_S, CPU_BURST = 0.25, 2.0
+# 100% CPU, naming no one (2026-11-28); so did notices of 16 KiB (1 ms each), HAVEs and
+# FETCHes of 256 made-up hashes (0.15 and 0.17 ms each, helper-103). What is charged is the
+# handler's time, about half of what such a flood costs (the link's reading and decryption
+# are not counted: helper-103's HAVE flood held the node at 100% for 8 s under a budget of
+# 2 s), hence a budget this low. What honest seats cost so is far under it: no seat's charge
+# stood above 1.5 ms in the node tests. Entries that join the log and SYNCs (one a second,
+# SYNC_EVERY) are not charged: a node catching up asks for them.
+CPU_PER_S, CPU_BURST = 0.1, 1.0
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
 # A vote taken: this node joins it once its input has been quiet this long (at most
@@ -1332,12 +1335,14 @@ class GameNode:
                     self._wanted[h] = (now, seat)
             self._charge_cpu(seat, link, time.thread_time() - cpu)
         elif mtype == MsgType.FETCH:
+            cpu = time.thread_time()  # (charged: see CPU_PER_S)
             with contextlib.suppress(LinkError):  # (a peer that asks and does not read: its
                 # link closes too_slow, which _watch says; helper-38 saw a traceback here)
                 for h in decode_fetch(payload):
                     raw = self._lookup(h, seat)
                     if raw is not None:
                         link.send(MsgType.ENTRY, raw)
+            self._charge_cpu(seat, link, time.thread_time() - cpu)
         elif mtype == MsgType.SYNC:
             now = time.monotonic()
             start = decode_sync(payload)

@@ -350,7 +350,9 @@ async def test_a_signed_entry_for_a_step_that_will_never_exist_is_given_up(
     assert link.closed_why is None  # a signed entry of a real seat: no garbage to drop it for
 
 
-@pytest.mark.parametrize("what", ["entries far ahead", "made-up HAVEs", "notices"])
+@pytest.mark.parametrize(
+    "what", ["entries far ahead", "made-up HAVEs", "made-up FETCHes", "notices"]
+)
 async def test_a_seat_whose_messages_take_no_place_but_cost_cpu_is_dropped_and_named(
     tmp_path: object, monkeypatch: pytest.MonkeyPatch, what: str
 ) -> None:
@@ -358,9 +360,10 @@ async def test_a_seat_whose_messages_take_no_place_but_cost_cpu_is_dropped_and_n
     entries far ahead: each is decoded and its signature checked, then dropped unrefused (the
     node takes it as a sign it is behind), so no count of refused entries ever dropped the
     seat: at the link's frame rate it held the node at 100% CPU (0.28 ms each, 2.8 ms for 60
-    KB), naming no one; so did notices of 16 KiB (1 ms each) and HAVEs of 256 made-up hashes
-    (0.15 ms). Now what such messages cost is charged to their seat, and over its budget the
-    seat is dropped and kept out as for refused entries (the budget made small here)."""
+    KB), naming no one; so did notices of 16 KiB (1 ms each), HAVEs and FETCHes of 256
+    made-up hashes (0.15 and 0.17 ms). Now what such messages cost is charged to their seat,
+    and over its budget the seat is dropped and kept out as for refused entries (the budget
+    made small here)."""
     import json
     import os
 
@@ -382,8 +385,9 @@ async def test_a_seat_whose_messages_take_no_place_but_cost_cpu_is_dropped_and_n
     notice = json.dumps({"t": "chat", "text": "hi", "pad": [7] * 5000}).encode()
 
     def message(k: int) -> tuple[int, bytes]:
-        if what == "made-up HAVEs":
-            return MsgType.HAVE, encode_fetch([os.urandom(32) for _ in range(256)])
+        if what.startswith("made-up"):  # (helper-103: the FETCHes were not charged)
+            kind = MsgType.HAVE if what == "made-up HAVEs" else MsgType.FETCH
+            return kind, encode_fetch([os.urandom(32) for _ in range(256)])
         if what == "notices":
             return MsgType.LOBBY, notice
         return MsgType.ENTRY, sign_entry(
