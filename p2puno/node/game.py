@@ -92,9 +92,10 @@ HOLD_OFF_S, HOLD_OFF_MAX_S = 10.0, 60.0
 # handler's time, about half of what such a flood costs (the link's reading and decryption
 # are not counted: helper-103's HAVE flood held the node at 100% for 8 s under a budget of
 # 2 s), hence a budget this low. What honest seats cost so is far under it: no seat's charge
-# stood above 1.5 ms in the node tests. Entries that join the log and SYNCs (one a second,
+# stood above 1.1 ms in the node tests. Entries that join the log and SYNCs (one a second,
 # SYNC_EVERY) are not charged: a node catching up asks for them.
 CPU_PER_S, CPU_BURST = 0.1, 1.0
+_CHARGED = (MsgType.HAVE, MsgType.FETCH, MsgType.LOBBY)
 PRUNE_KEEP = 100  # steps kept in memory; older ones are read back from the log file
 SYNC_EVERY = 1.0  # seconds between two SYNCs served to one peer
 # A vote taken: this node joins it once its input has been quiet this long (at most
@@ -612,7 +613,7 @@ class GameNode:
         self._watched_via: dict[int, list[str]] = {}  # seat -> who watches through it
         self._watch_pace = ChatPace()  # "... is watching" lines, by address or by seat
         self._held_off: dict[int, tuple[float, float]] = {}  # seat -> (until, next hold-off)
-        # seat -> (CPU seconds left to its entries that take no place in the log, when)
+        # seat -> (CPU seconds left to what it sends that takes no place in the game, when)
         self._cpu_left: dict[int, tuple[float, float]] = {}
         self.code_secrets: list[str] = []  # every seat's table-code secret, hex (lobby.md 2)
         self.code = ""  # the table code (lobby.md 2), set by whoever runs the node
@@ -1321,10 +1322,12 @@ class GameNode:
             self._lost_at.pop(seat, None)
             if not self.done.is_set():
                 self.say(f"{self._name(seat)} (seat {seat}) is back")
+        # (what HAVEs, FETCHes and notices cost is charged; an entry's, where it takes no
+        # place in the log, by _on_entry: CPU_PER_S)
+        cpu = time.thread_time() if mtype in _CHARGED else None
         if mtype == MsgType.ENTRY:
             self._on_entry(seat, link, payload)
         elif mtype == MsgType.HAVE:
-            cpu = time.thread_time()  # (charged: see CPU_PER_S)
             now = time.monotonic()
             have = decode_fetch(payload)
             self._peer_holds(seat, have)
@@ -1333,16 +1336,13 @@ class GameNode:
                     break  # (what is lost comes directly, or by a SYNC once a step stalls)
                 if not self.session.log.knows(h) and h not in self._wanted:
                     self._wanted[h] = (now, seat)
-            self._charge_cpu(seat, link, time.thread_time() - cpu)
         elif mtype == MsgType.FETCH:
-            cpu = time.thread_time()  # (charged: see CPU_PER_S)
             with contextlib.suppress(LinkError):  # (a peer that asks and does not read: its
                 # link closes too_slow, which _watch says; helper-38 saw a traceback here)
                 for h in decode_fetch(payload):
                     raw = self._lookup(h, seat)
                     if raw is not None:
                         link.send(MsgType.ENTRY, raw)
-            self._charge_cpu(seat, link, time.thread_time() - cpu)
         elif mtype == MsgType.SYNC:
             now = time.monotonic()
             start = decode_sync(payload)
@@ -1363,8 +1363,8 @@ class GameNode:
                 self._trace.write(f"y {seat} {start} {self.session.processed} {now:.6f}\n")
             self._serve_sync(link, start)
         elif mtype == MsgType.LOBBY:
-            cpu = time.thread_time()  # (charged: see CPU_PER_S)
             self._on_notice(seat, payload)
+        if cpu is not None:
             self._charge_cpu(seat, link, time.thread_time() - cpu)
         self._pump()
 

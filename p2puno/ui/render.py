@@ -535,7 +535,9 @@ def _end_box(view: TableView, width: int, room: int) -> list[Line]:
     box = _box(text, width, view.box_note, view.commands)
     while len(box) > room and text:
         text = text[:-1]
-        box = _box([*text, "  … (the rest: the replay shows it)"], width, view.box_note)
+        box = _box(
+            [*text, "  … (the rest: the replay shows it)"], width, view.box_note, view.commands
+        )
     return box
 
 
