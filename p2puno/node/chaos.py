@@ -105,10 +105,15 @@ class GameRun:
 
 
 def game(
-    seed: int, kills: int, cuts: int, root: Path, target: int, first_within: float = 3.0
+    seed: int,
+    kills: int,
+    cuts: int,
+    root: Path,
+    target: int,
+    first: tuple[float, float] = (0.5, 3.0),
 ) -> GameRun:
     """One game; the events come from the first round's start on, each 0.5 s to 3 s after
-    the one before (the first within ``first_within`` s)."""
+    the one before (the first ``first`` s after the round's start, between its two bounds)."""
     rnd = random.Random(f"chaos/{seed}")
     host = Proc(
         ["host", "--bind", LOOP, "--no-discovery", "--seats", "4", "--bot", "heuristic",
@@ -142,7 +147,7 @@ def game(
         while time.monotonic() < end and not any("— round 1:" in ln for ln in host.lines):
             time.sleep(0.05)
         for k, what in enumerate(events):
-            time.sleep(rnd.uniform(0.5, first_within if k == 0 else 3.0))
+            time.sleep(rnd.uniform(*first) if k == 0 else rnd.uniform(0.5, 3.0))
             if not all(n.alive() for n in nodes):
                 break  # the game is over (or a node failed)
             victim = rnd.choice(nodes)
