@@ -534,6 +534,12 @@ class Link:
             )
             self._fail(err, bye=False)
             raise err
+        if self._transport.is_closing():
+            # the connection broke on an earlier write (a reset) and asyncio has yet to call
+            # connection_lost, which fails this link: the message cannot go (asyncio would drop
+            # it too, and log a warning for each write past its fifth: a node's stderr once
+            # held 924 lines of "socket.send() raised exception.", helper-103)
+            return
         if (
             not self._out
             and self._state == _OPEN
@@ -708,6 +714,14 @@ class Link:
     def _write_queued(self, budget: int = 2**62) -> None:
         written = 0
         while self._out and written < budget:
+            if self._transport.is_closing():
+                # the connection broke on an earlier write (a reset): what is left cannot go,
+                # and asyncio would log a warning for each write past its fifth; the link
+                # fails once asyncio calls connection_lost (the queue emptied, the writer
+                # waits for more rather than spinning on a drain that returns at once)
+                self._out.clear()
+                self._out_bytes = 0
+                return
             data = self._out.popleft()
             self._out_bytes -= len(data)
             written += self._write_record(data)
