@@ -56,7 +56,10 @@ HELP = [
     "",
     "Anytime:  m say something to the table (a chat line, not a move) · ? this help",
     "          q leave the table (asks first) · Ctrl-L redraw",
-    "One player leaving ends the game for everyone: nobody can play their seat.",
+    # (helper-104 read "One player leaving ends the game for everyone" here against the q
+    # question, the README and `p2puno resume`, which all give a player who left time to
+    # come back)
+    "A player who leaves and is not back in time (p2puno resume) ends the game.",
 ]
 # a spectator's ?: only what watching can do (helper-92's spectator read HELP: "On your turn",
 # "m say something to the table", "q leave the table (asks first)"; docs/ui.md, watching)
@@ -825,8 +828,13 @@ def _lobby_help(
             "and W+4 count as 0; a tie draws again).",
         )
     )
+    back = f"within {timing.get('step_s')} s " if timing else "in time "
     out.append(
-        words("", "One player leaving ends the game for everyone: nobody can play their seat.")
+        words(
+            "",
+            f"Leaving: a player who leaves and is not back {back}(p2puno resume) ends the game "
+            "for everyone, since nobody else can play their seat.",
+        )
     )
     return out
 

@@ -120,7 +120,7 @@ def test_a_spectators_help_names_only_what_a_spectator_can_do() -> None:
     ui = _spectator_ui()
     ui.key("?")
     text = "\n".join(plain(render(ui.view(), 80, 24)))
-    for player_only in ("On your turn", "m say", "leave the table", "One player leaving"):
+    for player_only in ("On your turn", "m say", "leave the table", "A player who leaves"):
         assert player_only not in text, text
     assert "q               stop watching (asks first; the game goes on without you)" in text
     assert "neither sends nor sees" in text, text

@@ -1156,12 +1156,15 @@ def test_the_lobby_answers_m_and_says_what_one_player_leaving_does() -> None:
     # (and how long a player may be away: protocol/lobby.md section 5, step_s from when the
     # game waits for them; helper-99 read only "leaving ends the game")
     assert "a player not back 20 s after the game waits for them ends the game for all" in lobby
-    assert any("leaving ends the game for everyone" in line for line in HELP)
+    # (the table's help said "One player leaving ends the game for everyone", which helper-104
+    # read against the q question and `p2puno resume`: a player has time to come back)
+    said = "A player who leaves and is not back in time (p2puno resume) ends the game."
+    assert said in HELP
     bare = SimpleNamespace(
         mode="help", deadline=None, status="x", status_kind="wait", watch="", spectator=False
     )
     helped = render(bare, 80, 24)  # type: ignore[arg-type]
-    assert any("leaving ends the game" in line for line in plain(helped))
+    assert any(said in line for line in plain(helped))
 
 
 async def test_a_node_that_stopped_says_why_in_a_box_and_nothing_of_the_wait() -> None:
@@ -1593,7 +1596,7 @@ def test_the_lobby_says_what_to_compare_and_what_its_keys_and_options_do() -> No
     keys and nothing else. The heading says what to do with a key (compare it aloud); the
     help says what each key does, what the table code is for, what the options mean, who
     deals (002 · Setup 1: a card with a symbol counts as zero; docs/rules.md D1) and that one
-    player leaving ends the game for everyone."""
+    player leaving and not back in time ends the game for everyone."""
     from p2puno.node.lobby import make_options
     from p2puno.session import Timing
     from p2puno.ui.render import lobby_lines, plain
@@ -1620,7 +1623,9 @@ def test_the_lobby_says_what_to_compare_and_what_its_keys_and_options_do() -> No
             "House rules: Jump-In: an identical card may be played out of turn.",
             "lowest, each adds their own hand",
             "the highest number deals (S, R, +2, W and W+4 count as 0",
-            "One player leaving ends the game for everyone",
+            # (how long: it said "One player leaving ends the game for everyone", helper-104)
+            "Leaving: a player who leaves and is not back within 20 s (p2puno resume) ends "
+            "the game for everyone, since nobody else can play their seat.",
             "q: leave the lobby",
         ):
             assert said in helped, (host, said, helped)
@@ -1914,7 +1919,7 @@ def test_the_lobbys_help_covers_the_lobby_ends_its_pages_and_takes_enter() -> No
     )
     assert shown[0].startswith(" p2puno lobby — help") and "page" not in shown[0], shown
     assert "press Enter within 41 s" in shown[1] and joined not in "".join(shown), shown
-    assert any("One player leaving ends the game" in line for line in shown), shown
+    assert any("Leaving: a player who leaves and is not back" in line for line in shown), shown
     assert shown[-1].strip() == "Enter: play at this table · any other key: back to the lobby"
     # the host's, paged (five keys, three house rules, a seat deciding): even pages, and no
     # "next page" on the last
