@@ -677,11 +677,18 @@ def _bots_words(meta: dict[str, Any]) -> str:
 
 
 def _finish_table(
-    result: object, quiet: bool, data: object, before: set[str], game: str | None = None
+    result: object,
+    quiet: bool,
+    data: object,
+    before: set[str],
+    game: str | None = None,
+    *,
+    host: bool = False,
 ) -> None:
     """After the table's screen is gone (the terminal is back): the result in lines.
     ``before``: the data directory's unfinished games when the table opened; ``game``: the
-    id (or its start) of the game a resume took up, when one was named."""
+    id (or its start) of the game a resume took up, when one was named; ``host``: this node
+    opened the table (`p2puno host`)."""
     from p2puno.node.game import with_command
     from p2puno.node.store import DataDir, resume_command
 
@@ -694,8 +701,13 @@ def _finish_table(
             for m in unfinished_games(data)
             if str(m.get("game")) not in before and str(m.get("game")).startswith(game or "")
         ]
-        if not left:  # (left in the lobby: no game to come back to)
-            typer.echo("you left the table before the game began")
+        if not left:  # (left in the lobby: no game to come back to; the host's leaving
+            # closes its table, which "you left the table" did not say, helper-104)
+            typer.echo(
+                "you closed the table before the game began"
+                if host
+                else "you left the table before the game began"
+            )
             raise typer.Exit(0)
         # (the words wrapped at the terminal's width and the command on a line of its own, to
         # copy whole: at 80 columns the terminal cut "Nobody els|e" and the command's path)
@@ -938,6 +950,7 @@ def host(
             quiet,
             data,
             before,
+            host=True,
         )
         return
     result = _run_node(

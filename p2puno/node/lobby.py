@@ -1451,6 +1451,17 @@ async def join_table(
     except TimeoutError:
         link.close("gave up waiting")
         raise LobbyError("the game did not start in time") from None
+    except asyncio.CancelledError:
+        # the person left the lobby (q, Ctrl-C: the table's task is cancelled): said to the
+        # host, which frees the seat at once. The link was dropped unsaid, and the host read
+        # a cut and kept the seat REJOIN_GRACE_S for it to come back (helper-104)
+        if started is None and not left and not link.closed:
+            with contextlib.suppress(LinkError):
+                send(link, {"t": "leave"})
+            link.close("left the table")
+            with contextlib.suppress(TimeoutError):  # (the leave and the BYE flushed)
+                await asyncio.wait_for(link.wait_closed(), 1.0)
+        raise
     finally:
         if asking is not None:
             asking[1].cancel()

@@ -1279,3 +1279,28 @@ async def test_a_lobby_message_over_its_cap_is_refused_before_it_is_parsed() -> 
     assert (await receive(_Once(message(LOBBY_MAX_BYTES))))["t"] == "chat"  # type: ignore[arg-type]
     with pytest.raises(LobbyError, match=r"not canonical JSON: .*over the cap"):
         await receive(_Once(message(LOBBY_MAX_BYTES + 1)))  # type: ignore[arg-type]
+
+
+async def test_a_joiner_who_leaves_the_lobby_frees_its_seat_at_once() -> None:
+    """helper-104: a person at the lobby who pressed q (their table's task is cancelled) was
+    read by the host as a cut: "the connection to Bob was cut: the seat is kept 5 s for it to
+    come back", then "Bob left the table (... did not come back within 5 s)". The joiner now
+    says it leaves, and the host frees the seat at once, saying so (protocol/lobby.md)."""
+    said: list[str] = []
+    ident = Identity.generate()
+    ep = Endpoint(ident, LOOP)
+    await ep.start()
+    me = Seat("Host", ident.sign_pk, ident.dh_pk, os.urandom(32), "person", "self", "@", ep.port)
+    options = make_options(3, [], "standard", 200, Timing(5, 5, 0))
+    lobby = HostLobby(ep, table="t", me=me, options=options, seats=3, say=said.append)
+    bob = await _join(ep.port, "Bob")
+    await _until(lambda: len(lobby.seats) == 2)
+    t0 = asyncio.get_running_loop().time()
+    bob.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await bob
+    await _until(lambda: len(lobby.seats) == 1, 2.0)  # (not REJOIN_GRACE_S later)
+    assert asyncio.get_running_loop().time() - t0 < 2.0
+    assert any("Bob" in line and "left the table" in line for line in said), said
+    assert not any("was cut" in line for line in said), said
+    ep.close()
