@@ -546,10 +546,15 @@ class HostLobby:
         if asyncio.get_running_loop().time() - self.confirm_since < self.confirm_s():
             return []
         gone = []
-        reason = f"you did not confirm the table within {self.confirm_s():.0f} s"
+        late = f"you did not confirm the table within {self.confirm_s():.0f} s"
         for s in self.unconfirmed():
+            reason = late
             if s.link is not None:
                 self._hold_off(host_of(s.link))  # (else it could sit again at once)
+                # (and how long: helper-104 joined again at once and read that a seat from
+                # its address "was given up", which it had not done, and no word of this)
+                wait_s = math.ceil(self.held_s(host_of(s.link)))
+                reason = f"{late}: this table takes a seat from your address again in {wait_s} s"
                 if not s.link.closed:
                     with contextlib.suppress(LinkError):
                         send(s.link, {"t": "refuse", "reason": reason})
@@ -629,18 +634,24 @@ class HostLobby:
                 "a bot from elsewhere joins with --runner self"
             )
         wait_s = self.held_s(host)
+        told_host: str | None = None  # (the host's own words, where they differ)
         own_bot = msg.get("runner") == "host" and msg.get("token") == self.bot_token
         if reason is None and wait_s > 0 and not own_bot:  # (helper-30: `x` held off the
             # host's own address, and with it every bot the host then seated with `b`)
-            reason = (
-                "a seat from your address was given up at this table (left while its "
-                "players were confirming it, or unseated): seats from that address are open "
-                f"again in {math.ceil(wait_s)} s"  # (not "in 0 s": helper-88)
+            # (a seat not confirmed in time too: helper-104's, which read it had "left" or
+            # been "unseated"; the host's own line says "that address", not "your address")
+            given_up = (
+                "was given up at this table (left while its players were confirming it, not "
+                "confirmed in time, or given up by the host): seats from that address are "
+                f"open again in {math.ceil(wait_s)} s"  # (not "in 0 s": helper-88)
             )
+            reason = f"a seat from your address {given_up}"
+            told_host = f"a seat from that address {given_up}"
         if reason is not None:
             with contextlib.suppress(LinkError):
                 send(link, {"t": "refuse", "reason": reason})
-            told = reason.removesuffix(": join with another --name")  # (the joiner's advice)
+            # (not the joiner's advice)
+            told = told_host or reason.removesuffix(": join with another --name")
             self.say(f"refused {link.address}: {told}")
             if isinstance(msg.get("name"), str) and len(self.refusals) < 64:
                 self.refusals[msg["name"][:32]] = told  # (why a bot of the host's did not sit)

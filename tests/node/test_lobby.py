@@ -410,10 +410,30 @@ async def test_a_person_who_does_not_confirm_in_time_is_unseated() -> None:
     seated = asyncio.ensure_future(_seated(lobby, None))
     await _until(lambda: len(person.asked) == 1)
     person.answers.put_nowait(None)  # (never answers)
-    with pytest.raises(LobbyError, match="you did not confirm the table within 1 s"):
+    # ... and for how long the table takes no seat from that address (helper-104 joined again
+    # at once and read only that a seat from it "was given up")
+    late = "you did not confirm the table within 1 s: this table takes a seat from your address"
+    with pytest.raises(LobbyError, match=late + r" again in \d+ s"):
         await asyncio.wait_for(ann, 5)
     await _until(lambda: len(lobby.seats) == 2)
     assert not lobby.confirming and not seated.done()
+    # a seat from it at once is refused, saying a seat not confirmed in time is one of the
+    # reasons, and the host's line says "that address" (it read the joiner's "your address")
+    said: list[str] = []
+    lobby.say = said.append
+    lobby.held_off[LOOP] = asyncio.get_running_loop().time() + 30  # (as if it were at once)
+    given_up = (
+        "was given up at this table (left while its players were confirming it, not confirmed "
+        "in time, or given up by the host): seats from that address are open again in 30 s"
+    )
+    with pytest.raises(LobbyError, match=re.escape(f"a seat from your address {given_up}")):
+        await asyncio.wait_for(await _join_person(ep.port, "Ann", _Person()), 5)
+    refused = [x for x in said if x.startswith("refused")]
+    assert len(refused) == 1, said
+    assert re.fullmatch(
+        r"refused 127\.0\.0\.1:\d+: " + re.escape(f"a seat from that address {given_up}"),
+        refused[0],
+    ), refused
     seated.cancel()
     ep.close()
 
@@ -631,7 +651,7 @@ async def test_the_host_gives_a_seat_up_by_hand_and_that_address_waits_to_sit_ag
     assert [s.name for s in lobby.seats] == ["Host", "Ann"] and not lobby.confirming
     with pytest.raises(LobbyError, match="seat 2 is free"):
         lobby.unseat(2)
-    with pytest.raises(LobbyError, match=r"or unseated\): .* open again in [45] s"):
+    with pytest.raises(LobbyError, match=r"or given up by the host\): .* open again in [45] s"):
         await (await _join(ep.port, "Eve"))
     assert "open again in" in lobby.refusals["Eve"]  # (what the host's `b` says of its bot)
     assert not ann.done()  # (Ann keeps her seat)
@@ -670,7 +690,9 @@ async def test_one_who_leaves_a_table_being_confirmed_may_not_sit_again_at_once(
     bob_link.close("leaves")
     await _until(lambda: len(lobby.seats) == 2)
     with pytest.raises(
-        LobbyError, match=r"players were confirming it, or unseated\): .* open again in [45] s"
+        LobbyError,
+        match=r"players were confirming it, not confirmed in time, or given up by the host\): "
+        r".* open again in [45] s",
     ):
         await (await _join(ep.port, "Bob"))
     lobby.held_off.clear()  # (as if the deadline had passed)
