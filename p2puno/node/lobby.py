@@ -1012,8 +1012,8 @@ def check_join(
             f"this table speaks lobby protocol {LOBBY_VERSION}, not {msg.get('v')!r:.20}: the "
             "host's p2puno and yours are different versions (the older one needs updating)"
         )
-    if started:
-        return "the game has started"
+    if started:  # (the joiner writes its address for HOST:PORT: helper-104 read no way on)
+        return "the game has started: watch it with  p2puno watch HOST:PORT"
     if len(seats) >= size:
         return f"the table is full ({size} seats)"
     if final:

@@ -677,6 +677,10 @@ async def test_the_host_gives_a_seat_up_by_hand_and_that_address_waits_to_sit_ag
     assert (await ann)[0].code == setup.code == (await bot)[0].code  # type: ignore[index]
     with pytest.raises(LobbyError, match="the game has started"):
         lobby.unseat(1)
+    # a join now is told how to watch instead (helper-104 read only "the game has started")
+    watch = "the table refused the seat: the game has started: watch it with  p2puno watch "
+    with pytest.raises(LobbyError, match=re.escape(f"{watch}{LOOP}:{ep.port}")):
+        await asyncio.wait_for(await _join(ep.port, "Cy"), 5)
     ep.close()
 
 
