@@ -816,9 +816,11 @@ class TableUI:
             st.mode, st.typed = "say", ""
             return
         if st.mode == "quit":
-            if k in ("y", "Y"):
+            # (a second Ctrl-C leaves, as a terminal program's second Ctrl-C does: it went
+            # back to the table, which helper-104 read as its Ctrl-C ignored)
+            if k in ("y", "Y", "c-c"):
                 self.leave()
-            elif k in ("n", "N", "escape", "c-c"):
+            elif k in ("n", "N", "escape"):
                 st.mode = "play"
             return
         if self._end_shown():
