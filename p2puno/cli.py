@@ -1118,7 +1118,9 @@ def lobby(
         )
         typer.echo(f"{k}. {ad.name}  {seats}  at {where}")
         typer.echo(f"   {house}, {ad.scoring} to {ad.target} · host key {ad.host_fingerprint}")
-    choose = f"choose a number from 1 to {len(tables)}, or a table's name or host key"
+    # ("from 1 to 1" read oddly, helper-104)
+    number = "1" if len(tables) == 1 else f"a number from 1 to {len(tables)}"
+    choose = f"choose {number}, or a table's name (or its start) or host key"
     if pick:
         chosen = pick_table(tables, pick)
         if chosen is None or not chosen.addresses:
@@ -1135,7 +1137,11 @@ def lobby(
             raise typer.Exit(1)
         verb = "watch" if spectate else "join"
         for _ in range(20):  # a typo asks again (Ctrl-C leaves)
-            typed = str(typer.prompt(f"{verb} which table")).strip()
+            try:
+                typed = str(typer.prompt(f"{verb} which table")).strip()
+            except typer.Abort:  # (Ctrl-C or the input's end: click's "Aborted!")
+                typer.echo("")
+                raise typer.Exit(130) from None
             chosen = pick_table(tables, typed)
             if chosen is not None and chosen.addresses:
                 if not chosen.in_play or spectate:
@@ -1172,10 +1178,13 @@ def _lobby_watch(interface: str) -> str:
 
 def pick_table(tables: list[TableAd], choice: str) -> TableAd | None:
     """The table ``choice`` names in the listed order: its number (1-based), else its name
-    (any case), else the start of its host's key; None if none, or if several match."""
+    (any case), else the start of its name (any case: "ann" for "Ann's table", helper-104),
+    else the start of its host's key; None if none, or if several match."""
     if choice.isdigit() and 1 <= int(choice) <= len(tables):
         return tables[int(choice) - 1]
     named = [ad for ad in tables if ad.name.casefold() == choice.casefold()]
+    if not named and choice:
+        named = [ad for ad in tables if ad.name.casefold().startswith(choice.casefold())]
     if not named and len(choice) >= 4:
         named = [ad for ad in tables if ad.host_fingerprint.startswith(choice.lower())]
     return named[0] if len(named) == 1 else None

@@ -547,9 +547,9 @@ async def test_hostile_services_are_skipped_with_a_reason() -> None:
 
 
 def test_lobby_join_picks_a_table_by_number_name_or_host_key() -> None:
-    """`p2puno lobby --join X`: the listed number, else the name (any case), else the start of
-    the host's key; nothing when it names no table or more than one (two tables on one LAN
-    may share a name: then the number or the key tells them apart)."""
+    """`p2puno lobby --join X`: the listed number, else the name (any case), else its start,
+    else the start of the host's key; nothing when it names no table or more than one (two
+    tables on one LAN may share a name: then the number or the key tells them apart)."""
     from p2puno.cli import pick_table
 
     a = make_ad(name="Alice's table")
@@ -562,6 +562,10 @@ def test_lobby_join_picks_a_table_by_number_name_or_host_key() -> None:
     assert pick_table(tables, "3") is None and pick_table(tables, "nobody") is None
     assert pick_table([a, b, c], "loopy") is None  # two of that name
     assert pick_table([a, b, c], c.host_fingerprint[:8]) is c
+    # the start of a name, any case, where one table's alone has it (helper-104 typed "Ann"
+    # for "Ann's table" and read "no table "Ann" listed")
+    assert pick_table(tables, "ali") is a and pick_table(tables, "Loo") is b
+    assert pick_table([a, b, c], "loo") is None  # (two names start so)
 
 
 async def test_a_host_advertises_its_whole_table_name_and_never_crashes_on_one(
