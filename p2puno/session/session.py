@@ -1916,7 +1916,11 @@ class Session:
         self.audited_rounds += 1
         self.audited_deck = self.deck_no
         self._standings.append((self._done_seq, tuple(self.engine.scores)))
-        deck = f"deck {self.deck_no}" + (" (the draw for dealer)" if self.deck_no == 1 else "")
+        # (which round's: helper-104 read "deck 4 verified" under "round 4", deck 1 being the
+        # draw for dealer and each round dealing from a deck of its own, audited once the
+        # next one has begun; a reshuffle of the discards stays in its round's deck)
+        which = "the draw for dealer" if self.deck_no == 1 else f"round {self.deck_no - 1}'s"
+        deck = f"deck {self.deck_no} ({which})"
         self.events.append(SessionEvent("audit", f"{deck} verified", -1))
 
     def _audit_rules(self, faces_by_shuffle: list[tuple[int, ...]]) -> None:

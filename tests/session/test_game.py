@@ -141,7 +141,7 @@ def test_replay_cli_accepts_a_log_and_rejects_a_flipped_byte(tmp_path: Path) -> 
     # the first deck is the draw for dealer's (002 · Setup: the highest card deals), audited
     # as the first round begins: said so, not listed as round 1's deck
     assert "deck 1 (the draw for dealer) verified" in shown.stdout
-    assert "deck 2 verified" in shown.stdout
+    assert "deck 2 (round 1's) verified" in shown.stdout  # (which round's: helper-104)
     data = bytearray(path.read_bytes())
     lines = data.split(b"\n")
     target_line = len(lines) // 2
