@@ -248,6 +248,9 @@ class TableUI:
         self._back_in: Prompt | None = None  # the prompt a key gave the seat back in
         self._bot_turn = False  # the node's bot makes this seat's move: its line says so
         self._ended = False  # the game's end has been taken (its words cleared once)
+        # what the person last sent, in words, until a step completes (theirs is the next):
+        # at a stop before every seat confirmed it, said not to count (helper-105)
+        self._unconfirmed: str | None = None
         self.log_path = ""
         self.save_log: str | None = None  # --save-log: where the log is copied at the end
         self.result: Result | WatchResult | None = None
@@ -452,7 +455,13 @@ class TableUI:
             told = False  # (a draw a penalty's line said: none of its own)
             if ev.event is not None:
                 e = ev.event
+                self._unconfirmed = None  # (a step completed: the person's, or before it)
                 line = describe_event(g, self.names, self.me, e, before=self._before)
+                if self._ended and e.kind in _MOVES and line:
+                    # a move whose step a late answer completed after the end (spec 10.15,
+                    # late entries): helper-105 read "You played b8" under the stop's votes
+                    # as a card played after the game had stopped
+                    line = f"{line} (a late answer completed it after the stop)"
                 told = told_draw(self._before, e)
                 self._before = e
                 if self._bot_turn and e.seat == self.me is not None and e.kind in _MOVES:
@@ -523,6 +532,15 @@ class TableUI:
             # play ("not your turn: wait for it" stayed over "GAME OVER", helper-71's brief)
             self._ended = True
             self.state.message = ""
+            if self._unconfirmed is not None and src.outcome.state == "stopped":
+                # (helper-105: the card sent stayed in the hand, "sent: you play blue 8" gone,
+                # and no word that the move never counted: a step counts once every seat
+                # has answered it, spec 10.15)
+                self._log(
+                    f"what you sent ({self._unconfirmed}) does not count: the game stopped "
+                    "before every seat had confirmed it"
+                )
+            self._unconfirmed = None
         self._name_draws(g)
         self.invalidate()
 
@@ -679,6 +697,7 @@ class TableUI:
             self.state.message = "nothing to decide now"
             return
         self.state.message = "" if action is None else f"sent: {self._words(action)}"
+        self._unconfirmed = None if action is None else self._words(action)
         self._sent_at = self.clock()
         self.state.mode = "play"
         self.state.pending = ()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from prompt_toolkit.output import DummyOutput
 
 from p2puno.engine.game import Game
@@ -26,3 +28,71 @@ def test_a_second_ctrl_c_at_the_leave_question_leaves() -> None:
         ui.key("c-c")
         ui.key("c-c")
         assert ui.left, seated
+
+
+async def test_a_move_unconfirmed_at_a_stop_does_not_count_until_a_late_answer() -> None:
+    """protocol/spec.md 10.15: a step counts once every seat has answered it, and an answer
+    after the stop (late entries) completes it. helper-105: Ann played b8 while Bob was gone;
+    at the stop her card stayed in her hand with no word that it never counted, and once Bob's
+    resumed node answered, "You played b8" came under the stop's votes, read as a card played
+    after the game had stopped. Now the first is said, and the second says what completed it."""
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.session.harness import LocalTable
+    from p2puno.wire import decode
+
+    table = LocalTable(Options(3, target=500), seed="late")
+    s = table.sessions
+    queue: list[tuple[int, bytes]] = []
+    for i, session in enumerate(s):
+        session.start()
+        queue += [(i, r) for r in session.outbox]
+        session.outbox.clear()
+
+    def deliver(sender: int, raw: bytes, to: tuple[int, ...] = (0, 1, 2)) -> None:
+        for i in to:
+            if i != sender:
+                s[i].receive(raw)
+                queue.extend((i, r) for r in s[i].outbox)
+                s[i].outbox.clear()
+
+    held: list[bytes] = []  # seat 1's, from seat 0's proposal on: Bob has gone
+    for _ in range(100_000):
+        if not queue:
+            break
+        sender, raw = queue.pop(0)
+        body = decode(raw)
+        assert isinstance(body, dict)
+        if not held and sender == 0 and s[0].processed > 40 and body.get("role") == "proposal":
+            held.append(b"")  # (from here on)
+        if held and sender == 1:
+            held.append(raw)
+            continue
+        deliver(sender, raw)
+    late = [raw for raw in held if raw]
+    assert late and s[0].waiting().seats == (1,), s[0].waiting()
+
+    ui = TableUI(name="Ann", output=DummyOutput())
+    ui.attach(s[0], 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+    s[0].events.clear()
+    ui._future = asyncio.get_running_loop().create_future()
+    ui.answer(Action(0, Kind.DRAW))  # (what the person sent: the session's own proposal here)
+    for i in (0, 2):  # the others vote Bob out
+        s[i].stop()
+        queue += [(i, r) for r in s[i].outbox]
+        s[i].outbox.clear()
+    while queue:
+        deliver(*queue.pop(0), to=(0, 2))
+    assert s[0].outcome.state == "stopped"
+    events, s[0].events = s[0].events, []
+    ui.on_events(events)
+    not_counted = [x for x in ui.log if "does not count" in x]
+    assert not_counted == [
+        "what you sent (you draw) does not count: the game stopped before every seat had "
+        "confirmed it"
+    ], ui.log
+    for raw in late:  # Bob's node answers after the stop
+        s[0].receive(raw)
+    events, s[0].events = s[0].events, []
+    ui.on_events(events)
+    completed = [x for x in ui.log if x.endswith("(a late answer completed it after the stop)")]
+    assert len(completed) == 1 and completed[0].startswith("You "), ui.log
