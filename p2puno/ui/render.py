@@ -33,6 +33,8 @@ def screen_text(lines: list[Line]) -> list[Fragment]:
 
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+# what the lobby's header says before (or instead of) a table: app.TableUI.lines
+LOBBY_PLACEHOLDERS = frozenset({"(no table)", "(opening the table...)", "(reaching the host...)"})
 NBSP = "\u00a0"  # a space a line is not broken at (the lobby's values), drawn as a space
 
 HELP = [
@@ -964,7 +966,10 @@ def lobby_lines(
         """Every part; ``compact``: the house rules named on one line, no blank lines, so a
         full table of 10 fits 80 x 24."""
         name = str(table.get("name", "?"))  # (quoted as everywhere: helper-42 saw '...')
-        out: list[Line] = [[("class:header", f' p2puno lobby · table "{name}"')]]
+        # (no table yet, or none: said in words, not as a table's name; helper-104 read
+        # 'table "(no table)"' over the reason a join failed)
+        head = name[1:-1] if name in LOBBY_PLACEHOLDERS else f'table "{name}"'
+        out: list[Line] = [[("class:header", f" p2puno lobby · {head}")]]
         out += top
         gap: list[Line] = [] if compact else [[]]
         out += gap

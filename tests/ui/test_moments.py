@@ -300,6 +300,10 @@ def test_the_lobby_draws_its_questions_and_its_end() -> None:
     reaching = text(lobby_lines({"name": "(reaching the host...)"}, "?", False, 80, 24))
     assert "game to" not in reaching and "house rules" not in reaching and "join" not in reaching
     assert "seated" not in reaching and "who" not in reaching  # (a review: "seat 0/?" drawn)
+    # no table yet, or none: said in words (helper-104 read 'table "(no table)"')
+    assert reaching.split("\n")[0].strip() == "p2puno lobby · reaching the host...", reaching
+    gone = text(lobby_lines({"name": "(no table)"}, "?", False, 80, 24, why, closed=True))
+    assert gone.split("\n")[0].strip() == "p2puno lobby · no table", gone
     # a review: after the host's s with 3 of 4 seats taken, the final table still showed a
     # free seat, and "press Enter within 60 s" that never counted down
     seat = {"name": "Ann", "kind": "person", "runner": "self", "key": "ab", "ready": False}
