@@ -120,6 +120,12 @@ def _watched_in_round_1(
     nodes.extend(bots)
     h.wait_for(r"round 1: \w+ deals", 60)
     w.wait_for(r"watching game [0-9a-f]+ .* through seat 0", 30)
+    # (into round 1's play: at its first line the draw for dealer's deck is being revealed
+    # (step 8), and a kill there read "stopped after step 7 of the log: Host, J1 and J0 did
+    # not answer" on the spectator, in the CI of 4842aad: by spec 10.15 voters owing their
+    # part of a reveal are silent, and the spectator, fed by the host, may hold the host's
+    # reveal proposal that neither other seat got. Noted for whoever plans)
+    time.sleep(0.5)
     return h, w, bots
 
 
