@@ -183,6 +183,10 @@ def main() -> int:
         tmux.kill()
         keylog.close()
     (out / "final.txt").write_text(final)
+    m = re.search(r"\[demo exited: (\d+)\]", final)
+    if m:  # (the pane may die between a read and the check for its end: the last screen
+        # holds the demo's code; a run read "demo exit 1" over a final "[demo exited: 0]")
+        code = int(m.group(1))
     verified = "every node holds the same entries and every log verifies" in final
     took = time.monotonic() - start
     print(
