@@ -96,3 +96,25 @@ async def test_a_move_unconfirmed_at_a_stop_does_not_count_until_a_late_answer()
     ui.on_events(events)
     completed = [x for x in ui.log if x.endswith("(a late answer completed it after the stop)")]
     assert len(completed) == 1 and completed[0].startswith("You "), ui.log
+
+
+def test_a_persons_own_turn_names_q_to_leave_whole_at_80_columns() -> None:
+    """docs/ui.md, the keys line: a wait's named "q leave" and a turn's did not (helper-104
+    read no way to leave on its own turn); each turn's names it now, whole at 80 columns."""
+    from p2puno.engine.actions import Action, Kind
+    from p2puno.engine.game import Phase
+    from p2puno.session.session import Prompt
+    from p2puno.ui.render import plain, render
+    from tests.ui.test_moments import _stub_source
+
+    g = Game(Options(3, progressive=True))
+    g.faces = list(range(108))
+    g.hands, g.phase, g.turn, g.discard = [[10, 20], [1, 2, 3], [4, 5]], Phase.TURN, 0, [30]
+    two = (Action(0, Kind.PLAY, 10), Action(0, Kind.PLAY, 10, uno=True), Action(0, Kind.DRAW))
+    ui = TableUI(name="Ann", output=DummyOutput(), clock=lambda: 100.0)
+    ui.attach(_stub_source(g), 0, ["Ann", "Bob", "Cid"])  # type: ignore[arg-type]
+    ui.prompt, ui.prompt_since = Prompt("turn", 9, two, None), 99.0  # type: ignore[arg-type]
+    footer = plain(render(ui.view(), 80, 24))[-1].strip()
+    assert footer.endswith("? help · q leave") and footer.startswith("←/→ choose"), footer
+    ui.key("q")
+    assert ui.state.mode == "quit"
