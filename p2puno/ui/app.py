@@ -67,6 +67,9 @@ from p2puno.ui.render import (
     MIN_HEIGHT,
     MIN_WIDTH,
     NBSP,
+    NO_TABLE,
+    OPENING,
+    REACHING,
     Line,
     lobby_lines,
     render,
@@ -1539,8 +1542,8 @@ class TableUI:
 
     def lines(self, width: int, height: int) -> list[Line]:
         if self.source is None:
-            waiting = "(opening the table...)" if self.is_host else "(reaching the host...)"
-            table = self.table or {"name": "(no table)" if self.failure else waiting}
+            waiting = OPENING if self.is_host else REACHING
+            table = self.table or {"name": NO_TABLE if self.failure else waiting}
             msg = self.lobby_message or self.failure or ""
             if self.log and not msg:
                 msg = self._lobby_word()

@@ -870,6 +870,11 @@ def _selected_rank(g: Game, me: int, ui: UiState) -> int:
     return CARD_RANK[c] if c >= 0 else -1
 
 
+# how every keys line of a person's own turn ends: each names q as a wait's does (helper-104
+# read no way to leave on its own turn); cut first where a line does not fit (keys_fit)
+_TURN_KEYS_END = " · : type · ? help · q leave"
+
+
 def _choices(
     g: Game,
     prompt: Prompt | None,
@@ -994,9 +999,7 @@ def _choices(
                     else "Progressive: stack a matching card (Enter) to pass it on."
                 )
                 keys.insert(0, "Enter stack")
-            return lines, " · ".join(keys) + " · : type · ? help · q leave"
-        # (each turn's keys name q as a wait's do: helper-104 read no way to leave on its
-        # own turn; cut first where the line does not fit, keys_fit)
+            return lines, " · ".join(keys) + _TURN_KEYS_END
         if g.phase is Phase.DRAWN:
             face = g.faces[g.drawn] if 0 <= g.drawn < len(g.faces) else UNKNOWN_CARD
             what = f"{CARD_TEXT[face]} ({card_name(face)})" if face >= 0 else "a card"
@@ -1019,7 +1022,7 @@ def _choices(
                     else "Two cards: press u to call UNO with it (UNO not called)"
                 )
                 keys.append("u UNO")
-            return lines, " · ".join(keys) + " · : type · ? help · q leave"
+            return lines, " · ".join(keys) + _TURN_KEYS_END
         if has_play and boxed:
             # (its first words as before: scripts/play_tmux reads them)
             lines.append(
@@ -1029,7 +1032,7 @@ def _choices(
             lines.append("Play a marked card (Enter) or draw (d).")
         else:
             lines.append("No card of yours can be played: d draws one.")
-            return lines, "d draw · ←/→ look at your hand · : type · ? help · q leave"
+            return lines, "d draw · ←/→ look at your hand" + _TURN_KEYS_END
         # 002 · Wild Draw Four: legal only without a card of the color in play (a review
         # played one unwarned; playing it anyway is a bluff a challenge may catch)
         if me is not None and _selected_rank(g, me, ui) == WILD_DRAW_FOUR and g.wd4_bluff_now(me):
@@ -1044,7 +1047,7 @@ def _choices(
                 else "Two cards: press u to call UNO with the card you play (UNO not called)"
             )
         uno_key = " · u UNO" if me is not None and len(g.hands[me]) == 2 else ""
-        return lines, f"←/→ choose · Enter play · d draw{uno_key} · : type · ? help · q leave"
+        return lines, f"←/→ choose · Enter play · d draw{uno_key}" + _TURN_KEYS_END
     # a claim window or the claimant's turn
     claims = []
     if simple_of(prompt, Kind.UNO) is not None:

@@ -34,7 +34,8 @@ def screen_text(lines: list[Line]) -> list[Fragment]:
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 # what the lobby's header says before (or instead of) a table: app.TableUI.lines
-LOBBY_PLACEHOLDERS = frozenset({"(no table)", "(opening the table...)", "(reaching the host...)"})
+NO_TABLE, OPENING, REACHING = "(no table)", "(opening the table...)", "(reaching the host...)"
+LOBBY_PLACEHOLDERS = frozenset({NO_TABLE, OPENING, REACHING})
 NBSP = "\u00a0"  # a space a line is not broken at (the lobby's values), drawn as a space
 
 HELP = [
